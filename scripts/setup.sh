@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what gradviz needs when it is missing, then returns quickly on a second run.
+#   scripts/setup.sh run    system graphviz + .venv with the run-time dependencies
+#   scripts/setup.sh test   the above + chromium, a CJK font and the test extra (torch, playwright, ...)
+set -euo pipefail
+mode="${1:-run}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+need_pkgs=()
+command -v dot >/dev/null 2>&1 || need_pkgs+=(graphviz)
+if [ "$mode" = test ]; then
+    [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
+    if ! fc-list 2>/dev/null | grep -qi 'Noto Sans CJK'; then need_pkgs+=(fonts-noto-cjk); fi
+fi
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    echo "setup: installing system packages: ${need_pkgs[*]}"
+    if [ "$(id -u)" = 0 ]; then sudo_cmd=""
+    elif command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"
+    else
+        echo "setup: please install these Debian packages as root: ${need_pkgs[*]}" >&2
+        exit 1
+    fi
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_pkgs[@]}"
+fi
+
+py=""
+for cand in python3.13 python3.12 python3.11 python3; do
+    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+        py="$cand"; break
+    fi
+done
+[ -n "$py" ] || { echo "setup: Python 3.11 or newer is required" >&2; exit 1; }
+
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv with $py"
+    "$py" -m venv .venv
+fi
+
+extra=""
+[ "$mode" = test ] && extra="[test]"
+stamp=".venv/.setup-stamp-$mode"
+want="$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "setup: installing Python packages ($mode)"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".$extra"
+    echo "$want" > "$stamp"
+fi
