@@ -1,0 +1,99 @@
+"""gradviz's autograd engine: ``import engine as torch`` runs the supported subset of PyTorch.
+
+NumPy arrays underneath; every op comes from one table (``engine.ops.table.OPS``); the backward
+walk lives in ``engine.autograd``; ``engine.trace`` records what the page shows.
+"""
+
+import numpy as _np
+
+from . import autograd, grad_mode, trace  # noqa: F401
+from .dtypes import (  # noqa: F401
+    bool_ as bool,  # noqa: A004
+    double,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    uint8,
+)
+from .dtypes import float_ as float  # noqa: F401, A004
+from .dtypes import int_ as int  # noqa: F401, A004
+from .factory import (  # noqa: F401
+    arange,
+    as_tensor,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .ops.api import (  # noqa: F401
+    abs,  # noqa: A004
+    add,
+    addmm,
+    clone,
+    cos,
+    div,
+    eq,
+    exp,
+    flatten,
+    ge,
+    gt,
+    le,
+    leaky_relu,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    matmul,
+    mean,
+    mm,
+    mul,
+    ne,
+    neg,
+    permute,
+    pow,  # noqa: A004
+    reciprocal,
+    relu,
+    reshape,
+    rsub,
+    sigmoid,
+    sin,
+    sqrt,
+    squeeze,
+    sub,
+    sum,  # noqa: A004
+    t,
+    tanh,
+    transpose,
+    true_divide,
+    unsqueeze,
+    where,
+)
+from .tensor import Size, Tensor, is_tensor  # noqa: F401
+
+_np.seterr(all="ignore")  # like torch: inf/nan results, no warnings
+
+__version__ = "2.13.0+gradviz"

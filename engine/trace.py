@@ -219,10 +219,10 @@ class Recorder:
 
             raise LimitError(f"the program recorded more than {self.max_ops} ops (limit: max_ops)")
         self.op_total += 1
+        sources = [self.node_of(t) for t in inputs]  # may add leaf nodes: take our id after them
         nid = len(self.trace.nodes)
         edge_ids = []
-        for i, t in enumerate(inputs):
-            src = self.node_of(t)
+        for i, (t, src) in enumerate(zip(inputs, sources)):
             eid = len(self.trace.edges)
             self.trace.edges.append(
                 Edge(id=eid, source=src, target=nid, index=i, shape=tuple(t._data.shape),

@@ -1,0 +1,314 @@
+"""The backward pass: one iterative walk in PyTorch's order, shared by ``Tensor.backward`` and
+``autograd.grad``, which also emits the steps the page plays.
+
+Order: a node runs once every consumer in the graph has delivered its gradient; among ready
+nodes the most recently created runs first (PyTorch's sequence numbers), and AccumulateGrad runs
+as soon as it is ready. Gradients are NumPy arrays, or Tensors with ``create_graph=True`` so the
+rules themselves are recorded and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+import numpy as np
+
+from . import errors, grad_mode
+from . import trace as _trace
+from .function import AccumulateGrad, Node
+from .ops.table import NP, Saved, sum_to_shape
+from .tensor import Tensor
+
+
+def _collect(roots):
+    """Dependencies (number of consumer edges) of every node reachable from ``roots``."""
+    deps: dict = {}
+    seen = set()
+    stack = [fn for fn in roots if fn is not None]
+    for fn in stack:
+        seen.add(fn)
+    while stack:
+        fn = stack.pop()
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, seen
+
+
+def _needed(seen, targets):
+    """Nodes from which some target is reachable (autograd.grad runs only those)."""
+    needed = set(targets)
+    changed = True
+    order = list(seen)
+    # Fixed point over the (finite, acyclic) graph; small graphs in practice.
+    while changed:
+        changed = False
+        for fn in order:
+            if fn in needed:
+                continue
+            if any(nxt in needed for nxt, _ in fn.next_functions if nxt is not None):
+                needed.add(fn)
+                changed = True
+    return needed
+
+
+def _seed(t: Tensor, g, create_graph: bool):
+    if g is None:
+        if t._data.size != 1:
+            raise RuntimeError(errors.IMPLICIT_NON_SCALAR)
+        arr = np.ones_like(t._data)
+        return Tensor._make(arr) if create_graph else arr
+    if not isinstance(g, Tensor):
+        from .factory import tensor as make
+
+        g = make(g, dtype=t.dtype)
+    if tuple(g._data.shape) != tuple(t._data.shape):
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a shape "
+            f"of {t.shape}.")
+    return g if create_graph else g._data
+
+
+def _run(tensors, grads, retain_graph, create_graph, inputs, api):
+    """The walk. Returns the captured gradients of ``inputs`` (autograd.grad) or None."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = []
+    for t in tensors:
+        if not t._requires_grad:
+            raise RuntimeError(errors.NO_GRAD_FN)
+        roots.append(t._grad_fn if t._grad_fn is not None else t._accumulator())
+    seeds = [_seed(t, g, create_graph) for t, g in zip(tensors, grads)]
+
+    deps, seen = _collect(roots)
+    capture: dict = {}
+    if inputs is not None:
+        for i, x in enumerate(inputs):
+            key = x._grad_fn if x._grad_fn is not None else x._accumulator()
+            capture.setdefault(key, []).append(i)
+        needed = _needed(seen, capture.keys())
+    else:
+        needed = None
+
+    rec = _trace.ACTIVE
+    bpass = rec.start_pass(tensors[0], api, bool(retain_graph), bool(create_graph), _data(seeds[0])) \
+        if rec is not None else None
+
+    buffers: dict = {}
+    received: dict = {}
+    for fn, s in zip(roots, seeds):
+        buffers[fn] = s if fn not in buffers else buffers[fn] + s
+    heap = []
+    for fn in dict.fromkeys(roots):
+        if deps.get(fn, 0) == 0:
+            heapq.heappush(heap, (-fn.seq, next(_tie), fn))
+    results = [None] * (len(inputs) if inputs is not None else 0)
+
+    prev_mode = grad_mode._enabled
+    grad_mode._enabled = bool(create_graph)
+    try:
+        while heap:
+            _, _, fn = heapq.heappop(heap)
+            g = buffers.pop(fn, None)
+            flows_in = received.pop(fn, None)
+            if fn in capture:
+                for i in capture[fn]:
+                    results[i] = g
+            if needed is not None and fn not in needed:
+                continue
+            if type(fn) is AccumulateGrad:
+                if inputs is None:
+                    _accumulate(fn, g, create_graph, rec, bpass, flows_in)
+                continue
+            sent = _run_node(fn, g, create_graph, needed)
+            step = _record_op_step(rec, bpass, fn, g, flows_in, sent) if bpass is not None else None
+            if fn.retained is not None and inputs is None:
+                _retain(fn.retained, g, create_graph, step)
+            if not retain_graph:
+                fn.release()
+            for i, (nxt, _) in enumerate(fn.next_functions):
+                gi = sent[i]
+                if nxt is None or gi is None:
+                    if nxt is not None:
+                        _dec(nxt, deps, heap)
+                    continue
+                buffers[nxt] = gi if nxt not in buffers else buffers[nxt] + gi
+                if bpass is not None:
+                    received.setdefault(nxt, []).append((fn, i, gi))
+                _dec(nxt, deps, heap)
+    finally:
+        grad_mode._enabled = prev_mode
+    return results
+
+
+_tie = itertools.count()
+
+
+def _dec(nxt, deps, heap) -> None:
+    deps[nxt] -= 1
+    if deps[nxt] == 0:
+        heapq.heappush(heap, (-nxt.seq, next(_tie), nxt))
+
+
+def _run_node(fn: Node, g, create_graph: bool, needed):
+    """Apply each needed rule of ``fn`` to the upstream ``g``; undo broadcasting; cast."""
+    op = fn.op
+    saved = fn.saved_tensors() if op.saves else None
+    if create_graph:
+        from .ops.tensor_xp import TX
+
+        s = Saved(TX, fn.params or {}, fn.extras)
+        if saved:
+            for k, t in saved.items():
+                setattr(s, k, t)
+    else:
+        s = Saved(NP, fn.params or {}, fn.extras)
+        if saved:
+            for k, t in saved.items():
+                setattr(s, k, t._data)
+    out = []
+    for i, (nxt, _) in enumerate(fn.next_functions):
+        if nxt is None or (needed is not None and nxt not in needed):
+            out.append(None)
+            continue
+        rule = op.vjps[i]
+        if rule is None:
+            raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
+        gi = rule(g, s)
+        shape, dt = fn.in_meta[i]
+        if create_graph:
+            from .ops.tensor_xp import TX
+
+            gi = TX.sum_to(gi, shape)
+            if gi._data.dtype != dt:
+                from .dispatch import _cast
+
+                gi = _cast(gi, dt)
+        else:
+            gi = sum_to_shape(np.asarray(gi), shape)
+            if gi.dtype != dt:
+                gi = gi.astype(dt)
+        out.append(gi)
+    return out
+
+
+def _accumulate(acc: AccumulateGrad, g, create_graph, rec, bpass, flows_in) -> None:
+    var = acc.variable
+    before = var._grad
+    if create_graph:
+        new = g if before is None else before + g
+    else:
+        gd = g if before is None else before._data + g
+        if before is None:
+            gd = np.array(gd, copy=True)
+        new = Tensor._make(gd)
+    var._grad = new
+    if bpass is not None:
+        _record_leaf_step(rec, bpass, var, g, flows_in, before, new)
+
+
+def _retain(var: Tensor, g, create_graph, step) -> None:
+    """retain_grad() on a non-leaf: keep (accumulate) the gradient that reached it."""
+    before = var._grad
+    if create_graph:
+        new = g if before is None else before + g
+    else:
+        new = Tensor._make(np.array(g, copy=True) if before is None else before._data + g)
+    var._grad = new
+    if step is not None:
+        step.retained = True
+        step.grad_before = None if before is None else np.array(before._data, copy=True)
+        step.grad_after = np.array(new._data, copy=True)
+
+
+def _data(x):
+    if x is None:
+        return None
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _flows(rec, flows_in):
+    out = []
+    for src, i, gi in flows_in or ():
+        nid = rec._mine(src)
+        if nid is None:
+            continue
+        out.append(_trace.Flow(edge=rec.trace.nodes[nid].inputs[i], grad=np.array(_data(gi), copy=True)))
+    return out
+
+
+def _record_op_step(rec, bpass, fn, g, flows_in, sent):
+    nid = rec._mine(fn)
+    if nid is None:
+        return None
+    node = rec.trace.nodes[nid]
+    step = _trace.BackwardStep(
+        index=len(bpass.steps), node=nid, kind="op", received=_flows(rec, flows_in),
+        upstream=np.array(_data(g), copy=True),
+    )
+    if sent is not None:
+        step.sent = [_trace.Flow(edge=e, grad=None if gi is None else np.array(_data(gi), copy=True))
+                     for e, gi in zip(node.inputs, sent)]
+    bpass.steps.append(step)
+    return step
+
+
+def _record_leaf_step(rec, bpass, var, g, flows_in, before, after):
+    nid = rec._mine(var)
+    if nid is None:
+        return
+    bpass.steps.append(_trace.BackwardStep(
+        index=len(bpass.steps), node=nid, kind="leaf", received=_flows(rec, flows_in),
+        upstream=np.array(_data(g), copy=True),
+        grad_before=None if before is None else np.array(before._data, copy=True),
+        grad_after=np.array(after._data, copy=True),
+    ))
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+    """``torch.autograd.backward``: accumulate gradients of ``tensors`` into the leaves' ``.grad``."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    if inputs is not None:
+        raise RuntimeError("backward(inputs=...) is not supported by gradviz")
+    _run(tensors, list(grad_tensors), retain_graph, create_graph, None, "backward")
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         materialize_grads=False):
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, without touching ``.grad``."""
+    single = isinstance(inputs, Tensor)
+    if isinstance(outputs, Tensor):
+        outputs = [outputs]
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    for x in inputs:
+        if not x._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    res = _run(list(outputs), list(grad_outputs), retain_graph, create_graph, inputs, "autograd.grad")
+    out = []
+    for x, r in zip(inputs, res):
+        if r is None:
+            if not allow_unused:
+                raise RuntimeError(errors.UNUSED_INPUT)
+            out.append(Tensor._make(np.zeros_like(x._data)) if materialize_grads else None)
+        elif isinstance(r, Tensor):
+            out.append(r)
+        else:
+            out.append(Tensor._make(np.array(r, copy=True)))
+    return tuple(out)

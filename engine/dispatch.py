@@ -1,0 +1,116 @@
+"""Running one op of the table forward: compute, build the grad_fn, record it.
+
+Every differentiable op of the engine goes through ``apply`` (or ``apply_inplace``), so grad
+mode, requires_grad propagation, type promotion and tracing happen in exactly one place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, errors, grad_mode
+from . import trace as _trace
+from .function import Node
+from .ops.table import OpDef
+from .tensor import Tensor
+
+_FLOAT_NP = (np.float16, np.float32, np.float64)
+
+
+def promote_types(tensors) -> np.dtype:
+    """torch's result dtype: dimensioned tensors decide within a category; zero-dim tensors
+    decide only when they bring a higher category (bool < integer < floating)."""
+    dims = [t._data.dtype for t in tensors if t._data.ndim > 0]
+    zero = [t._data.dtype for t in tensors if t._data.ndim == 0]
+    best = np.result_type(*dims) if dims else None
+    if zero:
+        z = np.result_type(*zero)
+        if best is None or _cat(z) > _cat(best):
+            best = z
+    return best
+
+
+def _cat(dt) -> int:
+    if dt == np.bool_:
+        return 0
+    return 2 if dt.kind == "f" else 1
+
+
+def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
+    """Run ``op`` forward on ``tensors`` and, where grad is needed, attach its grad_fn."""
+    if op.promote:
+        first = tensors[0]._data.dtype
+        if any(t._data.dtype != first for t in tensors):
+            target = promote_types(tensors)
+            tensors = tuple(t if t._data.dtype == target else _cast(t, target) for t in tensors)
+    arrays = [t._data for t in tensors]
+    res = op.forward(*arrays, **params) if params else op.forward(*arrays)
+    extras = None
+    if type(res) is tuple:
+        res, extras = res
+    if type(res) is not np.ndarray:
+        res = np.asarray(res)
+    needs = grad_mode._enabled and any(t._requires_grad for t in tensors) and res.dtype.kind == "f"
+    out = Tensor._make(res, needs, tensors[0]._vc if op.view else None)
+    if needs:
+        node = Node(op, tensors, out, params, extras)
+        out._grad_fn = node
+        rec = _trace.ACTIVE
+        if rec is not None:
+            saved = [(k, (out if k == "out" else tensors[ord(k) - 97])._data) for k in op.saves]
+            if extras:
+                saved += [(k, v) for k, v in extras.items() if isinstance(v, np.ndarray)]
+            rec.op_node(node, op.name, tensors, out, saved, params or {}, op.formulas)
+    return out
+
+
+def _cast(t: Tensor, np_dtype) -> Tensor:
+    """A dtype conversion that keeps the graph (ToCopyBackward0 in PyTorch)."""
+    from .ops.table import OPS
+
+    return apply(OPS["to_copy"], (t,), {"dtype": np.dtype(np_dtype)})
+
+
+def check_inplace(target: Tensor) -> None:
+    """PyTorch refuses an in-place op on a leaf that requires grad while grad mode is on."""
+    if grad_mode._enabled and target._requires_grad and target._grad_fn is None:
+        raise RuntimeError(errors.LEAF_INPLACE)
+
+
+def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None = None) -> Tensor:
+    """``target.op_(others)``: compute out of place, then write into target's storage.
+
+    The target's old history becomes the new node's first input, as in PyTorch; the version
+    counter is bumped so rules that saved the old value notice.
+    """
+    check_inplace(target)
+    old = Tensor._make(target._data.copy() if op.saves else target._data, target._requires_grad, [target._vc[0]])
+    old._grad_fn = target._grad_fn
+    old._trace = target._trace
+    old._name = target._name
+    result = apply(op, (old, *others), params)
+    if result._data.dtype != target._data.dtype:
+        if target.dtype.is_floating_point or result._data.dtype.kind != "f":
+            result_data = result._data.astype(target._data.dtype)
+        else:
+            raise RuntimeError(
+                f"result type {dtypes.from_numpy_dtype(result._data.dtype).name.capitalize()} can't be "
+                f"cast to the desired output type {target.dtype.name.capitalize()}")
+    else:
+        result_data = result._data
+    if result_data.shape != target._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, result_data.shape))}]")
+    np.copyto(target._data, result_data)
+    target._vc[0] += 1
+    target._trace = None  # its old node keeps the old value; a later use is a new node
+    fn = result._grad_fn
+    if fn is not None:
+        target._grad_fn = fn
+        target._requires_grad = True
+        if "out" in fn.op.saves:
+            # The node's output is the target itself now: watch its version from here on.
+            fn._saved["out"] = target
+            fn._versions = [(k, target, target._vc[0]) if k == "out" else (k, t, v) for k, t, v in fn._versions]
+    return target

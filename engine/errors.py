@@ -1,0 +1,52 @@
+"""Errors the engine raises. PyTorch raises plain RuntimeError for autograd misuse; so do we,
+with PyTorch's texts, so user code that catches RuntimeError behaves the same."""
+
+
+class LimitError(RuntimeError):
+    """A resource limit of the sandbox was exceeded (the message names the limit)."""
+
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
+IMPLICIT_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+NON_LEAF_REQUIRES_GRAD = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+ONLY_FLOAT_GRAD = "only Tensors of floating point and complex dtype can require gradients"
+NUMPY_REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered internally at "
+    "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)"
+)
+UNUSED_INPUT = (
+    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior."
+)
+
+
+def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str, version: int,
+                     expected: int) -> str:
+    """PyTorch's message for a saved tensor changed in place after it was saved.
+    ``fn_name`` is the grad_fn that produced the tensor's current version ("" for none)."""
+    import re
+
+    short = re.sub(r"Backward\d+$", "", fn_name)
+    where = f", which is output {output_nr} of {short}," if fn_name else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{type_desc} [{', '.join(str(s) for s in shape)}]]{where}"
+        f" is at version {version}; expected version {expected} instead. Hint: enable "
+        "anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )

@@ -1,0 +1,122 @@
+"""The op table: for every primitive, its forward, its vector-Jacobian rules, its PyTorch
+grad_fn name and the formulas the UI shows, side by side.
+
+A rule is ``rule(g, s) -> gradient for one input``. ``g`` is the gradient of the op's output.
+``s`` is a ``Saved`` view with the op's inputs ``s.a, s.b, s.c`` (only those the entry lists in
+``saves``), its output ``s.out`` (if saved), the extra arrays its forward returned (``s.x``), its
+non-tensor arguments ``s.p`` and a namespace ``s.xp`` of functions.
+
+The same rule runs in two worlds:
+- first-order backward: ``g`` and the saved values are NumPy arrays and ``s.xp`` is ``NP``;
+- ``create_graph=True``: they are engine Tensors and ``s.xp`` is the differentiable twin,
+  so gradients of gradients come from the same table.
+A rule may return a gradient shaped like the broadcast output: the walk undoes broadcasting
+in one place (``sum_to``), and casts to the input's dtype.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    """One primitive of the engine."""
+
+    name: str  # table key, e.g. "mul"
+    grad_fn: str  # PyTorch's grad_fn name, e.g. "MulBackward0"
+    forward: Callable[..., Any]  # (*arrays, **params) -> array | (array, extras dict)
+    vjps: tuple[Callable | None, ...]  # one per tensor input (None: not differentiable there)
+    formulas: tuple[str, ...]  # one per tensor input, e.g. "∂(a·b)/∂a = b"
+    saves: tuple[str, ...] = ()  # which of "a", "b", "c", "out" backward reads
+    promote: bool = False  # cast the tensor inputs to torch's promoted dtype first
+    description: str = ""  # what the op computes, in words, for the UI
+    view: bool = False  # the output shares the first input's storage and version counter
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
+             description: str = "", view: bool = False) -> OpDef:
+    """Add one entry to the table (each name once)."""
+    if name in OPS:
+        raise ValueError(f"op {name!r} is registered twice")
+    if len(vjps) != len(formulas):
+        raise ValueError(f"op {name!r}: one formula per rule")
+    entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description, view)
+    OPS[name] = entry
+    return entry
+
+
+class Saved:
+    """What a rule sees of its op: saved inputs/output, extras, params and the xp namespace."""
+
+    __slots__ = ("a", "b", "c", "out", "x", "p", "xp")
+
+    def __init__(self, xp, p, x):
+        self.xp = xp
+        self.p = p
+        self.x = x
+        self.a = self.b = self.c = self.out = None
+
+
+def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Undo broadcasting: sum ``g`` down to ``shape`` (the one place this happens)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if lead:
+        g = g.reshape(g.shape[lead:])
+    return g.reshape(shape)
+
+
+class NP:
+    """The array world of the rules (first-order backward)."""
+
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sqrt = staticmethod(np.sqrt)
+    sign = staticmethod(np.sign)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    where = staticmethod(np.where)
+    matmul = staticmethod(np.matmul)
+    sum_to = staticmethod(sum_to_shape)
+
+    @staticmethod
+    def sum(x, axis=None, keepdims=False):
+        return np.sum(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def broadcast_to(x, shape):
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def reshape(x, shape):
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def transpose(x, axes):
+        return np.transpose(x, axes)
+
+    @staticmethod
+    def const(x, like):
+        """A constant (not differentiated) array in the rule's world, with ``like``'s dtype."""
+        return np.asarray(x, dtype=like.dtype)
+
+    @staticmethod
+    def data(x):
+        """The raw array behind a value of this world."""
+        return x
+
+
+def shape_of(x) -> tuple[int, ...]:
+    """Shape of an array or a Tensor."""
+    return tuple(x.shape)

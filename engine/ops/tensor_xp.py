@@ -1,0 +1,76 @@
+"""The Tensor world of the rules: the same functions as ``table.NP``, built from differentiable
+engine ops, so that ``create_graph=True`` records the backward pass as a graph of its own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import api
+
+
+def _tensor(x, like: Tensor) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype=like._data.dtype))
+
+
+class TX:
+    """Differentiable twins of ``NP``'s functions."""
+
+    exp = staticmethod(api.exp)
+    log = staticmethod(api.log)
+    sqrt = staticmethod(api.sqrt)
+    sin = staticmethod(api.sin)
+    cos = staticmethod(api.cos)
+    matmul = staticmethod(api.matmul)
+
+    @staticmethod
+    def sign(x: Tensor) -> Tensor:
+        return Tensor._make(np.sign(x._data))  # piecewise constant: no gradient
+
+    @staticmethod
+    def where(cond, a, b) -> Tensor:
+        like = a if isinstance(a, Tensor) else b
+        cond = cond if isinstance(cond, Tensor) else Tensor._make(np.asarray(cond))
+        a, b = _tensor(a, like), _tensor(b, like)
+        return api.where(cond, a, b)
+
+    @staticmethod
+    def sum(x: Tensor, axis=None, keepdims=False) -> Tensor:
+        return api.sum(x, axis, keepdims) if axis is not None else api.sum(x)
+
+    @staticmethod
+    def sum_to(g: Tensor, shape) -> Tensor:
+        shape = tuple(shape)
+        gs = tuple(g._data.shape)
+        if gs == shape:
+            return g
+        lead = len(gs) - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and gs[i + lead] != 1)
+        if axes:
+            g = api.sum(g, axes, True)
+        return api.reshape(g, shape) if tuple(g._data.shape) != shape else g
+
+    @staticmethod
+    def broadcast_to(x: Tensor, shape) -> Tensor:
+        shape = tuple(shape)
+        if tuple(x._data.shape) == shape:
+            return x
+        if x.ndim < len(shape):
+            x = api.reshape(x, (1,) * (len(shape) - x.ndim) + tuple(x._data.shape))
+        return api.expand(x, shape)
+
+    @staticmethod
+    def reshape(x: Tensor, shape) -> Tensor:
+        return api.reshape(x, tuple(shape))
+
+    @staticmethod
+    def transpose(x: Tensor, axes) -> Tensor:
+        return api.permute(x, tuple(axes))
+
+    @staticmethod
+    def const(x, like) -> Tensor:
+        return Tensor._make(np.asarray(x, dtype=like.dtype))
+
+    @staticmethod
+    def data(x):
+        return x._data if isinstance(x, Tensor) else np.asarray(x)

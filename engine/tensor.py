@@ -1,0 +1,286 @@
+"""The Tensor: a NumPy array plus autograd state, with PyTorch's attributes and rules.
+
+Op methods (``x.exp()``, ``x + y``, ...) are attached by ``engine.ops.api`` so that each op's
+behaviour lives in one place; this module holds the state and the autograd-facing attributes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import dtypes, errors, grad_mode
+from . import trace as _trace_mod
+from .function import AccumulateGrad
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= int(s)
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array that can record the ops applied to it."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_vc", "_retains_grad", "_is_param",
+                 "_trace", "_name", "_acc", "__weakref__")
+
+    __array_priority__ = 1000  # so ndarray op Tensor defers to Tensor's reflected operators
+
+    def __init__(self, data=None, *args, **kwargs):
+        raise TypeError("create tensors with torch.tensor(...), torch.zeros(...), ...")
+
+    # ---- construction (internal) -------------------------------------------------------
+    @classmethod
+    def _make(cls, data: np.ndarray, requires_grad: bool = False, vc=None) -> Tensor:
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad = None
+        t._grad_fn = None
+        t._vc = vc if vc is not None else [0]
+        t._retains_grad = False
+        t._is_param = False
+        t._trace = None
+        t._name = None
+        t._acc = None
+        return t
+
+    def _accumulator(self) -> AccumulateGrad:
+        acc = self._acc
+        if acc is None:
+            acc = self._acc = AccumulateGrad(self)
+        return acc
+
+    # ---- metadata ----------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the length of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_norm_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    # ---- autograd state ------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set requires_grad in place (leaves only, as in PyTorch)."""
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(errors.NON_LEAF_REQUIRES_GRAD)
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(errors.ONLY_FLOAT_GRAD)
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(errors.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+        if value is not None and tuple(value.shape) != tuple(self.shape):
+            raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None:
+            return
+        self._retains_grad = True
+        self._grad_fn.retained = self
+        rec = _trace_mod.ACTIVE
+        if rec is not None:
+            nid = rec._mine(self._grad_fn)
+            if nid is not None:
+                rec.trace.nodes[nid].retains_grad = True
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage, detached from the graph."""
+        t = Tensor._make(self._data, False)
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage (and version counter), with no history."""
+        return Tensor._make(self._data, False, self._vc)
+
+    def detach_(self) -> Tensor:
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ---- conversion ----------------------------------------------------------------------
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError(errors.NUMPY_REQUIRES_GRAD)
+        return self._data
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __hash__(self) -> int:
+        return object.__hash__(self)
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if spec and self._data.size == 1:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    # ---- backward --------------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Compute the gradient of this tensor w.r.t. graph leaves (see ``engine.autograd``)."""
+        from .autograd import backward
+
+        backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        raise RuntimeError("register_hook is not supported by gradviz")
+
+
+def _norm_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def as_tensor_like(value, like: Tensor) -> Tensor:
+    """Wrap a Python number for an op with ``like``: torch's wrapped-number promotion."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool):
+        dt = like._data.dtype
+    elif isinstance(value, int):
+        dt = like._data.dtype if like._data.dtype != np.bool_ else np.int64
+    elif isinstance(value, float):
+        dt = like._data.dtype if like.dtype.is_floating_point else dtypes.get_default_dtype().np
+    else:
+        from .factory import tensor
+
+        return tensor(value)
+    return Tensor._make(np.asarray(value, dtype=dt))
+
+
+# Keep grad_mode importable from here for the op layer's fast path.
+grad_enabled = grad_mode.is_grad_enabled
