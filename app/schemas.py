@@ -1,0 +1,234 @@
+"""Every request and response body of the HTTP API, in one place (the contract of DESIGN.md,
+extended with what the page needs to explain each step)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, Field
+
+Nested = Union[float, int, bool, None, list["Nested"]]
+
+
+# ---- errors ---------------------------------------------------------------------------------------
+class ErrorInfo(BaseModel):
+    """What went wrong, where: ``line`` and ``col`` are 1-based positions in the source (None if unknown)."""
+
+    type: str = Field(description="e.g. SyntaxError, ForbiddenError, NameError, RuntimeError, LimitError")
+    message: str
+    line: int | None = None
+    col: int | None = None
+
+
+class ErrorResponse(BaseModel):
+    """Body of every 4xx answer."""
+
+    error: ErrorInfo
+
+
+# ---- requests -------------------------------------------------------------------------------------
+class VariableIn(BaseModel):
+    """A value for a free name of an expression."""
+
+    value: Nested
+    requires_grad: bool = True
+
+
+class RunRequest(BaseModel):
+    source: str
+    variables: dict[str, VariableIn] | None = None
+
+
+# ---- values -------------------------------------------------------------------------------------
+class Summary(BaseModel):
+    """A large tensor in brief."""
+
+    min: float | None
+    max: float | None
+    mean: float | None
+    norm: float | None
+    head: list[float | int | bool] = Field(description="the first elements, flattened")
+
+
+class Value(BaseModel):
+    """A tensor's value: in full when it has at most 64 elements, else a summary."""
+
+    shape: list[int]
+    dtype: str
+    data: Nested = Field(default=None, description="nested list; null when summarized")
+    summary: Summary | None = None
+
+
+# ---- variables (DESIGN contract) --------------------------------------------------------------------
+class VariableOut(BaseModel):
+    shape: list[int]
+    value: Nested = Field(description="nested list (null when over 64 elements: see value_summary)")
+    grad: Nested = None
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    dtype: str
+    node: int | None = Field(default=None, description="graph node id of this tensor, if in the graph")
+    value_summary: Summary | None = None
+    grad_summary: Summary | None = None
+
+
+# ---- graph ---------------------------------------------------------------------------------------------
+class SavedOut(BaseModel):
+    name: str
+    shape: list[int]
+    value: Value
+
+
+class GraphNode(BaseModel):
+    id: int
+    kind: Literal["leaf", "op"]
+    name: str = Field(description="grad_fn name for ops (MulBackward0); the variable name (or 'tensor') for leaves")
+    var: str | None = Field(default=None, description="the user's variable name for this tensor")
+    shape: list[int]
+    dtype: str
+    value: Value
+    requires_grad: bool
+    is_param: bool = False
+    is_output: bool = False
+    is_constant: bool = Field(default=False, description="a Python number wrapped into a tensor (e.g. the 1 of a - 1)")
+    op: str | None = Field(default=None, description="op table key, e.g. 'mul'")
+    description: str | None = None
+    formulas: list[str] = Field(default_factory=list, description="local rule per input edge, in input order")
+    saved: list[SavedOut] = Field(default_factory=list)
+    params: dict[str, Any] = Field(default_factory=dict)
+    inputs: list[int] = Field(default_factory=list, description="edge ids into this op, in argument order")
+    line: int | None = None
+    col: int | None = None
+    module: str | None = Field(default=None, description="nn.Module path the op ran in, e.g. 'fc1'")
+    retains_grad: bool = False
+    iteration: int | None = Field(default=None, description="index into views when training loops are split")
+
+
+class GraphEdge(BaseModel):
+    id: int
+    source: int
+    target: int
+    index: int = Field(description="argument position at the target op")
+    shape: list[int]
+    needs_grad: bool
+
+
+class Graph(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    omitted_ops: int = Field(default=0, description="op nodes of middle training iterations left out")
+
+
+# ---- backward -------------------------------------------------------------------------------------------
+class FlowOut(BaseModel):
+    edge: int
+    grad: Value | None
+
+
+class StepOut(BaseModel):
+    index: int
+    node: int
+    kind: Literal["op", "leaf"]
+    received: list[FlowOut] = Field(description="one per consumer edge; more than one is a fan-out sum")
+    upstream: Value | None = Field(description="the sum of what arrived (the seed for the root)")
+    sent: list[FlowOut] = Field(default_factory=list, description="one per input edge of an op node")
+    grad_before: Value | None = None
+    grad_after: Value | None = None
+    retained: bool = False
+    is_sum: bool = False
+
+
+class BackwardPassOut(BaseModel):
+    index: int
+    root: int
+    api: Literal["backward", "autograd.grad"]
+    retain_graph: bool
+    create_graph: bool
+    seed: Value
+    steps: list[StepOut]
+    line: int | None = None
+    col: int | None = None
+    view: int = Field(default=0, description="index into views")
+    freed: bool = Field(description="saved tensors were released after this pass")
+
+
+class OptimizerParamOut(BaseModel):
+    node: int | None
+    name: str | None
+    before: Value
+    grad: Value | None
+    after: Value
+
+
+class OptimizerStepOut(BaseModel):
+    index: int
+    optimizer: str
+    rule: str
+    params: list[OptimizerParamOut]
+    line: int | None = None
+    col: int | None = None
+
+
+class ViewOut(BaseModel):
+    """One drawable graph: a training iteration, a micro-batch, or the whole program."""
+
+    index: int
+    passes: list[int] = Field(description="backward passes that run on this graph")
+    nodes: list[int]
+    edges: list[int]
+    svg: str
+    folded: bool = Field(default=False, description="drawn with each nn.Module folded into one box")
+    loss: float | None = None
+
+
+class IterationSummary(BaseModel):
+    """A training iteration (one backward pass) in brief, for the loss curve."""
+
+    pass_index: int
+    loss: float | None
+    view: int | None = Field(description="the view drawing it, or null when it was summarized")
+    params: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict, description="per parameter name: value and grad norms")
+
+
+class Event(BaseModel):
+    """Program order: an op recorded, a backward pass, an optimizer step, a zero_grad."""
+
+    kind: str
+    index: int | None = None
+
+
+class RunResponse(BaseModel):
+    variables: dict[str, VariableOut]
+    stdout: str
+    graph: Graph
+    backward: list[BackwardPassOut]
+    svg: str = Field(description="the first view's drawing; node and edge elements carry ids n<ID> and e<ID>")
+    error: ErrorInfo | None = None
+    mode: Literal["expression", "program"] = "program"
+    free_names: list[str] = Field(default_factory=list)
+    auto_backward: bool = Field(default=False, description="the runner called backward on the expression's result")
+    views: list[ViewOut] = Field(default_factory=list)
+    optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
+    iterations: list[IterationSummary] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict, description="seconds spent: run, serialize, layout")
+
+
+# ---- other routes ----------------------------------------------------------------------------------------
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+
+
+class LocalizedText(BaseModel):
+    en: str
+    zh: str
+
+
+class Example(BaseModel):
+    id: str
+    title: LocalizedText
+    source: str
+    variables: dict[str, VariableIn] | None = None
+    description: LocalizedText | None = None
