@@ -44,7 +44,14 @@ stamp=".venv/.setup-stamp-$mode"
 want="$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup: installing Python packages ($mode)"
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e ".$extra"
+    # pip's notes about local package mirrors that are absent here are noise: keep real errors.
+    .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored: it is neither" || true
+    .venv/bin/python -m pip install -q -e ".$extra" 2>&1 | grep -v "is ignored: it is neither" || true
+    .venv/bin/python -c "import fastapi, numpy, graphviz, jinja2, uvicorn" \
+        || { echo "setup: Python packages failed to install" >&2; exit 1; }
+    if [ "$mode" = test ]; then
+        .venv/bin/python -c "import torch, pytest, playwright, hypothesis, httpx" \
+            || { echo "setup: test packages failed to install" >&2; exit 1; }
+    fi
     echo "$want" > "$stamp"
 fi
