@@ -230,12 +230,13 @@ class Tensor:
 
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.__repr__()  # so a subclass's __repr__ (nn.Parameter) also prints
 
     def __format__(self, spec: str) -> str:
-        if spec and self._data.size == 1:
-            return format(self.item(), spec)
-        return repr(self)
+        from .printing import tensor_format
+
+        return tensor_format(self, spec, type(self) is Tensor and not self._is_param)
 
     def __iter__(self):
         if self._data.ndim == 0:
