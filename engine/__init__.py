@@ -92,6 +92,7 @@ from .ops.api import (  # noqa: F401
     unsqueeze,
     where,
 )
+from .printing_options import set_printoptions  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401
 
 _np.seterr(all="ignore")  # like torch: inf/nan results, no warnings

@@ -172,7 +172,7 @@ def grad_fn_name(grad_fn) -> str:
 
 
 def tensor_repr(t) -> str:
-    """``repr(t)`` / ``str(t)`` exactly as PyTorch 2.13 writes it, e.g. ``tensor([2.], requires_grad=True)``."""
+    """``repr(t)`` exactly as PyTorch 2.13 writes it, e.g. ``tensor([2.], requires_grad=True)``."""
     arr = np.asarray(t._data)
     indent = len(_PREFIX)
     suffixes = []
