@@ -423,3 +423,12 @@ def test_hypothesis_int_and_bool_arrays(arr):
 @given(big_arrays(), st.sampled_from(["plain", "op"]))
 def test_hypothesis_big_arrays(arr, mode):
     assert_same(arr, mode if arr.dtype.kind == "f" else "plain")
+
+
+def test_non_contiguous_views_print_like_torch():
+    a = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4) / 3
+    e = engine.from_numpy(a.copy()).requires_grad_()
+    t = torch.from_numpy(a.copy()).requires_grad_()
+    assert str(e.transpose(0, 2)) == str(t.transpose(0, 2))
+    assert str(e.permute(1, 2, 0)) == str(t.permute(1, 2, 0))
+    assert str(engine.from_numpy(a.T)) == str(torch.from_numpy(a.T.copy()))
