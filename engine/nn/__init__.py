@@ -1,0 +1,19 @@
+"""``torch.nn``: Module, Parameter, layers and losses; ``functional`` and ``init`` as submodules."""
+
+from . import functional, init  # noqa: F401
+from .layers import (  # noqa: F401
+    Flatten,
+    Identity,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    ModuleList,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss  # noqa: F401
+from .module import Module, name_module  # noqa: F401
+from .parameter import Parameter  # noqa: F401

@@ -1,0 +1,263 @@
+"""``torch.nn.functional``: activations, ``linear`` and the losses, built as PyTorch builds them so
+the grad_fn names match (``F.linear`` → AddmmBackward0 over TBackward0, ``F.cross_entropy`` →
+NllLossBackward0 over LogSoftmaxBackward0, ...)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..dispatch import apply, apply_inplace
+from ..ops import api
+from ..ops.table import OPS
+from ..tensor import Tensor
+
+sigmoid = api.sigmoid
+tanh = api.tanh
+
+
+# ---- activations --------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) (ReluBackward0)."""
+    if inplace:
+        return apply_inplace(OPS["relu"], input, ())
+    return api.relu(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x if x > 0 else slope·x (LeakyReluBackward0)."""
+    if inplace:
+        return apply_inplace(OPS["leaky_relu"], input, (), {"negative_slope": negative_slope})
+    return api.leaky_relu(input, negative_slope)
+
+
+def _softmax_dim(ndim: int, stacklevel: int) -> int:
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
+                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(x) / Σ exp(x) along ``dim`` (SoftmaxBackward0)."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim, _stacklevel)
+    return api.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """x − log Σ exp(x) along ``dim`` (LogSoftmaxBackward0)."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim, _stacklevel)
+    return api.log_softmax(input, dim, dtype=dtype)
+
+
+# ---- linear -------------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weightᵀ + bias, dispatched exactly as torch does:
+    2-D with bias → addmm(bias, x, wᵀ); without bias → x @ wᵀ (mm, or matmul's view/mm/unsafe_view);
+    1-D or N-D with bias → view to 2-D, addmm, view back."""
+    wt = api.t(weight)
+    if bias is None:
+        if input.ndim == 1:
+            out = api.mm(api.unsqueeze(input, 0), wt)
+            shape = tuple(out.shape)
+            return apply(OPS["squeeze_dims"], (out,), {"shape": shape[1:], "in_shape": shape})
+        return api.matmul(input, wt)
+    if input.ndim == 2:
+        return api.addmm(bias, input, wt)
+    if input.ndim == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
+    lead = tuple(input.shape[:-1])
+    flat = api.reshape(input, (-1, input.shape[-1]))
+    out = api.addmm(bias, flat, wt)
+    return api.reshape(out, lead + (weight.shape[0],))
+
+
+# ---- reductions of the losses -------------------------------------------------------------------
+def _reduction(size_average, reduce, reduction: str) -> str:
+    """torch's legacy ``size_average``/``reduce`` arguments folded into ``reduction``."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else ("mean" if size_average else "sum")
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                      "instead.", UserWarning, stacklevel=3)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _no_grad_weight(w: Tensor | None, fn: str):
+    if w is None:
+        return None
+    if w.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
+    return w._data.tolist()
+
+
+# ---- losses -------------------------------------------------------------------------------------
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class indices (NllLossBackward0); ``input`` holds log-probabilities."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not isinstance(target, Tensor):
+        raise TypeError(f"nll_loss(): argument 'target' must be Tensor, not {type(target).__name__}")
+    if target._data.dtype.kind not in "iu":
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.name.capitalize()}")
+    nd = input.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd == 1:
+        if target.ndim != 0:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif target.shape[0:1] != input.shape[0:1]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
+    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)})")
+    n_classes = input.shape[0 if nd == 1 else 1]
+    t = target._data
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if np.any(bad):
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    params = {"target": t.tolist(), "weight": _no_grad_weight(weight, "nll_loss_forward"),
+              "reduction": reduction, "ignore_index": int(ignore_index)}
+    return apply(OPS["nll_loss"], (input,), params)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over the class dim, then nll_loss (class indices) or −Σ p·log q (probabilities)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if label_smoothing != 0.0:
+        raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = api.log_softmax(input, class_dim)
+    if target.dtype.is_floating_point:
+        return _cross_entropy_probs(logp, target, weight, reduction, class_dim)
+    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+
+
+def _cross_entropy_probs(logp: Tensor, target: Tensor, weight, reduction: str, class_dim: int) -> Tensor:
+    """torch's cross_entropy with class-probability targets, op for op."""
+    if tuple(logp.shape) != tuple(target.shape):
+        raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
+    prod = api.mul(logp, target)
+    if weight is not None:
+        shape = [1] * logp.ndim
+        shape[class_dim] = weight.shape[0]
+        prod = api.mul(prod, api.reshape(weight, tuple(shape)))
+    if reduction == "none":
+        return api.neg(api.sum(prod, class_dim))
+    total = api.neg(api.sum(prod))
+    if reduction == "sum":
+        return total
+    n = logp.numel() / logp.shape[class_dim]
+    return apply(OPS["div_scalar"], (total,), {"other": n})
+
+
+def _warn_broadcast(input: Tensor, target: Tensor) -> None:
+    warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                  f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                  "Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _expand_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """torch.broadcast_tensors: expand whichever side differs from the common shape."""
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    if tuple(input.shape) != shape:
+        input = api.expand(input, shape)
+    if tuple(target.shape) != shape:
+        target = api.expand(target, shape)
+    return input, target
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean squared error (MseLossBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        raise RuntimeError("mse_loss with weight is not supported by gradviz")
+    if tuple(target.shape) != tuple(input.shape):
+        _warn_broadcast(input, target)
+        api._broadcast_check(input, target)
+        input, target = _expand_pair(input, target)
+    return apply(OPS["mse_loss"], (input, target), {"reduction": reduction})
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Mean absolute error: |x − y| reduced (composite, as torch: AbsBackward0 then Mean/Sum)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        _warn_broadcast(input, target)
+    loss = api.abs(api.sub(input, target))
+    if reduction == "mean":
+        return api.mean(loss)
+    if reduction == "sum":
+        return api.sum(loss)
+    return loss
+
+
+def _same_size(input: Tensor, target: Tensor) -> None:
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+
+
+def _weight_like(w: Tensor | None, input: Tensor, fn: str):
+    if w is None:
+        return None
+    if w.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
+    return np.broadcast_to(w._data, tuple(input.shape)).tolist()
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """−w[y·log p + (1−y)·log(1−p)] with the logs clamped at −100 (BinaryCrossEntropyBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _same_size(input, target)
+    params = {"weight": _weight_like(weight, input, "binary_cross_entropy"), "reduction": reduction}
+    return apply(OPS["binary_cross_entropy"], (input, target), params)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross-entropy on logits, computed stably (BinaryCrossEntropyWithLogitsBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    pw = None
+    if pos_weight is not None:
+        if pos_weight.requires_grad:
+            raise RuntimeError("pos_weight that requires grad is not supported by gradviz")
+        pw = np.broadcast_to(pos_weight._data, tuple(input.shape)).tolist()
+    params = {"weight": _weight_like(weight, input, "binary_cross_entropy_with_logits"), "pos_weight": pw,
+              "reduction": reduction}
+    return apply(OPS["binary_cross_entropy_with_logits"], (input, target), params)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices → one-hot int64 rows (not differentiable)."""
+    if tensor._data.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    t = tensor._data
+    n = int(t.max()) + 1 if num_classes == -1 else num_classes
+    if np.any(t < 0) or np.any(t >= n):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make(np.eye(n, dtype=np.int64)[t])
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return api.flatten(input, start_dim, end_dim)
+
+
+__all__ = ["relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "nll_loss",
+           "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+           "one_hot", "flatten"]

@@ -1,0 +1,36 @@
+"""``nn.Parameter``: a leaf Tensor that a Module registers as one of its parameters."""
+
+from __future__ import annotations
+
+from .. import errors
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor marked as a module parameter: a leaf that requires grad by default.
+
+    It shares storage with the tensor it wraps, as ``torch.nn.Parameter`` does.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+        if data is None:
+            from ..factory import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter expects a Tensor as data, but got {type(data).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:
+            raise RuntimeError(errors.ONLY_FLOAT_GRAD)
+        p = cls._make(data._data, bool(requires_grad), data._vc)
+        p._is_param = True
+        return p
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True):
+        pass  # everything happened in __new__ (Tensor.__init__ refuses direct construction)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__

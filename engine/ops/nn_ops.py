@@ -1,0 +1,251 @@
+"""Neural-network ops of the table: softmax, log_softmax and the losses (nll, mse, bce, bce with logits).
+
+Like the other table entries, each rule is written once against ``s.xp`` so it runs on arrays for
+first-order backward and on Tensors for ``create_graph=True``. Integer targets and loss weights are
+not graph inputs in PyTorch (its grad_fn has no edge for them), so they travel as params: nested
+tuples, which the trace can show and serialize.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .table import OPS, register
+
+_REDUCTIONS = ("none", "mean", "sum")
+BCE_EPS = 1e-12  # torch's EPSILON in binary_cross_entropy_backward
+LOG_FLOOR = -100.0  # torch clamps log terms of binary_cross_entropy at -100
+
+
+def _as1(a: np.ndarray) -> np.ndarray:
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+# ---- softmax / log_softmax ----------------------------------------------------------------------
+def _softmax(a, dim):
+    x = _as1(a)
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return (e / np.sum(e, axis=dim, keepdims=True)).reshape(a.shape)
+
+
+def _log_softmax(a, dim):
+    x = _as1(a)
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    return (shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))).reshape(a.shape)
+
+
+def _axis(s):
+    return s.p["dim"] if s.xp.data(s.out).ndim else None
+
+
+def _softmax_vjp(g, s):
+    xp = s.xp
+    return s.out * (g - xp.sum(g * s.out, axis=_axis(s), keepdims=True))
+
+
+def _log_softmax_vjp(g, s):
+    xp = s.xp
+    return g - xp.exp(s.out) * xp.sum(g, axis=_axis(s), keepdims=True)
+
+
+register("softmax", "SoftmaxBackward0", _softmax,
+         [_softmax_vjp],
+         ["∂softmax(x)ᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ)  ⇒  gₓ = y·(g − Σ g·y)"], saves=("out",),
+         description="softmax(x)ᵢ = eˣⁱ / Σⱼ eˣʲ along dim")
+register("log_softmax", "LogSoftmaxBackward0", _log_softmax,
+         [_log_softmax_vjp],
+         ["∂log_softmax(x)ᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ  ⇒  gₓ = g − eʸ·Σ g"], saves=("out",),
+         description="log_softmax(x)ᵢ = xᵢ − log Σⱼ eˣʲ along dim")
+
+
+# ---- reductions shared by the losses ------------------------------------------------------------
+def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return np.mean(loss, dtype=loss.dtype)
+    if reduction == "sum":
+        return np.sum(loss, dtype=loss.dtype)
+    return loss
+
+
+def _scale(g, s, n_shape):
+    """Upstream gradient ready for elementwise use: divided by n for ``mean``."""
+    if s.p["reduction"] == "mean":
+        n = int(np.prod(n_shape, dtype=np.int64))
+        return g / n
+    return g
+
+
+# ---- nll_loss -----------------------------------------------------------------------------------
+def _nll(a, target, weight, reduction, ignore_index):
+    cdim = 0 if a.ndim == 1 else 1
+    t = np.asarray(target, dtype=np.int64)
+    valid = t != ignore_index
+    tc = np.where(valid, t, 0)
+    picked = np.take_along_axis(a, np.expand_dims(tc, cdim), axis=cdim).squeeze(cdim)
+    w = np.ones(a.shape[cdim], dtype=a.dtype) if weight is None else np.asarray(weight, dtype=a.dtype)
+    wt = (w[tc] * valid).astype(a.dtype)
+    losses = -wt * picked
+    if reduction == "none":
+        out, denom = losses, None
+    elif reduction == "sum":
+        out, denom = np.sum(losses, dtype=a.dtype), None
+    else:
+        denom = np.sum(wt, dtype=a.dtype)
+        out = np.sum(losses, dtype=a.dtype) / denom
+    # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere.
+    coef = np.zeros_like(a)
+    np.put_along_axis(coef, np.expand_dims(tc, cdim), np.expand_dims(-wt, cdim), axis=cdim)
+    if denom is not None:
+        coef = coef / denom
+    return np.asarray(out, dtype=a.dtype), {"coef": coef}
+
+
+def _nll_vjp(g, s):
+    xp = s.xp
+    coef = s.x["coef"]
+    if s.p["reduction"] == "none" and coef.ndim > 1:
+        gd = xp.data(g)
+        g = xp.reshape(g, gd.shape[:1] + (1,) + gd.shape[1:])
+    return g * xp.const(coef, xp.data(g))
+
+
+register("nll_loss", "NllLossBackward0", _nll,
+         [_nll_vjp],
+         ["∂nll/∂xₙ,ₖ = −wₖ (÷ Σw for mean) if k = targetₙ, else 0"],
+         description="negative log-likelihood: −w[t]·x[n, t], reduced")
+
+
+# ---- mse_loss -----------------------------------------------------------------------------------
+def _mse(a, b, reduction):
+    d = a - b
+    return _reduce(d * d, reduction)
+
+
+def _mse_vjp_a(g, s):
+    return 2 * (s.a - s.b) * _scale(g, s, s.xp.data(s.a).shape)
+
+
+def _mse_vjp_b(g, s):
+    return -2 * (s.a - s.b) * _scale(g, s, s.xp.data(s.a).shape)
+
+
+register("mse_loss", "MseLossBackward0", _mse,
+         [_mse_vjp_a, _mse_vjp_b],
+         ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
+         saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced")
+
+
+# ---- binary_cross_entropy -----------------------------------------------------------------------
+def _weight(w, like):
+    return None if w is None else np.asarray(w, dtype=like.dtype)
+
+
+def _bce(a, t, weight, reduction):
+    if np.any((a < 0) | (a > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if np.any((t < 0) | (t > 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    loss = (t - 1) * np.maximum(np.log1p(-a), LOG_FLOOR) - t * np.maximum(np.log(a), LOG_FLOOR)
+    w = _weight(weight, a)
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss.astype(a.dtype, copy=False), reduction)
+
+
+def _weighted(x, s):
+    w = s.p["weight"]
+    if w is None:
+        return x
+    return x * s.xp.const(np.asarray(w), s.xp.data(x))
+
+
+def _bce_vjp_input(g, s):
+    xp = s.xp
+    a = s.a
+    d = (1 - a) * a
+    d = xp.where(d > BCE_EPS, d, xp.const(BCE_EPS, xp.data(d)))
+    return _weighted(_scale(g, s, xp.data(a).shape) * (a - s.b) / d, s)
+
+
+def _bce_vjp_target(g, s):
+    xp = s.xp
+    a = s.a
+    logit = xp.log(a) - xp.log(1 - a)
+    return _weighted(-logit * _scale(g, s, xp.data(a).shape), s)
+
+
+register("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce,
+         [_bce_vjp_input, _bce_vjp_target],
+         ["∂bce/∂p = w(p − y) / max(p(1 − p), 1e-12) (÷ n for mean)",
+          "∂bce/∂y = −w·log(p / (1 − p)) (÷ n for mean)"],
+         saves=("a", "b"), promote=True,
+         description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100")
+
+
+# ---- binary_cross_entropy_with_logits -----------------------------------------------------------
+def _log_sigmoid_np(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _bce_logits(a, t, weight, pos_weight, reduction):
+    ls = _log_sigmoid_np(a)
+    if pos_weight is not None:
+        ls = ls * ((np.asarray(pos_weight, dtype=a.dtype) - 1) * t + 1)
+    loss = (1 - t) * a - ls
+    w = _weight(weight, a)
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss.astype(a.dtype, copy=False), reduction)
+
+
+def _sigmoid_xp(xp, x):
+    return 1 / (1 + xp.exp(-x))
+
+
+def _log_sigmoid_xp(xp, x):
+    zero = xp.const(0.0, xp.data(x))
+    neg_abs = xp.where(x < 0, x, -x)
+    return xp.where(x < 0, x, zero) - xp.log(1 + xp.exp(neg_abs))
+
+
+def _bcel_vjp_input(g, s):
+    xp = s.xp
+    x, t = s.a, s.b
+    pw = s.p["pos_weight"]
+    if pw is None:
+        core = _sigmoid_xp(xp, x) - t
+    else:
+        pwt = xp.const(np.asarray(pw), xp.data(x)) * t
+        core = (pwt + 1 - t) * _sigmoid_xp(xp, x) - pwt
+    return _weighted(core * _scale(g, s, xp.data(x).shape), s)
+
+
+def _bcel_vjp_target(g, s):
+    xp = s.xp
+    x = s.a
+    pw = s.p["pos_weight"]
+    if pw is None:
+        core = -x
+    else:
+        core = _log_sigmoid_xp(xp, -x) - _log_sigmoid_xp(xp, x) * xp.const(np.asarray(pw), xp.data(x))
+    return _weighted(core * _scale(g, s, xp.data(x).shape), s)
+
+
+register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
+         [_bcel_vjp_input, _bcel_vjp_target],
+         ["∂bce(σ(x), y)/∂x = w(σ(x) − y) (÷ n for mean)", "∂bce(σ(x), y)/∂y = −w·x (÷ n for mean)"],
+         saves=("a", "b"), promote=True,
+         description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced")
+
+
+# ---- squeeze over a list of dims (F.linear on a 1-D input without bias) -------------------------
+if "squeeze_dims" not in OPS:
+    register("squeeze_dims", "SqueezeBackward4", lambda a, shape, in_shape: a.reshape(shape),
+             [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
+             ["unsqueeze the removed dims"], view=True, description="remove the given dims of size 1")
+
+# ---- tensor ÷ number as at::div(Tensor, Scalar) (cross_entropy with probability targets) ---------
+if "div_scalar" not in OPS:
+    register("div_scalar", "DivBackward1", lambda a, other: (a / other).astype(a.dtype, copy=False),
+             [lambda g, s: g / s.p["other"]],
+             ["∂(a/c)/∂a = 1/c"], description="a / c for a number c")

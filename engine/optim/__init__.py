@@ -1,0 +1,5 @@
+"""``torch.optim``: SGD, Adam and AdamW with PyTorch's update formulas, recorded into the trace."""
+
+from .adam import Adam, AdamW  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401

@@ -1,0 +1,160 @@
+"""``Optimizer``: parameter groups, ``zero_grad``, and ``step`` with its trace record.
+
+Subclasses implement ``_update(group)``, which changes each parameter's array in place with
+PyTorch's formula, and ``rule(group)``, the update as text for the page. ``step`` runs the updates
+under ``no_grad`` and, when a recorder is active, appends an ``OptimizerStep`` holding each
+parameter's value before, its gradient and its value after.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import grad_mode
+from .. import trace as _trace
+from ..tensor import Tensor
+
+
+class Optimizer:
+    """Base class of SGD and Adam (``torch.optim.Optimizer``)."""
+
+    def __init__(self, params, defaults: dict):
+        self.defaults = defaults
+        self.state: dict = {}
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
+                            f"dicts, but got {params.type()}")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group: ``{"params": [...], "lr": ...}``; missing options come from the defaults."""
+        group = dict(param_group)
+        params = group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        names = []
+        plain = []
+        for p in params:
+            if isinstance(p, tuple) and len(p) == 2:  # (name, tensor) pairs from named_parameters()
+                names.append(p[0])
+                p = p[1]
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                f"{type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+            plain.append(p)
+        group["params"] = plain
+        if names:
+            group["param_names"] = names
+        for k, v in self.defaults.items():
+            group.setdefault(k, v)
+        taken = set()
+        for g in self.param_groups:
+            taken.update(g["params"])
+        if any(p in taken for p in plain):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the ``.grad`` of every parameter (to None by default, as in torch 2.x)."""
+        from ..nn.module import _reset_grad
+
+        for group in self.param_groups:
+            for p in group["params"]:
+                _reset_grad(p, set_to_none)
+        rec = _trace.ACTIVE
+        if rec is not None:
+            rec.event("zero_grad")
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        loss = None
+        if closure is not None:
+            with grad_mode.enable_grad():
+                loss = closure()
+        rec = _trace.ACTIVE
+        before = self._snapshot() if rec is not None else None
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                self._update(group)
+        if rec is not None:
+            self._record(rec, before)
+        return loss
+
+    def _update(self, group: dict) -> None:
+        raise NotImplementedError
+
+    def rule(self, group: dict) -> str:
+        """The update rule as text, with this group's hyperparameters."""
+        raise NotImplementedError
+
+    # ---- helpers for subclasses ------------------------------------------------------------------
+    @staticmethod
+    def _write(p: Tensor, new: np.ndarray) -> None:
+        """Store ``new`` into ``p`` in place and bump its version, as ``p.add_`` would."""
+        np.copyto(p._data, new, casting="unsafe")
+        p._vc[0] += 1
+
+    def _state(self, p: Tensor) -> dict:
+        st = self.state.get(p)
+        if st is None:
+            st = self.state[p] = {}
+        return st
+
+    # ---- trace -----------------------------------------------------------------------------------
+    def _snapshot(self) -> list:
+        out = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = None if p._grad is None else np.array(p._grad._data, copy=True)
+                out.append((p, np.array(p._data, copy=True), grad))
+        return out
+
+    def _record(self, rec, before) -> None:
+        entries = []
+        for p, value, grad in before:
+            entries.append({"node": rec._mine(p), "name": p._name, "before": value, "grad": grad,
+                            "after": np.array(p._data, copy=True)})
+            if grad is not None:
+                p._trace = None  # the old leaf node keeps the old value; the next use is a new node
+        line, col = rec.location if rec.location is not None else (None, None)
+        index = len(rec.trace.optimizer_steps)
+        rec.trace.optimizer_steps.append(_trace.OptimizerStep(
+            index=index, optimizer=type(self).__name__, rule=self.rule(self.param_groups[0]),
+            params=entries, line=line, col=col, op_count=rec.op_total))
+        rec.event("optim", index)
+
+    # ---- state and printing ----------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Per-parameter state by position, and the groups' options (params as positions)."""
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            ids = []
+            for p in g["params"]:
+                index.setdefault(p, len(index))
+                ids.append(index[p])
+            groups.append({**{k: v for k, v in g.items() if k != "params"}, "params": ids})
+        state = {index[p]: dict(s) for p, s in self.state.items() if p in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        params = [p for g in self.param_groups for p in g["params"]]
+        for g, saved in zip(self.param_groups, state_dict["param_groups"]):
+            g.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = {params[i]: dict(s) for i, s in state_dict["state"].items()}
+
+    def __repr__(self) -> str:
+        out = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            out += f"\nParameter Group {i}"
+            for key in sorted(k for k in g if k not in ("params", "param_names")):
+                out += f"\n    {key}: {g[key]}"
+        return out + "\n)"
