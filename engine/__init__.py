@@ -6,7 +6,7 @@ walk lives in ``engine.autograd``; ``engine.trace`` records what the page shows.
 
 import numpy as _np
 
-from . import autograd, grad_mode, trace  # noqa: F401
+from . import autograd, grad_mode, nn, optim, trace  # noqa: F401
 from .dtypes import (  # noqa: F401
     bool_ as bool,  # noqa: A004
     double,
@@ -93,6 +93,7 @@ from .ops.api import (  # noqa: F401
     where,
 )
 from .printing_options import set_printoptions  # noqa: F401
+from .ops.api import log_softmax, softmax  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401
 
 _np.seterr(all="ignore")  # like torch: inf/nan results, no warnings

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor, _norm_dim, as_tensor_like
 from . import elementwise, linalg, reduce, shape  # noqa: F401  (they fill the table)
+from . import nn_ops  # noqa: F401  (softmax, log_softmax and the losses of torch.nn)
 from .table import OPS
 
 
@@ -145,6 +146,26 @@ def relu(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return apply(OPS["leaky_relu"], (input,), {"negative_slope": negative_slope})
+
+
+def _softmax_input(input: Tensor, dtype, kernel: str) -> Tensor:
+    if dtype is not None:
+        return to(input, dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f'"{kernel}" not implemented for \'{input.dtype.name.capitalize()}\'')
+    return input
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """exp(x) / Σ exp(x) along ``dim`` (SoftmaxBackward0)."""
+    input = _softmax_input(input, dtype, "softmax_lastdim_kernel_impl")
+    return apply(OPS["softmax"], (input,), {"dim": _norm_dim(dim, input.ndim)})
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """x − log Σ exp(x) along ``dim`` (LogSoftmaxBackward0)."""
+    input = _softmax_input(input, dtype, "log_softmax_lastdim_kernel_impl")
+    return apply(OPS["log_softmax"], (input,), {"dim": _norm_dim(dim, input.ndim)})
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -430,6 +451,8 @@ def _attach() -> None:
                  "flatten", "transpose", "t", "permute", "unsqueeze", "squeeze", "expand", "clone", "to",
                  "eq", "ne", "lt", "le", "gt", "ge", "true_divide"):
         setattr(T, name, globals()[name])
+    T.softmax = softmax
+    T.log_softmax = log_softmax
     T.T = property(_T)
     T.mT = property(lambda self: transpose(self, -2, -1))
     T.add_ = _inplace("add")
