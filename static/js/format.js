@@ -1,0 +1,113 @@
+/**
+ * Turning numbers and tensor Values (app/schemas.py: {shape, dtype, data, summary}) into text
+ * and small heat maps. No state.
+ */
+
+/** A number in at most 4 decimals, trailing zeros dropped; exponent form when tiny or huge. */
+export function num(x) {
+  if (x === null || x === undefined) return "None";
+  if (typeof x === "boolean") return x ? "True" : "False";
+  if (typeof x !== "number") return String(x);
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return "0";
+  const a = Math.abs(x);
+  if (a < 1e-4 || a >= 1e6) return x.toExponential(3).replace(/\.?0+e/, "e");
+  const s = x.toFixed(4).replace(/\.?0+$/, "");
+  return s === "-0" ? "0" : s;
+}
+
+/** Nested list (or scalar) → text like [[1, 2], [3, 4]]. */
+export function nested(data) {
+  if (Array.isArray(data)) return `[${data.map(nested).join(", ")}]`;
+  return num(data);
+}
+
+/** All numbers of a nested list, in order. */
+export function flat(data, out = []) {
+  if (Array.isArray(data)) for (const d of data) flat(d, out);
+  else out.push(data);
+  return out;
+}
+
+export function shapeText(shape) {
+  return `[${(shape || []).join(", ")}]`;
+}
+
+export function numel(shape) {
+  return (shape || []).reduce((a, b) => a * b, 1);
+}
+
+/** A Value (or a bare nested list) as text; summaries as min/max/mean. */
+export function valueText(v, maxLen = 400) {
+  if (v === null || v === undefined) return "None";
+  if (!isValue(v)) return clip(nested(v), maxLen);
+  if (v.data !== null && v.data !== undefined) return clip(nested(v.data), maxLen);
+  if (v.summary) {
+    const s = v.summary;
+    return `${shapeText(v.shape)} min ${num(s.min)} · max ${num(s.max)} · mean ${num(s.mean)} · ‖·‖ ${num(s.norm)}`;
+  }
+  return shapeText(v.shape);
+}
+
+/** Very short text for an edge label: a scalar, a short vector, or a shape with a norm. */
+export function shortText(v) {
+  if (!v) return "";
+  const data = isValue(v) ? v.data : v;
+  if (data !== null && data !== undefined) {
+    const xs = flat(data);
+    if (xs.length === 1) return num(xs[0]);
+    if (xs.length <= 3) return `[${xs.map(num).join(", ")}]`;
+    const norm = Math.sqrt(xs.reduce((a, b) => a + (Number(b) || 0) ** 2, 0));
+    return `${shapeText(v.shape)} ‖${num(norm)}‖`;
+  }
+  if (v.summary) return `${shapeText(v.shape)} ‖${num(v.summary.norm)}‖`;
+  return shapeText(v.shape);
+}
+
+export function isValue(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && "shape" in v;
+}
+
+function clip(s, n) {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/** Element-wise a + b of two nested lists of the same shape (for "before + contribution"). */
+export function diff(after, before) {
+  if (Array.isArray(after)) return after.map((a, i) => diff(a, Array.isArray(before) ? before[i] : before));
+  return (Number(after) || 0) - (Number(before) || 0);
+}
+
+/** A diverging colour for x in [-m, m]: blue (negative), white, red (positive). */
+export function heatColor(x, m) {
+  if (!m || !Number.isFinite(x)) return "rgb(245,245,245)";
+  const t = Math.max(-1, Math.min(1, x / m));
+  const k = Math.round(255 * (1 - Math.abs(t)));
+  return t >= 0 ? `rgb(255,${k},${k})` : `rgb(${k},${k},255)`;
+}
+
+/**
+ * A heat map of a Value with 2..64 elements (1-D as one row, 2-D as a grid) as a DOM
+ * element, or null when it does not apply.
+ */
+export function heatMap(v, doc = document) {
+  if (!isValue(v) || v.data === null || v.data === undefined) return null;
+  const shape = v.shape || [];
+  if (shape.length < 1 || shape.length > 2 || numel(shape) < 2 || numel(shape) > 64) return null;
+  const rows = shape.length === 1 ? [v.data] : v.data;
+  const m = Math.max(...flat(v.data).map((x) => Math.abs(Number(x) || 0)));
+  const table = doc.createElement("table");
+  table.className = "heat";
+  for (const r of rows) {
+    const tr = doc.createElement("tr");
+    for (const x of r) {
+      const td = doc.createElement("td");
+      td.style.background = heatColor(Number(x), m);
+      td.title = num(x);
+      tr.appendChild(td);
+    }
+    table.appendChild(tr);
+  }
+  return table;
+}

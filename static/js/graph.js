@@ -1,0 +1,274 @@
+/**
+ * Drawing: mounts the graphviz SVG of a view, then shows the timeline's state on it.
+ * Each node <g> and edge <g> gets data-s="<state>" (CSS does the rest); edges that carried a
+ * gradient get a text label with its value. Per frame only the elements the timeline lists as
+ * changed are touched, and the layout is never recomputed.
+ */
+
+import { shortText } from "./format.js";
+import { PanZoom } from "./panzoom.js";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
+
+// Lives inside the <svg>, so an exported drawing keeps its look.
+export const GRAPH_CSS = `
+g.node, g.edge { transition: opacity .25s; }
+g[data-s=hidden] { visibility: hidden; }
+g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #f97316; stroke-width: 3.5; }
+g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #f97316; stroke-width: 5; }
+g.node[data-s=cur] { filter: drop-shadow(0 0 6px #fb923c); }
+g.node[data-s=done] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 3; }
+g.node[data-s=freed] { opacity: .55; }
+g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 2; stroke-dasharray: 5 4; }
+g.node[data-s=pending] { opacity: .9; }
+g.edge[data-s=new] > path { stroke: #f97316; stroke-width: 2.5; }
+g.edge[data-s=new] > polygon { stroke: #f97316; fill: #f97316; }
+g.edge:is([data-s=bw],[data-s=send],[data-s=carried],[data-s=nograd]) > polygon { display: none; }
+g.edge[data-s=bw] > path { stroke: #94a3b8; stroke-dasharray: 5 4; marker-start: url(#gv-bw); }
+g.edge[data-s=nograd] > path { stroke: #cbd5e1; stroke-dasharray: 2 4; }
+g.edge[data-s=send] > path { stroke: #dc2626; stroke-width: 3.5; marker-start: url(#gv-send); }
+g.edge[data-s=carried] > path { stroke: #b91c1c; stroke-width: 2; marker-start: url(#gv-carried); }
+g.sel > :is(polygon,ellipse,path) { stroke: #7c3aed !important; stroke-width: 4 !important; }
+text.glabel { font: 600 11px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c; paint-order: stroke;
+  stroke: #fff; stroke-width: 4px; stroke-linejoin: round; pointer-events: none; }
+text.glabel.send { font-size: 13px; fill: #dc2626; }
+g.node:focus { outline: none; }
+g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #7c3aed; stroke-width: 4; }
+@media (prefers-reduced-motion: reduce) { g.node, g.edge { transition: none; } }
+`;
+
+const MARKERS = [
+  ["gv-bw", "#94a3b8"],
+  ["gv-send", "#dc2626"],
+  ["gv-carried", "#b91c1c"],
+];
+
+/** One parsed, mounted drawing with its element index. */
+class Drawing {
+  constructor(svg) {
+    this.svg = svg;
+    this.nodes = new Map();
+    this.edges = new Map();
+    this.states = new Map(); // "n3" / "e2" -> state shown
+    this.labels = new Map(); // edge id -> <text>
+    this.labelText = new Map();
+    for (const g of svg.querySelectorAll("g.node, g.edge")) {
+      const id = elementId(g);
+      if (!id) continue;
+      const num = Number(id.slice(1));
+      g.dataset.gid = id;
+      if (id[0] === "n" && g.classList.contains("node")) this.nodes.set(num, g);
+      else if (id[0] === "e" && g.classList.contains("edge")) this.edges.set(num, g);
+      const title = g.querySelector(":scope > title");
+      if (title) title.remove(); // graphviz titles are internal names, not help
+    }
+    this.root = svg.querySelector("g.graph") || svg;
+    this.labelLayer = document.createElementNS(SVGNS, "g");
+    this.labelLayer.setAttribute("class", "glabels");
+    this.root.appendChild(this.labelLayer);
+    if (this.nodes.size <= MAX_FOCUSABLE) {
+      for (const [id, g] of this.nodes) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", g.textContent.trim().replace(/\s+/g, " ") || `node ${id}`);
+      }
+    }
+  }
+
+  setNode(id, s) {
+    const g = this.nodes.get(id);
+    if (!g || this.states.get(`n${id}`) === s) return;
+    this.states.set(`n${id}`, s);
+    g.setAttribute("data-s", s);
+  }
+
+  setEdge(id, s, grad) {
+    const g = this.edges.get(id);
+    if (!g) return;
+    if (this.states.get(`e${id}`) !== s) {
+      this.states.set(`e${id}`, s);
+      g.setAttribute("data-s", s);
+    }
+    const text = s === "send" || s === "carried" ? shortText(grad) : "";
+    if ((this.labelText.get(id) || "") === text) {
+      const lab = this.labels.get(id);
+      if (lab) lab.setAttribute("class", s === "send" ? "glabel send" : "glabel");
+      return;
+    }
+    this.labelText.set(id, text);
+    let lab = this.labels.get(id);
+    if (!text) {
+      if (lab) lab.textContent = "";
+      return;
+    }
+    if (!lab) {
+      lab = document.createElementNS(SVGNS, "text");
+      const path = g.querySelector("path");
+      if (!path) return;
+      const len = path.getTotalLength();
+      const p = path.getPointAtLength(len / 2);
+      lab.setAttribute("x", String(p.x + 6));
+      lab.setAttribute("y", String(p.y - 4));
+      this.labelLayer.appendChild(lab);
+      this.labels.set(id, lab);
+    }
+    lab.setAttribute("class", s === "send" ? "glabel send" : "glabel");
+    lab.textContent = text;
+  }
+}
+
+function elementId(g) {
+  if (/^[ne]\d+$/.test(g.id)) return g.id;
+  const title = g.querySelector(":scope > title");
+  const t = title ? title.textContent.trim() : "";
+  return /^[ne]\d+$/.test(t) ? t : null;
+}
+
+function parseSvg(text) {
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const svg = doc.documentElement;
+  if (!svg || svg.nodeName !== "svg") return null;
+  const node = document.importNode(svg, true);
+  node.removeAttribute("width");
+  node.removeAttribute("height");
+  node.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  node.setAttribute("class", "gv");
+  const defs = document.createElementNS(SVGNS, "defs");
+  for (const [id, color] of MARKERS) {
+    const m = document.createElementNS(SVGNS, "marker");
+    m.setAttribute("id", id);
+    m.setAttribute("viewBox", "0 0 10 10");
+    m.setAttribute("refX", "10");
+    m.setAttribute("refY", "5");
+    m.setAttribute("markerWidth", "7");
+    m.setAttribute("markerHeight", "7");
+    m.setAttribute("markerUnits", "userSpaceOnUse");
+    m.setAttribute("orient", "auto-start-reverse");
+    const p = document.createElementNS(SVGNS, "path");
+    p.setAttribute("d", "M0,0 L10,5 L0,10 z");
+    p.setAttribute("fill", color);
+    m.appendChild(p);
+    defs.appendChild(m);
+  }
+  const style = document.createElementNS(SVGNS, "style");
+  style.textContent = GRAPH_CSS;
+  defs.appendChild(style);
+  node.insertBefore(defs, node.firstChild);
+  return node;
+}
+
+export class GraphView {
+  /** host: the element that holds the svg; on.pick / on.hover get {kind, id} or null. */
+  constructor(host, on = {}) {
+    this.host = host;
+    this.on = on;
+    this.panzoom = new PanZoom(host);
+    this.svgs = [];
+    this.cache = new Map(); // view -> Drawing
+    this.view = -1;
+    this.drawing = null;
+    this.selected = null;
+    host.addEventListener("click", (e) => this._click(e));
+    host.addEventListener("pointerover", (e) => this._hover(e));
+    host.addEventListener("pointerleave", () => this.on.hover?.(null));
+    host.addEventListener("keydown", (e) => this._key(e));
+    host.addEventListener("focusin", (e) => {
+      const hit = this._hit(e.target);
+      if (hit) this.on.hover?.(hit);
+    });
+  }
+
+  /** A new run: forget the old drawings. */
+  load(resp) {
+    const views = resp && resp.views && resp.views.length ? resp.views : [{ index: 0, svg: resp ? resp.svg : "" }];
+    this.svgs = views.map((v) => v.svg || "");
+    this.cache = new Map();
+    this.view = -1;
+    this.drawing = null;
+    this.selected = null;
+    this.host.replaceChildren();
+  }
+
+  /** Show frame k of the timeline (prev: the frame shown before, -1 to redraw everything). */
+  render(tl, k, prev) {
+    const frame = tl.frames[k];
+    const view = frame ? frame.view ?? 0 : 0;
+    let full = prev < 0;
+    if (view !== this.view || !this.drawing) {
+      if (!this._mount(view)) return;
+      full = true;
+    }
+    const d = this.drawing;
+    if (full) {
+      for (const id of d.nodes.keys()) d.setNode(id, tl.nodeState(id, k));
+      for (const id of d.edges.keys()) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k));
+    } else {
+      const ch = tl.changed(prev, k);
+      for (const id of ch.nodes) d.setNode(id, tl.nodeState(id, k));
+      for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k));
+    }
+  }
+
+  _mount(view) {
+    let d = this.cache.get(view);
+    if (!d) {
+      const svg = parseSvg(this.svgs[view] || this.svgs[0] || "");
+      if (!svg) return false;
+      d = new Drawing(svg);
+      this.cache.set(view, d);
+      d.states.clear();
+    }
+    const keep = this.view === view ? this.panzoom.box : null;
+    this.host.replaceChildren(d.svg);
+    this.panzoom.attach(d.svg, keep);
+    this.drawing = d;
+    this.view = view;
+    this._markSelected();
+    return true;
+  }
+
+  /** The current <svg> element (for export), or null. */
+  svg() {
+    return this.drawing ? this.drawing.svg : null;
+  }
+
+  select(sel) {
+    this.selected = sel;
+    this._markSelected();
+  }
+
+  _markSelected() {
+    if (!this.drawing) return;
+    for (const g of this.drawing.svg.querySelectorAll("g.sel")) g.classList.remove("sel");
+    if (!this.selected) return;
+    const map = this.selected.kind === "node" ? this.drawing.nodes : this.drawing.edges;
+    const g = map.get(this.selected.id);
+    if (g) g.classList.add("sel");
+  }
+
+  _hit(target) {
+    const g = target && target.closest ? target.closest("g.node, g.edge") : null;
+    if (!g || !g.dataset.gid) return null;
+    return { kind: g.dataset.gid[0] === "n" ? "node" : "edge", id: Number(g.dataset.gid.slice(1)) };
+  }
+
+  _click(e) {
+    if (this.panzoom.dragged) return;
+    this.on.pick?.(this._hit(e.target));
+  }
+
+  _hover(e) {
+    const hit = this._hit(e.target);
+    if (hit) this.on.hover?.(hit);
+  }
+
+  _key(e) {
+    if (e.key !== "Enter") return;
+    const hit = this._hit(e.target);
+    if (hit) {
+      e.preventDefault();
+      this.on.pick?.(hit);
+    }
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The MLP builder form. Build asks the server for the equivalent PyTorch-style program
+ * (POST /api/mlp/program), writes it into the editor and presses Run, so the learner sees
+ * the code behind the form and can edit it. The training view (training.js) takes over
+ * when the run's response arrives.
+ *
+ * It plugs into the page through the DOM hooks every user has: the editor
+ * (data-testid="source") and the Run button (data-testid="run").
+ */
+
+import { h } from "./dom.js";
+import { apply, t } from "./i18n.js";
+import { emit } from "./state.js";
+import { registerStrings } from "./training_i18n.js";
+
+registerStrings();
+
+/** Per data set: input size, output size per loss, sensible defaults. */
+const DATASETS = {
+  linear: { input: 1, classes: 0, loss: "mse", hidden: "", optimizer: "sgd", lr: 0.1, steps: 100, points: 100 },
+  xor: { input: 2, classes: 2, loss: "cross_entropy", hidden: "8", optimizer: "adam", lr: 0.05, steps: 300, points: 200 },
+  moons: { input: 2, classes: 2, loss: "cross_entropy", hidden: "16, 16", optimizer: "adam", lr: 0.01, steps: 500, points: 200 },
+  circles: { input: 2, classes: 2, loss: "cross_entropy", hidden: "16, 16", optimizer: "adam", lr: 0.02, steps: 500, points: 200 },
+  blobs: { input: 2, classes: 3, loss: "cross_entropy", hidden: "8", optimizer: "adam", lr: 0.02, steps: 300, points: 200 },
+};
+
+/** The output size a loss needs for k classes (0: regression). */
+export function outputSize(loss, classes) {
+  if (classes === 0) return 1;
+  if (loss === "bce") return 1;
+  return classes;
+}
+
+function field(key, input, hintKey) {
+  return h(
+    "label",
+    { class: "mlp-field", "data-field": key },
+    h("span", { class: "mlp-label", "data-i18n": `mlp_${key}` }, t(`mlp_${key}`)),
+    input,
+    hintKey ? h("small", { class: "mlp-hint", "data-i18n": hintKey }, t(hintKey)) : null,
+  );
+}
+
+function select(name, options) {
+  return h(
+    "select",
+    { name, "data-testid": `mlp-${name}` },
+    options.map(([value, key]) => h("option", { value, "data-i18n": key }, t(key))),
+  );
+}
+
+function number(name, value, attrs = {}) {
+  return h("input", { type: "number", name, value, "data-testid": `mlp-${name}`, ...attrs });
+}
+
+export class MlpBuilder {
+  /** host: the element the form goes in. */
+  constructor(host) {
+    this.host = host;
+    this.form = this._render();
+    host.replaceChildren(this.form);
+    this._applyDataset("moons");
+    this.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.build();
+    });
+    this.form.dataset.field = "";
+    this.form.elements.dataset.addEventListener("change", () => this._applyDataset(this.form.elements.dataset.value));
+    this.form.elements.loss.addEventListener("change", () => this._syncOutput());
+    this.form.elements.classes.addEventListener("change", () => this._syncOutput());
+    this.form.elements.optimizer.addEventListener("change", () => this._syncOptimizer());
+  }
+
+  _render() {
+    const f = h(
+      "form",
+      { class: "mlp-form", "data-testid": "mlp-builder", novalidate: true },
+      h("div", { class: "mlp-grid" },
+        field("dataset", select("dataset", [
+          ["linear", "mlp_ds_linear"], ["xor", "mlp_ds_xor"], ["moons", "mlp_ds_moons"],
+          ["circles", "mlp_ds_circles"], ["blobs", "mlp_ds_blobs"],
+        ])),
+        field("classes", number("classes", 3, { min: 2, max: 8 })),
+        field("n_points", number("n_points", 200, { min: 4, max: 2000 })),
+        field("input_size", number("input_size", 2, { min: 1, max: 64 })),
+        field("hidden", h("input", { type: "text", name: "hidden", value: "16, 16", "data-testid": "mlp-hidden",
+          spellcheck: "false", autocomplete: "off" }), "mlp_hidden_hint"),
+        field("activation", select("activation", [["relu", "mlp_relu"], ["tanh", "mlp_tanh"], ["sigmoid", "mlp_sigmoid"]])),
+        field("output_size", number("output_size", 2, { min: 1, max: 64 })),
+        field("loss", select("loss", [["cross_entropy", "mlp_loss_ce"], ["mse", "mlp_loss_mse"], ["bce", "mlp_loss_bce"]])),
+        field("batch_size", number("batch_size", "", { min: 1, max: 2000, placeholder: "all" }), "mlp_batch_hint"),
+        field("accumulate", number("accumulate", 1, { min: 1, max: 16 }), "mlp_accumulate_hint"),
+        field("optimizer", select("optimizer", [["adam", "mlp_adam"], ["sgd", "mlp_sgd"]])),
+        field("lr", number("lr", 0.01, { min: 0, max: 10, step: "any" })),
+        field("momentum", number("momentum", 0, { min: 0, max: 0.999, step: "any" })),
+        field("steps", number("steps", 500, { min: 1, max: 5000 })),
+        field("seed", number("seed", 0, { min: 0 })),
+        field("style", select("style", [["module", "mlp_style_module"], ["sequential", "mlp_style_sequential"]])),
+      ),
+      h("label", { class: "mlp-check" },
+        h("input", { type: "checkbox", name: "zero_grad", checked: true, "data-testid": "mlp-zero_grad" }),
+        h("span", { "data-i18n": "mlp_zero_grad" }, t("mlp_zero_grad"))),
+      h("div", { class: "mlp-actions" },
+        h("button", { type: "submit", class: "primary", "data-testid": "build", "data-i18n": "mlp_build" }, t("mlp_build")),
+        h("span", { class: "mlp-status", "data-testid": "mlp-status", role: "status", "aria-live": "polite" })),
+    );
+    return f;
+  }
+
+  _applyDataset(name) {
+    const d = DATASETS[name];
+    const el = this.form.elements;
+    el.input_size.value = d.input;
+    el.loss.value = d.loss;
+    el.hidden.value = d.hidden;
+    el.optimizer.value = d.optimizer;
+    el.lr.value = d.lr;
+    el.steps.value = d.steps;
+    el.n_points.value = d.points;
+    if (name !== "blobs") el.classes.value = d.classes || 2;
+    else el.classes.value = 3;
+    this.form.querySelector('[data-field="classes"]').hidden = name !== "blobs";
+    for (const opt of el.loss.options) opt.disabled = name === "linear" ? opt.value !== "mse" : false;
+    this._syncOutput();
+    this._syncOptimizer();
+  }
+
+  _classes() {
+    const el = this.form.elements;
+    if (el.dataset.value === "linear") return 0;
+    return el.dataset.value === "blobs" ? Number(el.classes.value) || 3 : 2;
+  }
+
+  _syncOutput() {
+    const el = this.form.elements;
+    el.output_size.value = outputSize(el.loss.value, this._classes());
+  }
+
+  _syncOptimizer() {
+    const el = this.form.elements;
+    this.form.querySelector('[data-field="momentum"]').hidden = el.optimizer.value !== "sgd";
+  }
+
+  /** The form as an MlpConfig (app/schemas.py). */
+  config() {
+    const el = this.form.elements;
+    const num = (x) => Number(x.value);
+    const cfg = {
+      dataset: el.dataset.value,
+      n_points: num(el.n_points),
+      classes: num(el.classes),
+      input_size: num(el.input_size),
+      hidden: el.hidden.value,
+      activation: el.activation.value,
+      output_size: num(el.output_size),
+      loss: el.loss.value,
+      batch_size: el.batch_size.value === "" ? null : num(el.batch_size),
+      accumulate: num(el.accumulate) || 1,
+      optimizer: el.optimizer.value,
+      lr: num(el.lr),
+      momentum: el.optimizer.value === "sgd" ? num(el.momentum) || 0 : 0,
+      steps: num(el.steps),
+      seed: num(el.seed),
+      zero_grad: el.zero_grad.checked,
+      style: el.style.value,
+    };
+    return cfg;
+  }
+
+  _status(text, kind = "") {
+    const s = this.form.querySelector(".mlp-status");
+    s.textContent = text;
+    s.dataset.kind = kind;
+  }
+
+  /** Build: fetch the program, write it into the editor, run it. */
+  async build() {
+    const cfg = this.config();
+    this._status(t("mlp_building"));
+    let res;
+    try {
+      res = await fetch("/api/mlp/program", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(cfg),
+      });
+    } catch (err) {
+      this._status(String(err.message || err), "error");
+      return;
+    }
+    const body = await res.json().catch(() => null);
+    if (!res.ok) {
+      const err = body && body.error ? body.error : { message: `HTTP ${res.status}` };
+      const detail = body && Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join("; ") : "";
+      this._status(err.message || detail, "error");
+      return;
+    }
+    this._status("");
+    emit("mlp-build", { config: cfg, program: body });
+    writeEditor(body.source);
+    const run = document.querySelector('[data-testid="run"]');
+    if (run) run.click();
+  }
+
+  relabel() {
+    apply(this.host);
+  }
+}
+
+/** Put text into the editor the way a user would (its input listeners see the change). */
+export function writeEditor(text) {
+  const ed = document.querySelector('[data-testid="source"]');
+  if (!ed) return;
+  ed.value = text;
+  ed.dispatchEvent(new Event("input", { bubbles: true }));
+}

@@ -1,0 +1,104 @@
+/**
+ * The named-tensor table: one row (data-testid "var-NAME") per tensor the program bound to a
+ * name, with its value and its .grad at the current step. In expression mode the free names'
+ * rows are editable (value: a number or nested list, requires_grad) and re-run on change.
+ */
+
+import { h } from "../dom.js";
+import { heatMap, shapeText, valueText } from "../format.js";
+import { t } from "../i18n.js";
+
+export class VarsPanel {
+  constructor(host, { onEdit } = {}) {
+    this.host = host;
+    this.onEdit = onEdit;
+    this.rows = new Map(); // name -> {tr, value, grad, node}
+  }
+
+  /** Build the rows of a new run. */
+  build(st) {
+    this.rows.clear();
+    const resp = st.response;
+    const vars = resp ? resp.variables || {} : {};
+    const free = new Set(resp && resp.mode === "expression" ? resp.free_names || [] : []);
+    const names = [...free, ...Object.keys(vars).filter((n) => !free.has(n))];
+    if (!names.length) {
+      this.host.replaceChildren(h("p", { class: "muted" }, t("no_tensors")));
+      return;
+    }
+    const tbody = h("tbody", {});
+    for (const name of names) tbody.appendChild(this._row(st, name, vars[name], free.has(name)));
+    const head = h("thead", {}, h("tr", {},
+      h("th", {}, t("col_name")), h("th", {}, t("col_shape")), h("th", {}, t("col_value")),
+      h("th", {}, t("col_rg")), h("th", {}, t("col_grad"))));
+    this.host.replaceChildren(h("div", { class: "tablewrap" }, h("table", { class: "vars" }, head, tbody)));
+  }
+
+  _row(st, name, v, editable) {
+    const value = h("td", { class: "v-value" });
+    const grad = h("td", { class: "v-grad" });
+    const rg = h("td", { class: "v-rg" });
+    const tr = h("tr", { "data-testid": `var-${name}` },
+      h("th", { scope: "row" }, h("code", {}, name)), h("td", { class: "v-shape" }, v ? shapeText(v.shape) : ""),
+      value, rg, grad);
+    if (editable) {
+      const given = st.variables[name];
+      const input = h("input", {
+        type: "text", class: "v-input", "aria-label": `${name} ${t("col_value")}`, spellcheck: "false",
+        value: given ? JSON.stringify(given.value) : v ? JSON.stringify(v.value) : "1.0",
+      });
+      const box = h("input", { type: "checkbox", "aria-label": `${name} requires_grad` });
+      box.checked = given ? given.requires_grad !== false : v ? v.requires_grad : true;
+      const commit = () => {
+        let parsed;
+        try {
+          parsed = JSON.parse(input.value);
+          input.classList.remove("bad");
+        } catch {
+          input.classList.add("bad");
+          return;
+        }
+        this.onEdit?.(name, { value: parsed, requires_grad: box.checked });
+      };
+      input.addEventListener("change", commit);
+      box.addEventListener("change", commit);
+      value.appendChild(input);
+      rg.appendChild(box);
+    } else {
+      rg.textContent = v && v.requires_grad ? "True" : "False";
+    }
+    this.rows.set(name, { tr, value, grad, v, editable });
+    return tr;
+  }
+
+  /** Show values and .grad as they are at the current frame. */
+  update(st) {
+    const tl = st.timeline;
+    const k = st.frame;
+    const last = tl && k === tl.length - 1;
+    for (const [name, r] of this.rows) {
+      const v = r.v;
+      if (!v) continue;
+      const node = v.node;
+      const known = tl && node !== null && node !== undefined && tl.nodes.has(node);
+      const exists = !known || tl.exists(node, k);
+      r.tr.classList.toggle("future", !exists);
+      let val;
+      if (known) val = tl.nodes.get(node).kind === "leaf" ? tl.valueAt(node, k) : tl.nodes.get(node).value;
+      else val = { shape: v.shape, data: v.value, summary: v.value_summary };
+      if (!r.editable) this._cell(r.value, exists ? val : null, exists ? null : t("not_yet"));
+      let grad;
+      if (known) grad = tl.gradAt(node, k);
+      else grad = last || !tl || !tl.length ? (v.grad === null ? null : { shape: v.shape, data: v.grad, summary: v.grad_summary }) : null;
+      this._cell(r.grad, grad, null);
+      r.grad.dataset.grad = JSON.stringify(grad ? grad.data ?? null : null);
+    }
+  }
+
+  _cell(td, val, note) {
+    const text = note || valueText(val, 160);
+    if (td.dataset.text === text) return;
+    td.dataset.text = text;
+    td.replaceChildren(h("code", {}, text), val ? heatMap(val) : null);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Pan (drag), zoom (wheel, pinch, buttons) and fit for one <svg>, by moving its viewBox.
+ * The drawing itself is never laid out again.
+ */
+
+export class PanZoom {
+  constructor(host) {
+    this.host = host;
+    this.svg = null;
+    this.home = null; // the drawing's own viewBox: "fit"
+    this.box = null;
+    this.pointers = new Map();
+    this.dragged = false;
+    this._pinch = null;
+    host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
+    host.addEventListener("pointerdown", (e) => this._down(e));
+    host.addEventListener("pointermove", (e) => this._move(e));
+    host.addEventListener("pointerup", (e) => this._up(e));
+    host.addEventListener("pointercancel", (e) => this._up(e));
+  }
+
+  /** Take over a freshly mounted svg; keep `box` (a previous view) when given. */
+  attach(svg, box = null) {
+    this.svg = svg;
+    const vb = svg.viewBox.baseVal;
+    this.home = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
+    this.set(box || this.home);
+  }
+
+  set(b) {
+    this.box = { ...b };
+    if (this.svg) this.svg.setAttribute("viewBox", `${b.x} ${b.y} ${b.w} ${b.h}`);
+  }
+
+  fit() {
+    if (this.home) this.set(this.home);
+  }
+
+  /** Zoom by factor f (>1 zooms in) around the point (cx, cy) in client pixels, or the centre. */
+  zoom(f, cx, cy) {
+    if (!this.svg || !this.box) return;
+    const r = this.svg.getBoundingClientRect();
+    const p = this._toSvg(cx ?? r.left + r.width / 2, cy ?? r.top + r.height / 2);
+    const w = Math.min(Math.max(this.box.w / f, this.home.w / 40), this.home.w * 8);
+    const k = w / this.box.w;
+    this.set({ x: p.x - (p.x - this.box.x) * k, y: p.y - (p.y - this.box.y) * k, w, h: this.box.h * k });
+  }
+
+  _scale() {
+    // svg units per client pixel (preserveAspectRatio "meet": the larger ratio wins)
+    const r = this.svg.getBoundingClientRect();
+    return Math.max(this.box.w / (r.width || 1), this.box.h / (r.height || 1));
+  }
+
+  _toSvg(cx, cy) {
+    const r = this.svg.getBoundingClientRect();
+    const s = this._scale();
+    const ox = this.box.x + this.box.w / 2 - (r.left + r.width / 2) * s;
+    const oy = this.box.y + this.box.h / 2 - (r.top + r.height / 2) * s;
+    return { x: ox + cx * s, y: oy + cy * s };
+  }
+
+  _wheel(e) {
+    if (!this.svg) return;
+    e.preventDefault();
+    this.zoom(Math.exp(-e.deltaY * 0.0015), e.clientX, e.clientY);
+  }
+
+  _down(e) {
+    if (!this.svg || (e.button !== undefined && e.button !== 0)) return;
+    this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    this.dragged = false;
+    this._start = { x: e.clientX, y: e.clientY };
+    if (this.pointers.size === 2) {
+      const [a, b] = [...this.pointers.values()];
+      this._pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) };
+    }
+  }
+
+  _move(e) {
+    const prev = this.pointers.get(e.pointerId);
+    if (!prev || !this.svg) return;
+    const cur = { x: e.clientX, y: e.clientY };
+    this.pointers.set(e.pointerId, cur);
+    if (this.pointers.size === 2 && this._pinch) {
+      const [a, b] = [...this.pointers.values()];
+      const d = Math.hypot(a.x - b.x, a.y - b.y);
+      if (this._pinch.d > 0) this.zoom(d / this._pinch.d, (a.x + b.x) / 2, (a.y + b.y) / 2);
+      this._pinch.d = d;
+      this.dragged = true;
+      return;
+    }
+    if (!this.dragged && Math.hypot(cur.x - this._start.x, cur.y - this._start.y) < 4) return;
+    if (!this.dragged) this.host.setPointerCapture?.(e.pointerId);
+    this.dragged = true;
+    const s = this._scale();
+    this.set({ ...this.box, x: this.box.x - (cur.x - prev.x) * s, y: this.box.y - (cur.y - prev.y) * s });
+  }
+
+  _up(e) {
+    this.pointers.delete(e.pointerId);
+    if (this.pointers.size < 2) this._pinch = null;
+  }
+}

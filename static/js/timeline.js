@@ -1,0 +1,286 @@
+/**
+ * The timeline of a run: plain logic, no DOM.
+ *
+ * A RunResponse (app/schemas.py) becomes a list of frames in program order:
+ *   {kind: "op", node}              a forward op was recorded (its node appears)
+ *   {kind: "step", pass, step, node} one node visited by a backward pass
+ *   {kind: "optim", index}          an optimizer step
+ *   {kind: "zero_grad"}             gradients reset
+ *   {kind: "error"}                 the run stopped with an error here
+ * Every frame carries `view`: the drawing (response.views) it is shown on.
+ *
+ * For any frame k the timeline answers what each node and edge looks like
+ * (nodeState / edgeState), which .grad a tensor holds (gradAt) and which elements
+ * can change between two frames (changed), so the drawing updates only those.
+ */
+
+const NONE = -1;
+
+/** Build the frames and the per-element indexes of one run. */
+export class Timeline {
+  constructor(resp) {
+    this.resp = resp;
+    const graph = resp.graph || { nodes: [], edges: [] };
+    this.nodes = new Map(graph.nodes.map((n) => [n.id, n]));
+    this.edges = new Map(graph.edges.map((e) => [e.id, e]));
+    this.passes = resp.backward || [];
+    this.frames = [];
+    this.passStart = this.passes.map(() => NONE);
+    this.passEnd = this.passes.map(() => NONE);
+    this.optimFrame = new Map();
+    this.zeroFrames = [];
+    this._nodeView = this._indexViews(resp.views || []);
+    this._buildFrames(resp);
+    this._indexElements();
+  }
+
+  get length() {
+    return this.frames.length;
+  }
+
+  _indexViews(views) {
+    const map = new Map();
+    for (const v of views) for (const id of v.nodes || []) if (!map.has(id)) map.set(id, v.index);
+    return map;
+  }
+
+  _viewOf(nodeId, fallback) {
+    const v = this._nodeView.get(nodeId);
+    return v === undefined ? fallback : v;
+  }
+
+  _events(resp) {
+    if (resp.events && resp.events.length) return resp.events;
+    // Older or partial responses: forward ops in id order, then each pass.
+    const ev = [];
+    for (const n of (resp.graph || { nodes: [] }).nodes) if (n.kind === "op") ev.push({ kind: "op", index: n.id });
+    this.passes.forEach((p, i) => ev.push({ kind: "backward", index: i }));
+    return ev;
+  }
+
+  _buildFrames(resp) {
+    let view = 0;
+    for (const ev of this._events(resp)) {
+      if (ev.kind === "op") {
+        if (!this.nodes.has(ev.index)) continue; // an op of a summarized iteration
+        view = this._viewOf(ev.index, view);
+        this.frames.push({ kind: "op", node: ev.index, view });
+      } else if (ev.kind === "backward") {
+        const p = this.passes[ev.index];
+        if (!p) continue;
+        const pi = this.passes.indexOf(p);
+        const start = this.frames.length;
+        view = p.view ?? view;
+        p.steps.forEach((s, si) => {
+          if (this.nodes.has(s.node)) this.frames.push({ kind: "step", pass: pi, step: si, node: s.node, view });
+        });
+        if (this.frames.length > start) {
+          this.passStart[pi] = start;
+          this.passEnd[pi] = this.frames.length - 1;
+        }
+      } else if (ev.kind === "optim") {
+        this.optimFrame.set(ev.index, this.frames.length);
+        this.frames.push({ kind: "optim", index: ev.index, view });
+      } else if (ev.kind === "zero_grad") {
+        this.zeroFrames.push(this.frames.length);
+        this.frames.push({ kind: "zero_grad", view });
+      }
+    }
+    if (resp.error) this.frames.push({ kind: "error", view });
+  }
+
+  _indexElements() {
+    const F = this.frames.length;
+    this.nodeAppear = new Map();
+    this.edgeAppear = new Map();
+    this.nodeVisits = new Map(); // node -> [{pass, frame}]
+    this.edgeVisits = new Map(); // edge -> [{pass, frame (carry or NONE), grad}]
+    this.writes = new Map(); // node -> [{frame, before, after}]
+    this.stepAt = new Map(); // `${pass}:${node}` -> frame
+    this.passAt = new Int32Array(F).fill(NONE);
+    this.frames.forEach((f, k) => {
+      if (f.kind === "op") {
+        this.nodeAppear.set(f.node, k);
+        const op = this.nodes.get(f.node);
+        for (const eid of op.inputs || []) {
+          const e = this.edges.get(eid);
+          if (!e) continue;
+          this.edgeAppear.set(eid, k);
+          if (!this.nodeAppear.has(e.source)) this.nodeAppear.set(e.source, k);
+        }
+      } else if (f.kind === "step") {
+        const step = this.passes[f.pass].steps[f.step];
+        push(this.nodeVisits, f.node, { pass: f.pass, frame: k });
+        this.stepAt.set(`${f.pass}:${f.node}`, k);
+        for (const fl of step.sent || []) {
+          push(this.edgeVisits, fl.edge, { pass: f.pass, frame: fl.grad ? k : NONE, grad: fl.grad });
+        }
+        if (step.grad_after) push(this.writes, f.node, { frame: k, before: step.grad_before, after: step.grad_after });
+      }
+    });
+    // Edges into visited ops that sent nothing along them (no grad needed) still belong to the pass.
+    this.passes.forEach((p, pi) => {
+      if (this.passStart[pi] === NONE) return;
+      for (const s of p.steps) {
+        const op = this.nodes.get(s.node);
+        if (!op || op.kind !== "op") continue;
+        const sent = new Set((s.sent || []).map((fl) => fl.edge));
+        for (const eid of op.inputs || []) {
+          if (!sent.has(eid)) push(this.edgeVisits, eid, { pass: pi, frame: NONE, grad: null });
+        }
+      }
+    });
+    for (let pi = 0; pi < this.passes.length; pi++) {
+      if (this.passStart[pi] === NONE) continue;
+      this.passAt.fill(pi, this.passStart[pi]);
+    }
+    this._changes(F);
+  }
+
+  _changes(F) {
+    this.nodeChanges = Array.from({ length: F + 1 }, () => []);
+    this.edgeChanges = Array.from({ length: F + 1 }, () => []);
+    const mark = (list, k, id) => {
+      if (k >= 0 && k <= F) list[k].push(id);
+    };
+    const all = (list, appear, visits) => {
+      for (const [id, k] of appear) {
+        mark(list, k, id);
+        mark(list, k + 1, id);
+      }
+      for (const [id, vs] of visits) {
+        for (const v of vs) {
+          mark(list, this.passStart[v.pass], id);
+          mark(list, this.passEnd[v.pass] + 1, id);
+          if (v.frame !== NONE) {
+            mark(list, v.frame, id);
+            mark(list, v.frame + 1, id);
+          }
+        }
+      }
+    };
+    all(this.nodeChanges, this.nodeAppear, this.nodeVisits);
+    all(this.edgeChanges, this.edgeAppear, this.edgeVisits);
+  }
+
+  /** Node and edge ids whose look may differ between frames i and j. */
+  changed(i, j) {
+    const lo = Math.min(i, j) + 1;
+    const hi = Math.min(Math.max(i, j), this.frames.length);
+    const nodes = new Set();
+    const edges = new Set();
+    for (let k = Math.max(lo, 0); k <= hi; k++) {
+      for (const id of this.nodeChanges[k]) nodes.add(id);
+      for (const id of this.edgeChanges[k]) edges.add(id);
+    }
+    return { nodes, edges };
+  }
+
+  _latest(list, k) {
+    // The entry of the last pass that had started by frame k.
+    let found = null;
+    if (!list) return null;
+    for (const v of list) if (this.passStart[v.pass] <= k) found = v;
+    return found;
+  }
+
+  /** 'hidden' | 'new' | 'fwd' | 'pending' | 'cur' | 'done' | 'freed' */
+  nodeState(id, k) {
+    const appear = this.nodeAppear.has(id) ? this.nodeAppear.get(id) : 0;
+    if (k < appear) return "hidden";
+    const v = this._latest(this.nodeVisits.get(id), k);
+    if (!v) return appear === k && this.frames.length ? "new" : "fwd";
+    if (v.frame === k) return "cur";
+    if (v.frame > k) return "pending";
+    const node = this.nodes.get(id);
+    if (k > this.passEnd[v.pass] && this.passes[v.pass].freed && node && node.kind === "op") return "freed";
+    return "done";
+  }
+
+  /** 'hidden' | 'new' | 'fwd' | 'nograd' | 'bw' | 'send' | 'carried' */
+  edgeState(id, k) {
+    const appear = this.edgeAppear.has(id) ? this.edgeAppear.get(id) : 0;
+    if (k < appear) return "hidden";
+    const v = this._latest(this.edgeVisits.get(id), k);
+    if (!v) return appear === k && this.frames.length ? "new" : "fwd";
+    if (v.frame === NONE) return "nograd";
+    if (v.frame === k) return "send";
+    return v.frame < k ? "carried" : "bw";
+  }
+
+  /** The gradient (a Value) an edge carried by frame k in the latest pass, or null. */
+  edgeGrad(id, k) {
+    const v = this._latest(this.edgeVisits.get(id), k);
+    return v && v.frame !== NONE && v.frame <= k ? v.grad : null;
+  }
+
+  /** The .grad a tensor node holds at frame k: a Value or null (None). */
+  gradAt(id, k) {
+    const ws = this.writes.get(id);
+    let w = null;
+    if (ws) for (const x of ws) if (x.frame <= k) w = x;
+    let z = NONE;
+    for (const f of this.zeroFrames) if (f <= k) z = f;
+    const node = this.nodes.get(id);
+    if (z !== NONE && z > (w ? w.frame : NONE) && node && node.is_param) return null;
+    if (w) return w.after;
+    return null;
+  }
+
+  /** The value a node holds at frame k (optimizer steps update parameters in place). */
+  valueAt(id, k) {
+    let val = null;
+    let first = null;
+    for (const [oi, frame] of this.optimFrame) {
+      const st = (this.resp.optimizer_steps || [])[oi];
+      if (!st) continue;
+      for (const p of st.params) {
+        if (p.node !== id) continue;
+        if (!first) first = p.before;
+        if (frame <= k) val = p.after;
+      }
+    }
+    if (val) return val;
+    if (first) return first;
+    const node = this.nodes.get(id);
+    return node ? node.value : null;
+  }
+
+  /** Was the node created by frame k? */
+  exists(id, k) {
+    const appear = this.nodeAppear.has(id) ? this.nodeAppear.get(id) : 0;
+    return k >= appear;
+  }
+
+  /** The frame at which pass p visits node id, or -1. */
+  stepFrame(p, id) {
+    const f = this.stepAt.get(`${p}:${id}`);
+    return f === undefined ? NONE : f;
+  }
+
+  /** The backward step shown at frame k (or null). */
+  step(k) {
+    const f = this.frames[k];
+    return f && f.kind === "step" ? this.passes[f.pass].steps[f.step] : null;
+  }
+
+  /** Chapters for the pass chooser: the forward part and each backward pass with frames. */
+  chapters() {
+    const out = [];
+    if (this.frames.length && this.frames[0].kind !== "step") out.push({ kind: "forward", frame: 0 });
+    this.passes.forEach((p, i) => {
+      if (this.passStart[i] !== NONE) out.push({ kind: "pass", pass: i, frame: this.passStart[i], view: p.view ?? 0 });
+    });
+    return out;
+  }
+}
+
+function push(map, key, item) {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
+}
+
+export function buildTimeline(resp) {
+  return new Timeline(resp);
+}
