@@ -123,9 +123,19 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if np.any(bad):
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-    params = {"target": t.tolist(), "weight": _no_grad_weight(weight, "nll_loss_forward"),
+    if nd in (1, 2, 4):
+        return _nll_apply("nll_loss2d" if nd == 4 else "nll_loss", input, t, weight, reduction, ignore_index)
+    # torch folds other shapes into (N, C, 1, -1) for the 2-D kernel and views the result back.
+    n = input.shape[0]
+    flat = api.reshape(input, (n, n_classes, 1, -1))
+    out = _nll_apply("nll_loss2d", flat, t.reshape(n, 1, -1), weight, reduction, ignore_index)
+    return api.reshape(out, (n,) + tuple(input.shape[2:])) if reduction == "none" else out
+
+
+def _nll_apply(op: str, input: Tensor, target, weight, reduction: str, ignore_index: int) -> Tensor:
+    params = {"target": target.tolist(), "weight": _no_grad_weight(weight, "nll_loss_forward"),
               "reduction": reduction, "ignore_index": int(ignore_index)}
-    return apply(OPS["nll_loss"], (input,), params)
+    return apply(OPS[op], (input,), params)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,

@@ -113,6 +113,10 @@ register("nll_loss", "NllLossBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ = −wₖ (÷ Σw for mean) if k = targetₙ, else 0"],
          description="negative log-likelihood: −w[t]·x[n, t], reduced")
+register("nll_loss2d", "NllLoss2DBackward0", _nll,
+         [_nll_vjp],
+         ["∂nll/∂xₙ,ₖ,ᵢ,ⱼ = −wₖ (÷ Σw for mean) if k = targetₙ,ᵢ,ⱼ, else 0"],
+         description="negative log-likelihood per position of an (N, C, H, W) input, reduced")
 
 
 # ---- mse_loss -----------------------------------------------------------------------------------
