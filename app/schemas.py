@@ -3,11 +3,17 @@ extended with what the page needs to explain each step)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypeAliasType
 
-Nested = Union[float, int, bool, None, list["Nested"]]
+# A named recursive alias (an implicit one, ``list["Nested"]``, recurses forever in pydantic 2.14).
+Nested = TypeAliasType("Nested", float | int | bool | None | list["Nested"])
+# Output values may also hold the strings "NaN", "Infinity", "-Infinity" (JSON has no such numbers;
+# JavaScript's Number(s) reads them back).
+NestedOut = TypeAliasType("NestedOut", float | int | bool | str | None | list["NestedOut"])
+Num = float | int | str | None  # a JSON-safe number (non-finite ones as strings)
 
 
 # ---- errors ---------------------------------------------------------------------------------------
@@ -43,11 +49,11 @@ class RunRequest(BaseModel):
 class Summary(BaseModel):
     """A large tensor in brief."""
 
-    min: float | None
-    max: float | None
-    mean: float | None
-    norm: float | None
-    head: list[float | int | bool] = Field(description="the first elements, flattened")
+    min: Num
+    max: Num
+    mean: Num
+    norm: Num
+    head: list[float | int | bool | str] = Field(description="the first elements, flattened")
 
 
 class Value(BaseModel):
@@ -55,15 +61,15 @@ class Value(BaseModel):
 
     shape: list[int]
     dtype: str
-    data: Nested = Field(default=None, description="nested list; null when summarized")
+    data: NestedOut = Field(default=None, description="nested list; null when summarized")
     summary: Summary | None = None
 
 
 # ---- variables (DESIGN contract) --------------------------------------------------------------------
 class VariableOut(BaseModel):
     shape: list[int]
-    value: Nested = Field(description="nested list (null when over 64 elements: see value_summary)")
-    grad: Nested = None
+    value: NestedOut = Field(description="nested list (null when over 64 elements: see value_summary)")
+    grad: NestedOut = None
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None
@@ -78,12 +84,14 @@ class SavedOut(BaseModel):
     name: str
     shape: list[int]
     value: Value
+    node: int | None = Field(default=None, description="graph node whose output this is (None: internal)")
 
 
 class GraphNode(BaseModel):
     id: int
     kind: Literal["leaf", "op"]
-    name: str = Field(description="grad_fn name for ops (MulBackward0); the variable name (or 'tensor') for leaves")
+    name: str = Field(description="grad_fn name for ops (MulBackward0); the variable name (or 'tensor') "
+                                  "for leaves")
     var: str | None = Field(default=None, description="the user's variable name for this tensor")
     shape: list[int]
     dtype: str
@@ -91,7 +99,8 @@ class GraphNode(BaseModel):
     requires_grad: bool
     is_param: bool = False
     is_output: bool = False
-    is_constant: bool = Field(default=False, description="a Python number wrapped into a tensor (e.g. the 1 of a - 1)")
+    is_constant: bool = Field(default=False,
+                              description="a Python number wrapped into a tensor (e.g. the 1 of a - 1)")
     op: str | None = Field(default=None, description="op table key, e.g. 'mul'")
     description: str | None = None
     formulas: list[str] = Field(default_factory=list, description="local rule per input edge, in input order")
@@ -102,6 +111,7 @@ class GraphNode(BaseModel):
     col: int | None = None
     module: str | None = Field(default=None, description="nn.Module path the op ran in, e.g. 'fc1'")
     retains_grad: bool = False
+    is_saved: bool = Field(default=False, description="an op saved this node's output for backward")
     iteration: int | None = Field(default=None, description="index into views when training loops are split")
 
 
@@ -170,6 +180,14 @@ class OptimizerStepOut(BaseModel):
     col: int | None = None
 
 
+class FoldOut(BaseModel):
+    """One nn.Module call drawn as a single box (SVG element id ``id``)."""
+
+    id: str
+    module: str
+    nodes: list[int]
+
+
 class ViewOut(BaseModel):
     """One drawable graph: a training iteration, a micro-batch, or the whole program."""
 
@@ -179,16 +197,17 @@ class ViewOut(BaseModel):
     edges: list[int]
     svg: str
     folded: bool = Field(default=False, description="drawn with each nn.Module folded into one box")
-    loss: float | None = None
+    loss: Num = None
+    folds: list[FoldOut] = Field(default_factory=list, description="the folded boxes, when folded")
 
 
 class IterationSummary(BaseModel):
     """A training iteration (one backward pass) in brief, for the loss curve."""
 
     pass_index: int
-    loss: float | None
+    loss: Num
     view: int | None = Field(description="the view drawing it, or null when it was summarized")
-    params: dict[str, dict[str, float | None]] = Field(
+    params: dict[str, dict[str, Num]] = Field(
         default_factory=dict, description="per parameter name: value and grad norms")
 
 
@@ -208,12 +227,14 @@ class RunResponse(BaseModel):
     error: ErrorInfo | None = None
     mode: Literal["expression", "program"] = "program"
     free_names: list[str] = Field(default_factory=list)
-    auto_backward: bool = Field(default=False, description="the runner called backward on the expression's result")
+    auto_backward: bool = Field(default=False,
+                                description="the runner called backward on the expression's result")
     views: list[ViewOut] = Field(default_factory=list)
     optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
-    timings: dict[str, float] = Field(default_factory=dict, description="seconds spent: run, serialize, layout")
+    timings: dict[str, float] = Field(default_factory=dict,
+                                      description="seconds spent: run, serialize, layout, total")
 
 
 # ---- other routes ----------------------------------------------------------------------------------------
@@ -285,6 +306,7 @@ class BoundaryFrame(BaseModel):
     step: int = Field(description="optimizer steps taken before this snapshot (0: the initial weights)")
     classes: list[list[int]] = Field(description="predicted class per grid cell, rows from bottom to top")
     confidence: list[list[float]] = Field(description="probability of the predicted class per cell")
+    accuracy: float | None = Field(default=None, description="fraction of the data points classified right")
 
 
 class BoundaryResponse(BaseModel):

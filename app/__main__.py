@@ -1,0 +1,23 @@
+"""``python -m app --host 127.0.0.1 --port 8000 [--workers N]``: start gradviz with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+
+import uvicorn
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and serve until stopped."""
+    parser = argparse.ArgumentParser(prog="python -m app", description="Start the gradviz server.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=1, help="server processes (each with its own pool)")
+    parser.add_argument("--log-level", default="info")
+    args = parser.parse_args(argv)
+    uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
+                log_level=args.log_level)
+
+
+if __name__ == "__main__":
+    main()

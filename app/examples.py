@@ -1,0 +1,198 @@
+"""The examples of ``GET /api/examples``, as data: together they tell the story of autograd.
+
+Each runs without error except ``backward-twice``, which shows PyTorch's error on purpose.
+"""
+
+from __future__ import annotations
+
+
+def _ex(id: str, en: str, zh: str, source: str, variables: dict | None = None,
+        about_en: str | None = None, about_zh: str | None = None) -> dict:
+    out = {"id": id, "title": {"en": en, "zh": zh}, "source": source.strip("\n") + "\n",
+           "variables": variables}
+    out["description"] = {"en": about_en, "zh": about_zh} if about_en and about_zh else None
+    return out
+
+
+def _var(value, requires_grad: bool = True) -> dict:
+    return {"value": value, "requires_grad": requires_grad}
+
+
+EXAMPLES: list[dict] = [
+    _ex("add-mul", "Add then multiply: (a + b) * c", "先加后乘：(a + b) * c",
+        "(a + b) * c",
+        {"a": _var(2.0), "b": _var(-3.0), "c": _var(10.0)},
+        "An expression with free names: set their values in the table, then step through backward.",
+        "带自由变量的表达式：在表格中设定它们的值，然后逐步观察反向传播。"),
+    _ex("square", "A square: (a·b + 1)²", "平方：(a·b + 1)²",
+        "(a * b + 1) ** 2",
+        {"a": _var(2.0), "b": _var(3.0)},
+        "With a = 2 and b = 3: dL/da = 2(ab + 1)·b = 42.",
+        "当 a = 2、b = 3 时：dL/da = 2(ab + 1)·b = 42。"),
+    _ex("neuron", "Logistic neuron with squared error", "逻辑神经元与平方误差", """
+x = torch.tensor([2.0], requires_grad=True)
+w = torch.tensor([3.0], requires_grad=True)
+b = torch.tensor([1.0], requires_grad=True)
+z = x * w + b
+a = torch.sigmoid(z)
+loss = (a - 1.0) ** 2
+loss.backward()
+print(w.grad)
+""", None, "One neuron a = σ(x·w + b) and the loss (a − 1)²: the chain rule, one node at a time.",
+        "一个神经元 a = σ(x·w + b) 与损失 (a − 1)²：链式法则，一次一个节点。"),
+    _ex("fan-out", "A tensor used twice: gradients add up", "一个张量被用了两次：梯度相加", """
+x = torch.tensor(3.0, requires_grad=True)
+y = x * x + 2 * x   # x feeds three inputs
+y.backward()
+print(x.grad)       # 2x + 2 = 8: the three gradients are summed
+""", None, "Where a tensor feeds several ops, the gradients that come back along each edge are summed.",
+        "当一个张量流入多个运算时，沿各条边传回的梯度会被相加。"),
+    _ex("broadcast", "Broadcasting: the gradient is summed back", "广播：梯度被求和回原形状", """
+x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+b = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = (x + b).sum()
+y.backward()
+print(b.grad)   # b was added to both rows: its gradient is summed over them
+""", None, "b of shape [3] is broadcast over 2 rows; its gradient is summed back to shape [3].",
+        "形状为 [3] 的 b 被广播到 2 行；它的梯度被求和回形状 [3]。"),
+    _ex("mlp", "Two-layer MLP with ReLU and cross-entropy", "带 ReLU 与交叉熵的两层感知机", """
+torch.manual_seed(0)
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 5)
+        self.fc2 = nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+model = MLP()
+x = torch.randn(4, 3)
+y = torch.tensor([0, 2, 1, 2])
+loss = F.cross_entropy(model(x), y)
+loss.backward()
+print(loss)
+print(model.fc1.weight.grad)
+""", None, "A batch of 4 through Linear → ReLU → Linear, then cross-entropy: gradients for every weight.",
+        "4 个样本经过 Linear → ReLU → Linear，再计算交叉熵：每个权重都得到梯度。"),
+    _ex("linear-regression", "Linear regression trained with SGD", "用 SGD 训练线性回归", """
+torch.manual_seed(0)
+x = torch.linspace(0, 1, 20).reshape(20, 1)
+y = 2 * x + 1 + 0.05 * torch.randn(20, 1)
+
+model = nn.Linear(1, 1)
+loss_fn = nn.MSELoss()
+opt = optim.SGD(model.parameters(), lr=0.5)
+for epoch in range(100):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+print(model.weight.item(), model.bias.item())   # close to 2 and 1
+""", None, "100 epochs on y = 2x + 1 + noise: move between iterations and watch the loss fall.",
+        "在 y = 2x + 1 + 噪声 上训练 100 轮：在各次迭代之间切换，观察损失下降。"),
+    _ex("accumulation", "Gradient accumulation over micro-batches", "在微批次上累积梯度", """
+w = torch.tensor([0.5, -0.5], requires_grad=True)
+batches = [
+    (torch.tensor([[1.0, 2.0], [0.0, 1.0]]), torch.tensor([1.0, 0.0])),
+    (torch.tensor([[2.0, 1.0], [1.0, 1.0]]), torch.tensor([2.0, 1.0])),
+    (torch.tensor([[0.0, 3.0], [1.0, 0.0]]), torch.tensor([0.0, 1.0])),
+]
+for x, y in batches:
+    loss = ((x @ w - y) ** 2).mean() / len(batches)
+    loss.backward()   # no zero_grad in between: w.grad collects all three
+    print(w.grad)
+""", None, "Three backward passes, one per micro-batch, add into the same w.grad (before → after).",
+        "三次反向传播（每个微批次一次）累加到同一个 w.grad 中（之前 → 之后）。"),
+    _ex("forget-zero-grad", "Forgetting zero_grad", "忘记调用 zero_grad", """
+w = torch.tensor(1.0, requires_grad=True)
+for step in range(3):
+    loss = (w * 2.0 - 4.0) ** 2
+    loss.backward()
+    print(step, w.grad)   # -8, -15.4, -21.5: old gradients are still there
+    with torch.no_grad():
+        w -= 0.01 * w.grad
+# the fix: w.grad.zero_() (or optimizer.zero_grad()) before each backward
+""", None, "backward() adds into .grad: without zeroing it, each step uses the sum of all past gradients.",
+        "backward() 会累加到 .grad：如果不清零，每一步用的都是过去所有梯度之和。"),
+    _ex("backward-twice", "A second backward without retain_graph (error)",
+        "不带 retain_graph 的第二次反向传播（报错）", """
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 3
+y.backward()
+print(x.grad)
+y.backward()   # error: the first backward freed the saved tensors
+""", None, "The first pass frees what the graph saved for backward, so a second pass fails: see the error.",
+        "第一次反向传播会释放计算图保存的张量，所以第二次会失败：请看错误信息。"),
+    _ex("retain-graph", "A second backward with retain_graph=True",
+        "带 retain_graph=True 的第二次反向传播", """
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 3
+y.backward(retain_graph=True)
+print(x.grad)   # 3x² = 12
+y.backward()    # allowed: the graph was kept
+print(x.grad)   # 24: the second pass added to the first
+""", None, "retain_graph=True keeps the saved tensors, so the graph can be walked again; gradients add up.",
+        "retain_graph=True 保留了保存的张量，计算图可以再走一遍；梯度会相加。"),
+    _ex("no-grad", "torch.no_grad(): nothing is recorded", "torch.no_grad()：不记录计算图", """
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+x = torch.tensor([3.0, 4.0])
+with torch.no_grad():
+    y_eval = (w * x).sum()   # evaluation only: no graph, no grad_fn
+print(y_eval.requires_grad)
+y = (w * x).sum()
+y.backward()
+print(w.grad)
+""", None, "Inside no_grad the ops build no graph: only the second computation appears in the drawing.",
+        "在 no_grad 中的运算不会构建计算图：图中只出现第二次计算。"),
+    _ex("detach", "detach(): cutting the graph", "detach()：切断计算图", """
+x = torch.tensor(3.0, requires_grad=True)
+y = x * x
+z = y.detach() * x   # y.detach() is a constant for autograd
+z.backward()
+print(x.grad)        # 9 (the value of y), not 27
+""", None, "detach() returns the same values without history: no gradient flows back through it.",
+        "detach() 返回相同的值但没有历史：梯度不会经过它回传。"),
+    _ex("retain-grad", "retain_grad() on an intermediate tensor", "对中间张量调用 retain_grad()", """
+x = torch.tensor(2.0, requires_grad=True)
+h = x * 3
+h.retain_grad()   # keep the gradient of this non-leaf tensor
+y = h ** 2
+y.backward()
+print(h.grad)     # dy/dh = 2h = 12
+print(x.grad)     # dy/dx = 12 · 3 = 36
+""", None, "Only leaves keep .grad by default; retain_grad() keeps it for an intermediate result too.",
+        "默认只有叶子张量保留 .grad；retain_grad() 让中间结果也保留梯度。"),
+    _ex("dynamic-graph", "A loop and an if: the graph follows the input", "循环与条件：计算图随输入而变", """
+x = torch.tensor(1.5, requires_grad=True)   # try 0.2 or -3.0: the graph changes
+y = x
+steps = 0
+while abs(y.item()) < 10:
+    y = y * 2
+    steps += 1
+if y.item() > 0:
+    out = y ** 2
+else:
+    out = -y
+out.backward()
+print(steps, x.grad)
+""", None, "Python control flow decides which ops run, so each input draws its own graph.",
+        "Python 的控制流决定执行哪些运算，所以不同的输入会画出不同的计算图。"),
+    _ex("vanishing", "A deep sigmoid chain: vanishing gradients", "深层 sigmoid 链：梯度消失", """
+x = torch.tensor(1.0, requires_grad=True)
+h = x
+for i in range(20):
+    h = torch.sigmoid(h)   # each layer multiplies the gradient by σ'(h) ≤ 0.25
+h.backward()
+print(x.grad)              # about 1e-13: almost nothing reaches x
+""", None, "Step through backward and watch the upstream gradient shrink at every sigmoid.",
+        "逐步观察反向传播：每经过一个 sigmoid，上游梯度都在变小。"),
+]
+
+
+def example_ids() -> list[str]:
+    """The ids, in order (each unique)."""
+    return [e["id"] for e in EXAMPLES]

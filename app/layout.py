@@ -1,0 +1,317 @@
+"""The drawing: graphviz DOT from the serialized graph (same ids), rendered once per structure.
+
+- Node elements carry ``id="n<ID>"``, edge elements ``id="e<ID>"``, folded module boxes
+  ``id="m<first op ID>"``, so the page can light them up and write gradients on them.
+- Layout is slow (``dot`` grows ~N^2.9), so it is cached by structure: the DOT text is built with
+  positional placeholders (``p<k>``, ``q<k>``, ``r<k>``) and no values, so two graphs that differ
+  only in values or ids (another training iteration, a re-run with other inputs) give the same
+  text, hence the same cache key; the real ids are substituted into the cached SVG.
+- Edge shapes are ``xlabel``s, not ``label``s (an edge label becomes an extra node and rank: 6–9x
+  slower); large graphs get ``nslimit``; views over ``fold_threshold`` nodes draw each nn.Module
+  call as one box.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import graphviz
+
+# Colours of the legend (and of the drawing).
+COLORS = {
+    "input": ("#dbeafe", "#2563eb"),  # leaf that needs no grad (fill, border)
+    "param": ("#dcfce7", "#16a34a"),  # leaf with requires_grad (a parameter)
+    "op": ("#f3f4f6", "#4b5563"),  # op node (grad_fn)
+    "output": ("#fef3c7", "#d97706"),  # the output (a backward root)
+    "saved": ("#ffffff", "#ea580c"),  # border of a tensor saved for backward
+    "constant": ("#ffffff", "#9ca3af"),  # a wrapped Python number
+    "module": ("#ede9fe", "#7c3aed"),  # a folded nn.Module call
+}
+LEGEND = [("input", "input leaf"), ("param", "parameter leaf (requires_grad)"), ("op", "op (grad_fn)"),
+          ("output", "output"), ("saved", "saved for backward")]
+
+
+@dataclass
+class LayoutSettings:
+    """Knobs of the drawing (defaults from DESIGN's measured facts)."""
+
+    fold_threshold: int = 300  # more nodes than this: fold nn.Module calls
+    nslimit_from: int = 400  # drawn nodes from which network-simplex iterations are cut
+    max_nodes: int = 2500  # beyond this, no layout (a note instead of a drawing)
+    timeout_s: float = 30.0  # a dot run that takes longer is abandoned
+    cache_size: int = 256
+
+
+@dataclass
+class Drawing:
+    """One view's drawing and what it folded."""
+
+    svg: str
+    folded: bool = False
+    folds: list[dict] = field(default_factory=list)
+
+
+class LayoutCache:
+    """Structure key → SVG template (placeholders for ids), least recently used out first."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+        self.renders = 0  # dot runs (cache misses)
+        self.hits = 0
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            svg = self._items.get(key)
+            if svg is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+            return svg
+
+    def put(self, key: str, svg: str) -> None:
+        with self._lock:
+            self._items[key] = svg
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def count_render(self) -> None:
+        with self._lock:
+            self.renders += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.renders = self.hits = 0
+
+
+CACHE = LayoutCache(LayoutSettings.cache_size)
+
+
+# ---- public entry points -------------------------------------------------------------------------------
+def draw_response(response: dict, settings: LayoutSettings | None = None, cache: LayoutCache = CACHE) -> None:
+    """Fill ``svg``, ``folded`` and ``folds`` of every view of a serialized run, and the top ``svg``."""
+    settings = settings or LayoutSettings()
+    nodes = {n["id"]: n for n in response["graph"]["nodes"]}
+    edges = {e["id"]: e for e in response["graph"]["edges"]}
+    for view in response["views"]:
+        d = draw_view(nodes, edges, view["nodes"], view["edges"], settings, cache)
+        view["svg"], view["folded"], view["folds"] = d.svg, d.folded, d.folds
+    response["svg"] = response["views"][0]["svg"] if response["views"] else ""
+
+
+def draw_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int],
+              settings: LayoutSettings, cache: LayoutCache = CACHE) -> Drawing:
+    """The SVG of one view (from the cache when a graph of the same structure was drawn)."""
+    plan = plan_view(nodes, edges, node_ids, edge_ids, settings)
+    if plan.drawn > settings.max_nodes:
+        return Drawing(note_svg(f"{plan.drawn} nodes: too many to draw (at most {settings.max_nodes})"),
+                       plan.folded, plan.folds)
+    key = hashlib.sha1(plan.dot.encode()).hexdigest()
+    template = cache.get(key)
+    if template is None:
+        cache.count_render()
+        try:
+            template = clean_svg(render(plan.dot, settings.timeout_s))
+        except subprocess.TimeoutExpired:
+            return Drawing(note_svg(f"layout took over {settings.timeout_s:.0f} s: not drawn"),
+                           plan.folded, plan.folds)
+        cache.put(key, template)
+    return Drawing(substitute(template, plan), plan.folded, plan.folds)
+
+
+# ---- planning: what is drawn, as DOT with placeholders ------------------------------------------------
+@dataclass
+class Plan:
+    dot: str
+    node_ids: list[int]  # placeholder p<k> → node id
+    edge_ids: list[int]  # q<k> → edge id
+    fold_ids: list[str]  # r<k> → element id of a folded box
+    folds: list[dict]
+    folded: bool
+    drawn: int
+
+
+def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int],
+              settings: LayoutSettings) -> Plan:
+    """Decide folding and write the DOT text (placeholders only, so it is a structure key)."""
+    order = sorted(node_ids)
+    groups, member = ([], {})
+    if len(order) > settings.fold_threshold:
+        groups, member = fold_groups(nodes, edges, order, edge_ids)
+    drawn_nodes = [nid for nid in order if nid not in member]
+    drawn = len(drawn_nodes) + len(groups)
+
+    g = graphviz.Digraph()
+    g.attr("graph", rankdir="LR", nodesep="0.25", ranksep="0.35", fontname="Helvetica", fontsize="10",
+           bgcolor="transparent", labelloc="b", labeljust="l", label=legend_label(), forcelabels="true")
+    if drawn >= settings.nslimit_from:
+        g.attr("graph", nslimit="0.01", nslimit1="0.01")
+    g.attr("node", fontname="Helvetica", fontsize="10", height="0.3", style="filled")
+    g.attr("edge", fontname="Helvetica", fontsize="8", fontcolor="#6b7280", arrowsize="0.6", color="#6b7280")
+
+    local = {}
+    for k, nid in enumerate(drawn_nodes):
+        local[nid] = f"v{k}"
+        g.node(f"v{k}", id=f"p{k}", **node_attrs(nodes[nid]))
+    fold_ids, folds = [], []
+    for k, (module, members) in enumerate(groups):
+        ops = [m for m in members if nodes[m]["kind"] == "op"]
+        fid = f"m{ops[0]}"
+        fold_ids.append(fid)
+        folds.append({"id": fid, "module": module, "nodes": members})
+        for m in members:
+            local[m] = f"f{k}"
+        fill, border = COLORS["module"]
+        g.node(f"f{k}", id=f"r{k}", label=f"{clip(module)}\\n{len(ops)} ops", shape="box3d",
+               fillcolor=fill, color=border)
+
+    drawn_edges = []
+    for eid in edge_ids:
+        e = edges[eid]
+        s, t = local[e["source"]], local[e["target"]]
+        if s == t:
+            continue
+        k = len(drawn_edges)
+        drawn_edges.append(eid)
+        extra = {} if e["needs_grad"] else {"style": "dashed", "color": "#9ca3af"}
+        g.edge(s, t, id=f"q{k}", xlabel=shape_text(e["shape"]), **extra)
+    return Plan(g.source, drawn_nodes, drawn_edges, fold_ids, folds, bool(groups), drawn)
+
+
+def fold_groups(nodes: dict, edges: dict, order: list[int], edge_ids: list[int]):
+    """Module calls: maximal runs of consecutive ops (in recording order) with the same module.
+
+    Ops are recorded in topological order and leaves have no inputs, so contracting such a run
+    cannot create a cycle. A leaf joins a group when every op it feeds in the view is in it
+    (a layer's weight and bias).
+    """
+    groups: list[tuple[str, list[int]]] = []
+    member: dict[int, int] = {}
+    current = None
+    for nid in order:
+        n = nodes[nid]
+        if n["kind"] != "op":
+            continue
+        module = n.get("module")
+        if module is None:
+            current = None
+            continue
+        if current is None or groups[current][0] != module:
+            groups.append((module, []))
+            current = len(groups) - 1
+        groups[current][1].append(nid)
+        member[nid] = current
+    consumers: dict[int, set] = {}
+    for eid in edge_ids:
+        e = edges[eid]
+        consumers.setdefault(e["source"], set()).add(member.get(e["target"], -1))
+    for nid in order:
+        if nodes[nid]["kind"] == "leaf":
+            where = consumers.get(nid, {-1})
+            if len(where) == 1 and -1 not in where:
+                g = next(iter(where))
+                member[nid] = g
+                groups[g][1].append(nid)
+    for _, members in groups:
+        members.sort()
+    return groups, member
+
+
+# ---- node appearance ----------------------------------------------------------------------------------
+def node_attrs(n: dict) -> dict:
+    """Shape, colours and label of one node (no values: the text is part of the cache key)."""
+    if n["kind"] == "leaf":
+        if n.get("is_constant"):
+            fill, border = COLORS["constant"]
+            attrs = {"shape": "ellipse", "label": clip(n["name"]), "style": "filled,dashed"}
+        else:
+            fill, border = COLORS["param" if n["requires_grad"] or n.get("is_param") else "input"]
+            attrs = {"shape": "ellipse", "label": f"{clip(n['name'])}\\n{shape_text(n['shape'])}"}
+    else:
+        fill, border = COLORS["output" if n.get("is_output") else "op"]
+        var = n.get("var")
+        second = f"{clip(var)}: {shape_text(n['shape'])}" if var else shape_text(n["shape"])
+        attrs = {"shape": "box", "label": f"{n['name']}\\n{second}", "style": "rounded,filled"}
+    attrs["fillcolor"] = fill
+    attrs["color"] = border
+    if n.get("is_output"):
+        attrs["penwidth"] = "2"
+    if n.get("is_saved"):
+        attrs["color"] = COLORS["saved"][1]
+        attrs["penwidth"] = "2"
+    return attrs
+
+
+def shape_text(shape: list[int]) -> str:
+    """[2, 3] for a matrix, scalar for a 0-d tensor."""
+    return "scalar" if not shape else "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def clip(text: str | None, n: int = 24) -> str:
+    text = text or ""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def legend_label() -> str:
+    """The legend as an HTML-like graph label (drawn below the graph, not laid out with it)."""
+    cells = []
+    for key, text in LEGEND:
+        fill, border = COLORS[key]
+        cells.append(f'<td bgcolor="{fill}" color="{border}" border="2" width="14" height="10"></td>'
+                     f'<td align="left"><font point-size="9">{text}</font></td>')
+    return f'<<table border="0" cellspacing="4" cellpadding="2"><tr>{"".join(cells)}</tr></table>>'
+
+
+# ---- rendering -------------------------------------------------------------------------------------------
+def dot_binary() -> str:
+    return shutil.which("dot") or "/usr/bin/dot"
+
+
+def render(dot: str, timeout_s: float) -> str:
+    """Run ``dot -Tsvg`` on the DOT text (the only layout call: tests count it via the cache)."""
+    proc = subprocess.run([dot_binary(), "-Tsvg"], input=dot.encode(), capture_output=True,
+                          timeout=timeout_s, check=False)
+    if proc.returncode != 0:
+        return note_svg("graphviz could not draw this graph")
+    return proc.stdout.decode()
+
+
+_TITLE = re.compile(r"<title>[^<]*</title>\n?")
+_ID = re.compile(r'id="([pqr])(\d+)"')
+
+
+def clean_svg(svg: str) -> str:
+    """Drop the XML prolog, comments and titles (placeholder names) so the SVG inlines cleanly."""
+    start = svg.find("<svg")
+    svg = svg[start:] if start >= 0 else svg
+    svg = re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
+    return _TITLE.sub("", svg)
+
+
+def substitute(template: str, plan: Plan) -> str:
+    """Write the real ids into a cached SVG template."""
+
+    def real(m: re.Match) -> str:
+        kind, k = m.group(1), int(m.group(2))
+        if kind == "p":
+            return f'id="n{plan.node_ids[k]}"'
+        if kind == "q":
+            return f'id="e{plan.edge_ids[k]}"'
+        return f'id="{plan.fold_ids[k]}"'
+
+    return _ID.sub(real, template)
+
+
+def note_svg(text: str) -> str:
+    """A small SVG that says why there is no drawing."""
+    safe = text.replace("&", "&amp;").replace("<", "&lt;")
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="40" viewBox="0 0 480 40">'
+            f'<text x="8" y="24" font-family="Helvetica" font-size="13">{safe}</text></svg>')

@@ -1,0 +1,30 @@
+"""The gradviz web app: routers per resource, one error shape, the page and its static files."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from .body_limit import BodyLimitMiddleware
+from .errors import install_error_handlers
+from .pool import lifespan
+from .routes import examples, health, page, run
+from .routes.page import ROOT
+from .settings import AppSettings, load_settings
+
+
+def create_app(settings: AppSettings | None = None) -> FastAPI:
+    """Build the app (tests pass their own settings)."""
+    settings = settings or load_settings()
+    app = FastAPI(title="gradviz", summary="Interactive computational-graph visualizer for autograd",
+                  version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    install_error_handlers(app)
+    for module in (page, health, examples, run):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=str(ROOT / "static"), check_dir=False), name="static")
+    return app
+
+
+app = create_app()

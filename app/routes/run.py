@@ -1,0 +1,49 @@
+"""POST /api/run: run a program in a worker process, then draw its graph here (the layout cache
+lives in this process). A sync route: FastAPI runs it in its thread pool, so one slow run or
+layout does not hold up other requests."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from ..errors import error_response, internal_error
+from ..execute import run_and_serialize
+from ..layout import draw_response
+from ..pool import run_deadline
+from ..schemas import ErrorResponse, RunRequest, RunResponse
+
+router = APIRouter(prefix="/api", tags=["run"])
+
+ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run (syntax, forbidden, limit)"},
+          413: {"model": ErrorResponse, "description": "request body over 256 KB"},
+          422: {"model": ErrorResponse, "description": "not JSON, or wrong types"}}
+
+
+@router.post("/run", response_model=RunResponse, responses=ERRORS)
+def run(body: RunRequest, request: Request) -> dict | JSONResponse:
+    """Run the program; answer its graph, backward steps, variables, output and drawing."""
+    from engine.runner import RunTimeout
+
+    settings = request.app.state.settings
+    variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
+    deadline = run_deadline(settings)
+    t0 = time.perf_counter()
+    try:
+        out = request.app.state.pool.call(run_and_serialize, body.source, variables, timeout=deadline)
+    except RunTimeout:
+        message = f"the program ran longer than {deadline:g} s and was stopped (limit: timeout_s)"
+        return error_response(400, "TimeoutError", message)
+    except Exception as exc:  # the worker failed in a way the runner did not report
+        return internal_error(exc)
+    if "program_error" in out:
+        err = out["program_error"]
+        return error_response(400, err["type"], err["message"], err["line"], err["col"])
+    response = out["response"]
+    t1 = time.perf_counter()
+    draw_response(response, settings.layout)
+    response["timings"]["layout"] = time.perf_counter() - t1
+    response["timings"]["total"] = time.perf_counter() - t0
+    return response

@@ -1,0 +1,241 @@
+"""A Trace (engine/trace.py) → plain dicts shaped like app/schemas.py (everything but the drawings).
+
+Runs in the worker process: the result must be picklable plain data. The layout (app/layout.py)
+fills each view's ``svg`` afterwards in the server process, from these same dicts.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+
+import numpy as np
+
+from engine.ops.table import OPS
+from engine.trace import LeafNode, OpNode, Trace
+
+from . import values
+from .views import View, build_views, trim_views, view_edges
+
+# Which input a saved tensor is, by the name the op table gives it.
+_SAVED_INPUT = {"a": 0, "b": 1, "c": 2, "self": 0, "other": 1}
+
+
+def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
+    """graph, backward, views (svg empty), optimizer_steps, iterations and events of a trace."""
+    views, pass_view = build_views(trace)
+    trim_views(views)
+    kept_views = [v for v in views if v.kept]
+    kept_nodes: set[int] = set().union(*(v.nodes for v in kept_views)) if kept_views else set()
+    node_view = _first_view(kept_views)
+    outputs = {bp.root for bp in trace.passes}
+    if not outputs:
+        outputs = {output_node} if output_node is not None else _sinks(trace)
+    saved_nodes = _saved_nodes(trace)
+
+    nodes = [_node(n, trace, n.id in outputs, n.id in saved_nodes, node_view.get(n.id))
+             for n in trace.nodes if n.id in kept_nodes]
+    edges = [_edge(e) for e in trace.edges if e.target in kept_nodes and e.source in kept_nodes]
+    omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
+
+    kept_pass = {i for i, v in pass_view.items() if views[v].kept}
+    backward = [_pass(bp, views[pass_view[bp.index]].index) for bp in trace.passes if bp.index in kept_pass]
+    steps_kept = _kept_optimizer_steps(trace, kept_pass)
+    return {
+        "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
+        "backward": backward,
+        "views": [_view(v, trace) for v in kept_views],
+        "optimizer_steps": [_optimizer_step(s, kept_nodes) for s in trace.optimizer_steps
+                            if s.index in steps_kept],
+        "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
+        "events": _events(trace, kept_nodes, kept_pass, steps_kept),
+    }
+
+
+# ---- nodes and edges ---------------------------------------------------------------------------
+def _node(n: LeafNode | OpNode, trace: Trace, is_output: bool, is_saved: bool, view: int | None) -> dict:
+    constant = n.kind == "leaf" and is_constant(n)
+    common = {
+        "id": n.id, "kind": n.kind, "shape": list(n.shape), "dtype": n.dtype,
+        "value": values.value(n.value), "is_output": is_output, "is_saved": is_saved,
+        "line": n.line, "col": n.col, "module": n.module, "iteration": view,
+        "var": None if constant else n.name,
+    }
+    if n.kind == "leaf":
+        common.update(name=n.name or "tensor", requires_grad=n.requires_grad, is_param=n.is_param,
+                      is_constant=constant)
+        return common
+    op = OPS.get(n.op)
+    common.update(
+        name=n.grad_fn, requires_grad=True, op=n.op, description=op.description if op else None,
+        formulas=list(n.formulas), params=jsonable(n.params), inputs=list(n.inputs),
+        retains_grad=n.retains_grad,
+        saved=[{"name": s.name, "shape": list(s.shape), "value": values.value(s.value),
+                "node": _saved_source(n, s, trace)} for s in n.saved],
+    )
+    return common
+
+
+def is_constant(leaf: LeafNode) -> bool:
+    """A Python number the engine wrapped into a tensor: its name is the literal (``1.0``), never a
+    name the user could bind (``inf`` and ``nan`` are literals only when the value says so)."""
+    name = leaf.name
+    if name is None or leaf.requires_grad or leaf.shape != ():
+        return False
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return True
+    v = float(leaf.value) if leaf.value.dtype.kind in "fiub" else 0.0
+    return (name == "inf" and math.isinf(v)) or (name == "nan" and v != v)
+
+
+def _saved_source(op: OpNode, saved, trace: Trace) -> int | None:
+    if saved.node is not None:
+        return saved.node
+    if saved.name in ("out", "result"):
+        return op.id
+    i = _SAVED_INPUT.get(saved.name)
+    if i is None or i >= len(op.inputs):
+        return None
+    return trace.edges[op.inputs[i]].source
+
+
+def _saved_nodes(trace: Trace) -> set[int]:
+    out = set()
+    for n in trace.nodes:
+        if n.kind == "op":
+            for s in n.saved:
+                src = _saved_source(n, s, trace)
+                if src is not None:
+                    out.add(src)
+    return out
+
+
+def _sinks(trace: Trace) -> set[int]:
+    """Op nodes that feed nothing: the outputs of a program that never called backward."""
+    used = {e.source for e in trace.edges}
+    return {n.id for n in trace.nodes if n.kind == "op" and n.id not in used}
+
+
+def _edge(e) -> dict:
+    return {"id": e.id, "source": e.source, "target": e.target, "index": e.index,
+            "shape": list(e.shape), "needs_grad": e.needs_grad}
+
+
+def _first_view(kept_views: list[View]) -> dict[int, int]:
+    where: dict[int, int] = {}
+    for v in kept_views:
+        for nid in v.nodes:
+            where.setdefault(nid, v.index)
+    return where
+
+
+# ---- backward ----------------------------------------------------------------------------------------
+def _flow(f) -> dict:
+    return {"edge": f.edge, "grad": values.value(f.grad)}
+
+
+def _step(s) -> dict:
+    return {
+        "index": s.index, "node": s.node, "kind": s.kind,
+        "received": [_flow(f) for f in s.received], "upstream": values.value(s.upstream),
+        "sent": [_flow(f) for f in s.sent],
+        "grad_before": values.value(s.grad_before), "grad_after": values.value(s.grad_after),
+        "retained": s.retained, "is_sum": len(s.received) > 1,
+    }
+
+
+def _pass(bp, view: int) -> dict:
+    return {
+        "index": bp.index, "root": bp.root, "api": bp.api, "retain_graph": bp.retain_graph,
+        "create_graph": bp.create_graph, "seed": values.value(bp.seed),
+        "steps": [_step(s) for s in bp.steps], "line": bp.line, "col": bp.col, "view": view,
+        "freed": not bp.retain_graph,
+    }
+
+
+def _view(v: View, trace: Trace) -> dict:
+    loss = None
+    if v.passes:
+        loss = _scalar(trace.nodes[trace.passes[v.passes[0]].root].value)
+    return {"index": v.index, "passes": list(v.passes), "nodes": sorted(v.nodes),
+            "edges": view_edges(trace, v.nodes), "svg": "", "folded": False, "loss": loss, "folds": []}
+
+
+def _scalar(arr: np.ndarray):
+    return values.number(arr.reshape(-1)[0]) if arr.size == 1 else None
+
+
+def _iteration(bp, trace: Trace, view: View) -> dict:
+    params: dict[str, dict] = {}
+    for s in bp.steps:
+        if s.kind != "leaf":
+            continue
+        leaf = trace.nodes[s.node]
+        key = leaf.name or f"#{leaf.id}"
+        if key in params:
+            key = f"{key}#{leaf.id}"
+        params[key] = {"value_norm": values.norm(leaf.value), "grad_norm": values.norm(s.grad_after)}
+    return {"pass_index": bp.index, "loss": _scalar(trace.nodes[bp.root].value),
+            "view": view.index if view.kept else None, "params": params}
+
+
+# ---- optimizer steps and events ---------------------------------------------------------------------
+def _kept_optimizer_steps(trace: Trace, kept_pass: set[int]) -> set[int]:
+    """Optimizer steps that follow a kept pass (or no pass at all), in program order."""
+    kept = set()
+    last_pass = None
+    for kind, index in trace.events:
+        if kind == "backward":
+            last_pass = index
+        elif kind == "optim" and (last_pass is None or last_pass in kept_pass):
+            kept.add(index)
+    if not any(kind == "optim" for kind, _ in trace.events):
+        kept = {s.index for s in trace.optimizer_steps}  # an engine that records no optim events
+    return kept
+
+
+def _optimizer_step(step, kept_nodes: set[int]) -> dict:
+    params = []
+    for p in step.params:
+        node = p.get("node")
+        params.append({
+            "node": node if node in kept_nodes else None, "name": p.get("name"),
+            "before": values.value(p.get("before")), "grad": values.value(p.get("grad")),
+            "after": values.value(p.get("after")),
+        })
+    return {"index": step.index, "optimizer": step.optimizer, "rule": step.rule, "params": params,
+            "line": step.line, "col": step.col}
+
+
+def _events(trace: Trace, kept_nodes: set[int], kept_pass: set[int], kept_steps: set[int]) -> list[dict]:
+    out = []
+    for kind, index in trace.events:
+        if (kind == "op" and index not in kept_nodes) or (kind == "backward" and index not in kept_pass) \
+                or (kind == "optim" and index not in kept_steps):
+            continue
+        out.append({"kind": kind, "index": index})
+    return out
+
+
+# ---- params ------------------------------------------------------------------------------------------------
+def jsonable(x, depth: int = 0):
+    """Op parameters (dim=, exponent, dtype, shapes, index arrays) as JSON-safe data."""
+    if depth > 4:
+        return repr(x)
+    if x is None or isinstance(x, (str, bool)):
+        return x
+    if isinstance(x, (int, float, np.number, np.bool_)):
+        return values.number(x)
+    if isinstance(x, np.ndarray):
+        return values.value(x)
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v, depth + 1) for v in x]
+    if isinstance(x, dict):
+        return {str(k): jsonable(v, depth + 1) for k, v in x.items()}
+    if isinstance(x, slice):
+        return f"{'' if x.start is None else x.start}:{'' if x.stop is None else x.stop}" + \
+            ("" if x.step is None else f":{x.step}")
+    if isinstance(x, np.dtype):
+        return values.dtype_name(x)
+    name = getattr(x, "name", None)
+    return name if isinstance(name, str) else repr(x)

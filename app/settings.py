@@ -1,0 +1,40 @@
+"""Server settings, read once from the environment (GRADVIZ_*), with the defaults of issue 4."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .layout import LayoutSettings
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+@dataclass
+class AppSettings:
+    """What the HTTP layer needs to know (the runner's own limits live in engine.runner.Settings)."""
+
+    max_body_bytes: int = 256 * 1024  # larger request bodies get 413
+    pool_workers: int = field(default_factory=lambda: _env_int("GRADVIZ_POOL_WORKERS", 2))
+    timeout_margin_s: float = 2.0  # on top of the runner's wall-time limit: pickling, start-up
+    run_timeout_s: float | None = field(
+        default_factory=lambda: _env_float("GRADVIZ_RUN_TIMEOUT_S", 0.0) or None)  # None: the runner's
+    layout: LayoutSettings = field(default_factory=LayoutSettings)
+    language: str = field(default_factory=lambda: os.environ.get("GRADVIZ_LANG", "en"))
+
+
+def load_settings() -> AppSettings:
+    """Settings for this process."""
+    return AppSettings()

@@ -1,0 +1,90 @@
+"""NumPy arrays → JSON-ready values: in full up to ``FULL_LIMIT`` elements, else a summary.
+
+JSON has no NaN or infinity: non-finite numbers become the strings ``"NaN"``, ``"Infinity"``
+and ``"-Infinity"`` (JavaScript's ``Number(s)`` reads them back). float32/float16 numbers are
+written with their shortest decimal form (0.1, not 0.10000000149011612).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+FULL_LIMIT = 64  # elements sent in full; above this, shape + summary
+HEAD = 8  # first elements kept in a summary
+
+_NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def number(x) -> float | int | bool | str | None:
+    """One Python number, JSON-safe."""
+    if x is None:
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    f = float(x)
+    if math.isfinite(f):
+        return f
+    return "NaN" if f != f else _NONFINITE[f]
+
+
+def nested(arr: np.ndarray):
+    """The array as nested lists of JSON-safe Python numbers."""
+    kind = arr.dtype.kind
+    if kind == "f" and arr.dtype.itemsize < 8:
+        flat = arr.ravel()
+        arr = np.array([float(str(v)) for v in flat], dtype=np.float64).reshape(arr.shape)
+    if kind == "f" and not np.isfinite(arr).all():
+        obj = arr.astype(object)
+        obj[np.isnan(arr)] = "NaN"
+        obj[np.isposinf(arr)] = "Infinity"
+        obj[np.isneginf(arr)] = "-Infinity"
+        return obj.tolist()
+    if kind == "c":
+        return [str(v) for v in arr.ravel()]
+    return arr.tolist()
+
+
+def summary(arr: np.ndarray) -> dict:
+    """min, max, mean, norm and the first elements of a (large) array."""
+    if arr.size == 0:
+        return {"min": None, "max": None, "mean": None, "norm": None, "head": []}
+    a = arr.astype(np.float64, copy=False)
+    return {
+        "min": number(a.min()),
+        "max": number(a.max()),
+        "mean": number(a.mean()),
+        "norm": number(np.sqrt(np.sum(a * a))),
+        "head": nested(arr.ravel()[:HEAD]),
+    }
+
+
+def value(arr) -> dict | None:
+    """A ``Value`` (schemas): shape, dtype, then data in full or a summary."""
+    if arr is None:
+        return None
+    arr = np.asarray(arr)
+    out = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype)}
+    if arr.size <= FULL_LIMIT:
+        out["data"] = nested(arr)
+        out["summary"] = None
+    else:
+        out["data"] = None
+        out["summary"] = summary(arr)
+    return out
+
+
+def norm(arr) -> float | str | None:
+    """The 2-norm of an array (JSON-safe), for iteration summaries."""
+    if arr is None:
+        return None
+    a = np.asarray(arr, dtype=np.float64)
+    return number(np.sqrt(np.sum(a * a)))
+
+
+def dtype_name(dt: np.dtype) -> str:
+    """torch's name for a NumPy dtype (float32, int64, bool, ...)."""
+    return "bool" if dt == np.bool_ else dt.name
