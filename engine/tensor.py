@@ -280,7 +280,9 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
         from .factory import tensor
 
         return tensor(value)
-    return Tensor._make(np.asarray(value, dtype=dt))
+    t = Tensor._make(np.asarray(value, dtype=dt))
+    t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
+    return t
 
 
 # Keep grad_mode importable from here for the op layer's fast path.
