@@ -30,9 +30,9 @@ g.edge[data-s=nograd] > path { stroke: #cbd5e1; stroke-dasharray: 2 4; }
 g.edge[data-s=send] > path { stroke: #dc2626; stroke-width: 3.5; marker-start: url(#gv-send); }
 g.edge[data-s=carried] > path { stroke: #b91c1c; stroke-width: 2; marker-start: url(#gv-carried); }
 g.sel > :is(polygon,ellipse,path) { stroke: #7c3aed !important; stroke-width: 4 !important; }
-text.glabel { font: 600 11px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c; paint-order: stroke;
+text.glabel { text-anchor: middle; font: 600 9px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c; paint-order: stroke;
   stroke: #fff; stroke-width: 4px; stroke-linejoin: round; pointer-events: none; }
-text.glabel.send { font-size: 13px; fill: #dc2626; }
+text.glabel.send { font-size: 11px; fill: #dc2626; }
 g.node:focus { outline: none; }
 g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #7c3aed; stroke-width: 4; }
 @media (prefers-reduced-motion: reduce) { g.node, g.edge { transition: none; } }
@@ -108,7 +108,7 @@ class Drawing {
       if (!path) return;
       const len = path.getTotalLength();
       const p = path.getPointAtLength(len / 2);
-      lab.setAttribute("x", String(p.x + 6));
+      lab.setAttribute("x", String(p.x));
       lab.setAttribute("y", String(p.y - 4));
       this.labelLayer.appendChild(lab);
       this.labels.set(id, lab);
@@ -222,6 +222,8 @@ export class GraphView {
     const keep = this.view === view ? this.panzoom.box : null;
     this.host.replaceChildren(d.svg);
     this.panzoom.attach(d.svg, keep);
+    const home = this.panzoom.home;
+    if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
     this.drawing = d;
     this.view = view;
     this._markSelected();

@@ -85,6 +85,8 @@ const STRINGS = {
     ex_leaf: "AccumulateGrad: leaf {name} receives its gradient.",
     ex_leaf_write: ".grad before + contribution = after",
     ex_retained: "retain_grad(): this non-leaf keeps its gradient in .grad.",
+    ex_pass_end: "Backward pass {n} is finished.",
+    ex_pass_grads: "The gradients it wrote:",
     ex_freed: "After this pass the graph's saved tensors are freed (no retain_graph=True): a second backward through it fails.",
     ex_kept: "retain_graph=True: the saved tensors are kept, so backward can run again.",
     ex_optim: "{opt}.step(): every parameter moves against its gradient: {rule}",
@@ -189,6 +191,8 @@ const STRINGS = {
     ex_leaf: "AccumulateGrad：叶子 {name} 收到它的梯度。",
     ex_leaf_write: ".grad 之前 + 本次贡献 = 之后",
     ex_retained: "retain_grad()：这个非叶子张量把梯度保存在 .grad 中。",
+    ex_pass_end: "第 {n} 次反向传播结束。",
+    ex_pass_grads: "它写入的梯度：",
     ex_freed: "这次传播之后，图中保存的张量被释放（没有 retain_graph=True）：再次 backward 会失败。",
     ex_kept: "retain_graph=True：保存的张量被保留，可以再次 backward。",
     ex_optim: "{opt}.step()：每个参数沿梯度的反方向移动：{rule}",
@@ -227,7 +231,9 @@ export function initLang() {
   } catch {
     stored = null;
   }
-  if (stored === "en" || stored === "zh") current = stored;
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked === "en" || asked === "zh") current = setLang(asked);
+  else if (stored === "en" || stored === "zh") current = stored;
   else current = (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
   return current;
 }

@@ -222,9 +222,20 @@ async function restoreFromHash() {
 window.addEventListener("hashchange", () => restoreFromHash());
 
 // ---- start -------------------------------------------------------------------------------------
-async function start() {
+/** The examples the server put into the page, else GET /api/examples. */
+async function loadExamples() {
+  try {
+    const embedded = JSON.parse(document.getElementById("examples-data").textContent);
+    if (Array.isArray(embedded) && embedded.length) return embedded;
+  } catch {
+    /* not embedded (or not valid): ask the API */
+  }
   const res = await fetchExamples();
-  state.examples = res.ok && Array.isArray(res.data) ? res.data : [];
+  return res.ok && Array.isArray(res.data) ? res.data : [];
+}
+
+async function start() {
+  state.examples = await loadExamples();
   fillExamples();
   if (await restoreFromHash()) return;
   if (state.examples.length) await loadExample(state.examples[0].id);

@@ -4,6 +4,7 @@
  * A RunResponse (app/schemas.py) becomes a list of frames in program order:
  *   {kind: "op", node}              a forward op was recorded (its node appears)
  *   {kind: "step", pass, step, node} one node visited by a backward pass
+ *   {kind: "pass_end", pass}        the pass is over: freed (or kept) graph, the .grad written
  *   {kind: "optim", index}          an optimizer step
  *   {kind: "zero_grad"}             gradients reset
  *   {kind: "error"}                 the run stopped with an error here
@@ -77,6 +78,8 @@ export class Timeline {
         if (this.frames.length > start) {
           this.passStart[pi] = start;
           this.passEnd[pi] = this.frames.length - 1;
+          // One frame after the last step: the pass is over (the graph shows as freed or kept).
+          this.frames.push({ kind: "pass_end", pass: pi, view });
         }
       } else if (ev.kind === "optim") {
         this.optimFrame.set(ev.index, this.frames.length);

@@ -27,6 +27,7 @@ export class ExplainPanel {
       f.kind === "step" ? this._step(st, f) :
       f.kind === "optim" ? this._optim(st, f) :
       f.kind === "zero_grad" ? [h("p", {}, t("ex_zero"))] :
+      f.kind === "pass_end" ? this._passEnd(st, f) :
       this._error(st);
     this.host.replaceChildren(...body);
   }
@@ -82,9 +83,24 @@ export class ExplainPanel {
     }
     if (node && node.kind === "op") out.push(...this._rules(tl, node, step));
     if (step.grad_after) out.push(...this._write(tl, node, step));
-    if (f.step === pass.steps.length - 1) {
-      out.push(h("p", { class: pass.freed ? "note freed" : "note" }, pass.freed ? t("ex_freed") : t("ex_kept")));
+    return out;
+  }
+
+  _passEnd(st, f) {
+    const tl = st.timeline;
+    const pass = tl.passes[f.pass];
+    const out = [h("h3", {}, t("ex_pass_end", { n: f.pass + 1 }))];
+    const writes = pass.steps.filter((s) => s.grad_after);
+    if (writes.length) {
+      out.push(h("p", {}, t("ex_pass_grads")));
+      const ul = h("ul", { class: "flows" });
+      for (const s of writes) {
+        ul.appendChild(h("li", {}, h("b", {}, `${nodeLabel(tl.nodes.get(s.node))}.grad`), " = ",
+          h("code", { class: "math" }, valueText(s.grad_after, 160))));
+      }
+      out.push(ul);
     }
+    out.push(h("p", { class: pass.freed ? "note freed" : "note" }, pass.freed ? t("ex_freed") : t("ex_kept")));
     return out;
   }
 

@@ -99,6 +99,7 @@ export class VarsPanel {
     const text = note || valueText(val, 160);
     if (td.dataset.text === text) return;
     td.dataset.text = text;
-    td.replaceChildren(h("code", {}, text), val ? heatMap(val) : null);
+    const heat = val ? heatMap(val) : null;
+    td.replaceChildren(h("code", {}, text), ...(heat ? [heat] : []));
   }
 }
