@@ -9,6 +9,8 @@ import numpy as _np
 from . import autograd, grad_mode, nn, optim, trace  # noqa: F401
 from .dtypes import (  # noqa: F401
     bool_ as bool,  # noqa: A004
+)
+from .dtypes import (  # noqa: F401
     double,
     dtype,
     float16,
@@ -52,6 +54,12 @@ from .ops.api import (  # noqa: F401
     abs,  # noqa: A004
     add,
     addmm,
+    argmax,
+    argmin,
+    cat,
+    clamp,
+    clamp_max,
+    clamp_min,
     clone,
     cos,
     div,
@@ -60,15 +68,19 @@ from .ops.api import (  # noqa: F401
     flatten,
     ge,
     gt,
+    index_put,
     le,
     leaky_relu,
     log,
+    log_softmax,
     logical_and,
     logical_not,
     logical_or,
     lt,
     matmul,
+    maximum,
     mean,
+    minimum,
     mm,
     mul,
     ne,
@@ -81,8 +93,11 @@ from .ops.api import (  # noqa: F401
     rsub,
     sigmoid,
     sin,
+    softmax,
     sqrt,
     squeeze,
+    stack,
+    std,
     sub,
     sum,  # noqa: A004
     t,
@@ -90,10 +105,12 @@ from .ops.api import (  # noqa: F401
     transpose,
     true_divide,
     unsqueeze,
+    var,
     where,
 )
+from .ops.api import clamp as clip  # noqa: F401
+from .ops.api_extra import max, min  # noqa: F401, A004  (kept out of api.py, which uses the builtins)
 from .printing_options import set_printoptions  # noqa: F401
-from .ops.api import log_softmax, softmax  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401
 
 _np.seterr(all="ignore")  # like torch: inf/nan results, no warnings

@@ -176,7 +176,11 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
         if nxt is None or (needed is not None and nxt not in needed):
             out.append(None)
             continue
-        rule = op.vjps[i]
+        if op.variadic:
+            rule = op.vjps[0]
+            s.i = i
+        else:
+            rule = op.vjps[i]
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
         gi = rule(g, s)

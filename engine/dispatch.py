@@ -50,18 +50,30 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
         res, extras = res
     if type(res) is not np.ndarray:
         res = np.asarray(res)
-    needs = grad_mode._enabled and any(t._requires_grad for t in tensors) and res.dtype.kind == "f"
-    out = Tensor._make(res, needs, tensors[0]._vc if op.view else None)
+    graph = tensors[: len(tensors) - op.aux] if op.aux else tensors
+    needs = grad_mode._enabled and res.dtype.kind == "f" and any(t._requires_grad for t in graph)
+    if op.view:
+        first = tensors[0]
+        out = Tensor._make(res, needs, first._vc)
+        out._base = first._base if first._base is not None else first
+    else:
+        out = Tensor._make(res, needs)
     if needs:
         node = Node(op, tensors, out, params, extras)
         out._grad_fn = node
         rec = _trace.ACTIVE
         if rec is not None:
-            saved = [(k, (out if k == "out" else tensors[ord(k) - 97])._data) for k in op.saves]
-            if extras:
-                saved += [(k, v) for k, v in extras.items() if isinstance(v, np.ndarray)]
-            rec.op_node(node, op.name, tensors, out, saved, params or {}, op.formulas)
+            _record(rec, op, node, tensors, graph, out, params, extras)
     return out
+
+
+def _record(rec, op: OpDef, node, tensors, graph, out, params, extras) -> None:
+    """Hand one op to the active recorder (only ever called while recording)."""
+    saved = [(k, (out if k == "out" else tensors[ord(k) - 97])._data) for k in op.saves]
+    if extras:
+        saved += [(k, v) for k, v in extras.items() if isinstance(v, np.ndarray)]
+    formulas = op.formulas * len(graph) if op.variadic else op.formulas
+    rec.op_node(node, op.name, graph, out, saved, params or {}, formulas)
 
 
 def _cast(t: Tensor, np_dtype) -> Tensor:
@@ -71,10 +83,20 @@ def _cast(t: Tensor, np_dtype) -> Tensor:
     return apply(OPS["to_copy"], (t,), {"dtype": np.dtype(np_dtype)})
 
 
-def check_inplace(target: Tensor) -> None:
-    """PyTorch refuses an in-place op on a leaf that requires grad while grad mode is on."""
-    if grad_mode._enabled and target._requires_grad and target._grad_fn is None:
+def check_inplace(target: Tensor, others: tuple = ()) -> None:
+    """PyTorch refuses an in-place op on a leaf that requires grad (or a view of one) while grad
+    mode is on. gradviz does not rebase views, so it refuses in-place ops on other views whose
+    data belongs to a graph, with a clear message instead of a silently wrong gradient."""
+    if not grad_mode._enabled:
+        return
+    if target._requires_grad and target._grad_fn is None:
         raise RuntimeError(errors.LEAF_INPLACE)
+    base = target._base
+    if base is not None:
+        if base._requires_grad and base._grad_fn is None:
+            raise RuntimeError(errors.VIEW_LEAF_INPLACE)
+        if base._requires_grad or any(t._requires_grad for t in others):
+            raise RuntimeError(errors.VIEW_INPLACE_UNSUPPORTED)
 
 
 def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None = None) -> Tensor:
@@ -83,8 +105,9 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
     The target's old history becomes the new node's first input, as in PyTorch; the version
     counter is bumped so rules that saved the old value notice.
     """
-    check_inplace(target)
-    old = Tensor._make(target._data.copy() if op.saves else target._data, target._requires_grad, [target._vc[0]])
+    check_inplace(target, others)
+    keep = op.saves and "a" in op.saves
+    old = Tensor._make(target._data.copy() if keep else target._data, target._requires_grad, [target._vc[0]])
     old._grad_fn = target._grad_fn
     old._trace = target._trace
     old._name = target._name
@@ -95,13 +118,15 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         else:
             raise RuntimeError(
                 f"result type {dtypes.from_numpy_dtype(result._data.dtype).name.capitalize()} can't be "
-                f"cast to the desired output type {target.dtype.name.capitalize()}")
+                f"cast to the desired output type {target.dtype.name.capitalize()}"
+            )
     else:
         result_data = result._data
     if result_data.shape != target._data.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match the broadcast "
-            f"shape [{', '.join(map(str, result_data.shape))}]")
+            f"shape [{', '.join(map(str, result_data.shape))}]"
+        )
     np.copyto(target._data, result_data)
     target._vc[0] += 1
     target._trace = None  # its old node keeps the old value; a later use is a new node
@@ -112,5 +137,7 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         if "out" in fn.op.saves:
             # The node's output is the target itself now: watch its version from here on.
             fn._saved["out"] = target
-            fn._versions = [(k, target, target._vc[0]) if k == "out" else (k, t, v) for k, t, v in fn._versions]
+            fn._versions = [
+                (k, target, target._vc[0]) if k == "out" else (k, t, v) for k, t, v in fn._versions
+            ]
     return target

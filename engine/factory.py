@@ -40,8 +40,8 @@ def _finish(arr: np.ndarray, dtype, requires_grad: bool) -> Tensor:
     return t
 
 
-def _infer(data):
-    """Nested Python data -> ndarray with torch's default dtypes."""
+def _infer(data, dtype=None):
+    """Nested Python data -> ndarray with torch's default dtypes (or ``dtype``, cast once)."""
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, np.ndarray):
@@ -73,6 +73,8 @@ def _infer(data):
         raise ValueError(f"expected sequence of equal-length lists: {exc}") from None
     if arr.dtype == object:
         raise ValueError("expected a sequence of numbers of equal lengths")
+    if dtype is not None:
+        return arr.astype(dtype.np)
     if "f" in flat_kinds or arr.dtype.kind == "f":
         return arr.astype(dtypes.get_default_dtype().np)
     if "i" in flat_kinds or arr.dtype.kind in "iu":
@@ -84,7 +86,7 @@ def _infer(data):
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, or a tensor)."""
-    arr = _infer(data)
+    arr = _infer(data, dtype)
     limits.check_alloc(arr.size, (dtype.np if dtype is not None else arr.dtype).itemsize)
     return _finish(arr, dtype, requires_grad)
 

@@ -32,7 +32,7 @@ class Node:
         self.retained = None  # the output tensor, once retain_grad() was called on it
         nf = []
         meta = []
-        for t in inputs:
+        for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
             if t.requires_grad:
                 fn = t._grad_fn
                 nf.append((fn if fn is not None else t._accumulator(), 0))

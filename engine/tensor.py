@@ -34,7 +34,7 @@ class Tensor:
     """A multi-dimensional array that can record the ops applied to it."""
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_vc", "_retains_grad", "_is_param",
-                 "_trace", "_name", "_acc", "__weakref__")
+                 "_trace", "_name", "_acc", "_base", "__weakref__")
 
     __array_priority__ = 1000  # so ndarray op Tensor defers to Tensor's reflected operators
 
@@ -55,6 +55,7 @@ class Tensor:
         t._trace = None
         t._name = None
         t._acc = None
+        t._base = None  # for views: the tensor whose storage this one shares
         return t
 
     def _accumulator(self) -> AccumulateGrad:
@@ -148,7 +149,8 @@ class Tensor:
     @grad.setter
     def grad(self, value) -> None:
         if value is not None and not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
         if value is not None and tuple(value.shape) != tuple(self.shape):
             raise RuntimeError("assigned grad has data of a different size")
         self._grad = value

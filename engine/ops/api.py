@@ -11,8 +11,34 @@ import numpy as np
 from .. import dtypes
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor, _norm_dim, as_tensor_like
-from . import elementwise, linalg, reduce, shape  # noqa: F401  (they fill the table)
-from . import nn_ops  # noqa: F401  (softmax, log_softmax and the losses of torch.nn)
+from . import (  # noqa: F401  (they fill the table)
+    combine,
+    elementwise,
+    index_ops,
+    inplace_ops,
+    linalg,
+    nn_ops,  # softmax, log_softmax and the losses of torch.nn
+    reduce,
+)
+from . import shape as _shape_ops  # noqa: F401
+from .api_extra import (  # noqa: F401  (public ops re-exported from here)
+    argmax,
+    argmin,
+    cat,
+    clamp,
+    clamp_,
+    clamp_max,
+    clamp_min,
+    copy_,
+    fill_,
+    maximum,
+    minimum,
+    stack,
+    std,
+    var,
+    zero_,
+)
+from .indexing import getitem, index_put, setitem  # noqa: F401
 from .table import OPS
 
 
@@ -58,7 +84,9 @@ def add(input, other, *, alpha=1) -> Tensor:
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other, with broadcasting."""
     if alpha != 1:
-        return add(input, other, alpha=-alpha)
+        a, b = _t(input, other), _t(other, input)
+        _broadcast_check(a, b)
+        return apply(OPS["sub_alpha"], (a, b), {"alpha": alpha})
     if not isinstance(input, Tensor):
         return rsub(other, input)
     return _binary("sub", input, other)
@@ -184,7 +212,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     shape = tuple(input._data.shape)
     if dim is None:
         return apply(OPS["sum"], (input,), {"shape": shape})
-    return apply(OPS["sum_dim"], (input,), {"shape": shape, "dim": _dims(dim, input.ndim), "keepdim": keepdim})
+    params = {"shape": shape, "dim": _dims(dim, input.ndim), "keepdim": keepdim}
+    return apply(OPS["sum_dim"], (input,), params)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -198,7 +227,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     shape = tuple(input._data.shape)
     if dim is None:
         return apply(OPS["mean"], (input,), {"shape": shape})
-    return apply(OPS["mean_dim"], (input,), {"shape": shape, "dim": _dims(dim, input.ndim), "keepdim": keepdim})
+    params = {"shape": shape, "dim": _dims(dim, input.ndim), "keepdim": keepdim}
+    return apply(OPS["mean_dim"], (input,), params)
 
 
 # ---- matrix products -------------------------------------------------------------------------
@@ -210,15 +240,18 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                            f"{a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
         if a.shape[0] != b.shape[0]:
-            raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
-                               "number of elements, but got {} and {} elements respectively".format(
-                                   a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+            n, m = a.shape[0], b.shape[0]
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
+                               f"same number of elements, but got {n} and {m} elements respectively")
         return apply(OPS["dot"], (a, b))
     if a.ndim == 2 and b.ndim == 1:
         _mm_check(a.shape, (b.shape[0], 1), "mat and vec")
         return apply(OPS["mv"], (a, b))
     if a.ndim == 1 and b.ndim == 2:
-        return squeeze(mm(unsqueeze(a, 0), b), 0)
+        # torch squeezes in place here (squeeze_.dims): SqueezeBackward4
+        out = mm(unsqueeze(a, 0), b)
+        shp = tuple(out.shape)
+        return apply(OPS["squeeze_dims"], (out,), {"shape": shp[1:], "in_shape": shp})
     if a.ndim == 2 and b.ndim == 2:
         return mm(a, b)
     if a.ndim >= 3 and b.ndim <= 2:
@@ -229,7 +262,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             out = apply(OPS["mv"], (flat, b))
             return apply(OPS["unsafe_view"], (out,), {"shape": lead, "in_shape": tuple(out.shape)})
         out = mm(flat, b)
-        return apply(OPS["unsafe_view"], (out,), {"shape": lead + (b.shape[-1],), "in_shape": tuple(out.shape)})
+        params = {"shape": lead + (b.shape[-1],), "in_shape": tuple(out.shape)}
+        return apply(OPS["unsafe_view"], (out,), params)
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[-1]}] but got: [{b.shape[0]}, {b.shape[-2]}].")
@@ -320,7 +354,8 @@ def permute(input: Tensor, *dims) -> Tensor:
     if len(dims) != nd:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
-            f"the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+            "the desired ordering of dimensions i.e. input.dim() = "
+            f"{nd} is not equal to len(dims) = {len(dims)}")
     perm = tuple(_norm_dim(d, nd) for d in dims)
     return apply(OPS["permute"], (input,), {"perm": perm})
 
@@ -340,6 +375,10 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     shp = input._data.shape
     if dim is None:
         return apply(OPS["squeeze"], (input,), {"shape": tuple(s for s in shp if s != 1), "in_shape": shp})
+    if isinstance(dim, (tuple, list)):
+        ds = {_norm_dim(d, input.ndim) for d in dim}
+        new = tuple(n for i, n in enumerate(shp) if not (i in ds and n == 1))
+        return apply(OPS["squeeze_tuple"], (input,), {"shape": new, "in_shape": shp})
     d = _norm_dim(dim, input.ndim)
     new = shp[:d] + shp[d + 1:] if input.ndim and shp[d] == 1 else shp
     return apply(OPS["squeeze_dim"], (input,), {"shape": new, "in_shape": shp})
@@ -405,13 +444,13 @@ def _inplace(name: str):
     def f(self: Tensor, other, *, alpha=1) -> Tensor:
         o = _t(other, self)
         if alpha != 1:
-            return apply_inplace(OPS["add_alpha"], self, (o,), {"alpha": alpha if name == "add" else -alpha})
+            return apply_inplace(OPS[name + "_alpha"], self, (o,), {"alpha": alpha})
         return apply_inplace(OPS[name], self, (o,))
 
     return f
 
 
-# ---- the Tensor's methods and operators ---------------------------------------------------------------------
+# ---- the Tensor's methods and operators -------------------------------------------------------------
 def _attach() -> None:
     T = Tensor
     T.__add__ = lambda self, o: add(self, o)
@@ -475,15 +514,22 @@ def where(condition, input=None, other=None) -> Tensor:
     if input is None and other is None:
         raise RuntimeError("where(condition) with one argument is not supported by gradviz")
     cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
+    if cond._data.dtype == np.uint8:
+        cond = Tensor._make(cond._data.astype(np.bool_))
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{cond.dtype.name.capitalize()}")
     like = input if isinstance(input, Tensor) else other
     a, b = _t(input, like), _t(other, like)
     if a._data.dtype != b._data.dtype:
-        from ..dispatch import promote_types, _cast
+        from ..dispatch import _cast, promote_types
 
         target = promote_types((a, b))
         a = a if a._data.dtype == target else _cast(a, target)
         b = b if b._data.dtype == target else _cast(b, target)
-    return apply(OPS["where"], (cond, a, b))
+    return apply(OPS["where"], (a, b, cond))
+
+
+# Indexing and the ops of api_extra attach themselves to Tensor here, after the basics above.
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

@@ -38,6 +38,9 @@ register("add_alpha", "AddBackward0", lambda a, b, alpha: a + alpha * b,
 register("sub", "SubBackward0", lambda a, b: a - b,
          [lambda g, s: g, lambda g, s: -g],
          ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True, description="a − b")
+register("sub_alpha", "SubBackward0", lambda a, b, alpha: a - alpha * b,
+         [lambda g, s: g, lambda g, s: -g * s.p["alpha"]],
+         ["∂(a−α·b)/∂a = 1", "∂(a−α·b)/∂b = −α"], promote=True, description="a − α·b")
 register("rsub_scalar", "RsubBackward1", lambda a, other: other - a,
          [lambda g, s: -g],
          ["∂(c−a)/∂a = −1"], description="c − a")
@@ -134,12 +137,61 @@ def _where_vjp(pick_a: bool):
     def rule(g, s):
         xp = s.xp
         zero = xp.const(0.0, xp.data(g))
-        return xp.where(s.a, g, zero) if pick_a else xp.where(s.a, zero, g)
+        return xp.where(s.c, g, zero) if pick_a else xp.where(s.c, zero, g)
 
     return rule
 
 
-register("where", "WhereBackward0", lambda c, a, b: np.where(c, a, b),
-         [None, _where_vjp(True), _where_vjp(False)],
-         ["condition: no gradient", "∂where(c,a,b)/∂a = c", "∂where(c,a,b)/∂b = ¬c"], saves=("a",),
+# The condition is data, not a graph input: torch's WhereBackward0 has two next_functions.
+register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
+         [_where_vjp(True), _where_vjp(False)],
+         ["∂where(c,a,b)/∂a = c", "∂where(c,a,b)/∂b = ¬c"], saves=("c",), aux=1,
          description="where(condition, a, b)")
+
+
+def _pick_vjp(first: bool, larger: bool):
+    """maximum/minimum: the gradient goes to the chosen side; ties split it in half (as torch)."""
+    def rule(g, s):
+        a, b = s.xp.data(s.a), s.xp.data(s.b)
+        win = (a > b) if larger == first else (a < b)
+        w = np.where(a == b, 0.5, win.astype(np.float64))
+        return g * s.xp.const(w, a)
+
+    return rule
+
+
+register("maximum", "MaximumBackward0", np.maximum,
+         [_pick_vjp(True, True), _pick_vjp(False, True)],
+         ["∂max(a,b)/∂a = 1 if a > b (½ if equal)", "∂max(a,b)/∂b = 1 if b > a (½ if equal)"],
+         saves=("a", "b"), promote=True, description="elementwise maximum")
+register("minimum", "MinimumBackward0", np.minimum,
+         [_pick_vjp(True, False), _pick_vjp(False, False)],
+         ["∂min(a,b)/∂a = 1 if a < b (½ if equal)", "∂min(a,b)/∂b = 1 if b < a (½ if equal)"],
+         saves=("a", "b"), promote=True, description="elementwise minimum")
+
+
+def _clamp(a, min=None, max=None):  # noqa: A002 - torch's argument names
+    out = a
+    if min is not None:
+        out = np.maximum(out, np.asarray(min, dtype=a.dtype))
+    if max is not None:
+        out = np.minimum(out, np.asarray(max, dtype=a.dtype))
+    return out if out is not a else a.copy()
+
+
+def _clamp_vjp(g, s):
+    a = s.xp.data(s.a)
+    keep = np.ones(a.shape, dtype=np.bool_)
+    if s.p.get("min") is not None:
+        keep &= a >= s.p["min"]
+    if s.p.get("max") is not None:
+        keep &= a <= s.p["max"]
+    return g * s.xp.const(keep, a)
+
+
+register("clamp", "ClampBackward1", _clamp, [_clamp_vjp],
+         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",), description="clamp(x, min, max)")
+register("clamp_min", "ClampMinBackward0", _clamp, [_clamp_vjp],
+         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)")
+register("clamp_max", "ClampMaxBackward0", _clamp, [_clamp_vjp],
+         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)")

@@ -1,4 +1,4 @@
-"""Reductions of the table: sum, mean (whole tensor or along dims)."""
+"""Reductions of the table: sum, mean, max, min, var, std (whole tensor or along dims)."""
 
 from __future__ import annotations
 
@@ -40,3 +40,83 @@ register("mean_dim", "MeanBackward1",
          lambda a, shape, dim, keepdim: np.mean(a, axis=dim, keepdims=keepdim, dtype=a.dtype),
          [lambda g, s: _expand_back(g / _count(s.p), s)],
          ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean over dim")
+
+
+def _keep(g, s):
+    """``g`` with the reduced dim put back as size 1 (max/min along a dim)."""
+    if s.p["keepdim"]:
+        return g
+    shape = list(s.xp.data(g).shape)
+    shape.insert(s.p["dim"], 1)
+    return s.xp.reshape(g, tuple(shape))
+
+
+def _extreme_dim(pick):
+    def forward(a, dim, keepdim, shape):
+        idx = pick(a, axis=dim, keepdims=True)
+        values = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            idx = idx.squeeze(dim)
+            values = values.squeeze(dim)
+        return values, {"indices": idx}
+
+    return forward
+
+
+def _to_index_vjp(g, s):
+    """max/min along a dim: the gradient goes to the chosen index only (value_selecting_reduction)."""
+    xp = s.xp
+    dim, shape = s.p["dim"], s.p["shape"]
+    idx = s.x["indices"] if s.p["keepdim"] else np.expand_dims(s.x["indices"], dim)
+    ar = np.arange(shape[dim]).reshape([-1 if d == dim else 1 for d in range(len(shape))])
+    onehot = np.broadcast_to(ar == idx, shape)
+    return xp.where(onehot, _keep(g, s), xp.const(0.0, xp.data(g)))
+
+
+def _evenly_vjp(g, s):
+    """max/min of all elements: ties share the gradient evenly (PyTorch's evenly_distribute_backward)."""
+    xp = s.xp
+    a = xp.data(s.a)
+    mask = a == xp.data(s.out)
+    return g * xp.const(mask / mask.sum(), a)
+
+
+register("max", "MaxBackward1", lambda a: np.max(a),
+         [_evenly_vjp], ["∂max(x)/∂xᵢ = 1 at the max (shared by ties)"], saves=("a", "out"),
+         description="largest element")
+register("min", "MinBackward1", lambda a: np.min(a),
+         [_evenly_vjp], ["∂min(x)/∂xᵢ = 1 at the min (shared by ties)"], saves=("a", "out"),
+         description="smallest element")
+register("max_dim", "MaxBackward0", _extreme_dim(np.argmax),
+         [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], description="max along a dim")
+register("min_dim", "MinBackward0", _extreme_dim(np.argmin),
+         [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], description="min along a dim")
+
+
+def _var_count(p) -> int:
+    return max(_count(p) - p["correction"], 0)
+
+
+def _centered(s):
+    """x − mean(x) over the reduced dims, in the rule's world."""
+    xp = s.xp
+    axis = s.p["dim"]
+    mean = xp.sum(s.a, axis=axis, keepdims=True) * (1.0 / _count(s.p))
+    return s.a - mean
+
+
+def _var_vjp(g, s):
+    return _expand_back(g, s) * _centered(s) * (2.0 / _var_count(s.p))
+
+
+def _std_vjp(g, s):
+    return _expand_back(g / s.out, s) * _centered(s) * (1.0 / _var_count(s.p))
+
+
+register("var", "VarBackward0",
+         lambda a, dim, correction, keepdim, shape: np.var(a, axis=dim, ddof=correction, keepdims=keepdim),
+         [_var_vjp], ["∂var(x)/∂xᵢ = 2(xᵢ − x̄)/(n − c)"], saves=("a",), description="variance")
+register("std", "StdBackward0",
+         lambda a, dim, correction, keepdim, shape: np.std(a, axis=dim, ddof=correction, keepdims=keepdim),
+         [_std_vjp], ["∂std(x)/∂xᵢ = (xᵢ − x̄)/((n − c)·std)"], saves=("a", "out"),
+         description="standard deviation")

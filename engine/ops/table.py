@@ -16,8 +16,9 @@ in one place (``sum_to``), and casts to the input's dtype.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -35,19 +36,22 @@ class OpDef:
     promote: bool = False  # cast the tensor inputs to torch's promoted dtype first
     description: str = ""  # what the op computes, in words, for the UI
     view: bool = False  # the output shares the first input's storage and version counter
+    variadic: bool = False  # any number of tensor inputs, all served by vjps[0] (it reads ``s.i``)
+    aux: int = 0  # trailing tensor arguments that are data, not graph inputs (where's condition)
 
 
 OPS: dict[str, OpDef] = {}
 
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
-             description: str = "", view: bool = False) -> OpDef:
+             description: str = "", view: bool = False, variadic: bool = False, aux: int = 0) -> OpDef:
     """Add one entry to the table (each name once)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is registered twice")
     if len(vjps) != len(formulas):
         raise ValueError(f"op {name!r}: one formula per rule")
-    entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description, view)
+    entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
+                  view, variadic, aux)
     OPS[name] = entry
     return entry
 
@@ -55,13 +59,14 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
 class Saved:
     """What a rule sees of its op: saved inputs/output, extras, params and the xp namespace."""
 
-    __slots__ = ("a", "b", "c", "out", "x", "p", "xp")
+    __slots__ = ("a", "b", "c", "out", "x", "p", "xp", "i")
 
     def __init__(self, xp, p, x):
         self.xp = xp
         self.p = p
         self.x = x
         self.a = self.b = self.c = self.out = None
+        self.i = 0  # which input the rule is computing (variadic ops)
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -69,7 +74,8 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     if lead:
@@ -115,6 +121,26 @@ class NP:
     def data(x):
         """The raw array behind a value of this world."""
         return x
+
+    @staticmethod
+    def getitem(x, key):
+        """``x[key]`` (key: a NumPy index tuple)."""
+        return x[key]
+
+    @staticmethod
+    def scatter_add(g, shape, key):
+        """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices add up)."""
+        z = np.zeros(shape, dtype=g.dtype)
+        if is_basic(key):
+            z[key] = g
+        else:
+            np.add.at(z, key, g)
+        return z
+
+
+def is_basic(key) -> bool:
+    """True when an index tuple holds only ints and slices (no repeated positions possible)."""
+    return all(type(k) is int or type(k) is slice or k is Ellipsis or k is None for k in key)
 
 
 def shape_of(x) -> tuple[int, ...]:

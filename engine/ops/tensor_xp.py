@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dispatch import apply
 from ..tensor import Tensor
 from . import api
+from .table import OPS
 
 
 def _tensor(x, like: Tensor) -> Tensor:
@@ -45,7 +47,8 @@ class TX:
         if gs == shape:
             return g
         lead = len(gs) - len(shape)
-        axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and gs[i + lead] != 1)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, n in enumerate(shape) if n == 1 and gs[i + lead] != 1)
         if axes:
             g = api.sum(g, axes, True)
         return api.reshape(g, shape) if tuple(g._data.shape) != shape else g
@@ -74,3 +77,16 @@ class TX:
     @staticmethod
     def data(x):
         return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+    @staticmethod
+    def getitem(x: Tensor, key) -> Tensor:
+        from .index_ops import encode_key
+
+        return apply(OPS["index"], (x,), {"key": encode_key(key), "in_shape": tuple(x._data.shape)})
+
+    @staticmethod
+    def scatter_add(g: Tensor, shape, key) -> Tensor:
+        from .index_ops import encode_key
+
+        zeros = Tensor._make(np.zeros(tuple(shape), dtype=g._data.dtype))
+        return apply(OPS["index_put"], (zeros, g), {"key": encode_key(key), "accumulate": True})

@@ -1,0 +1,222 @@
+"""``x[key]`` and ``x[key] = v`` composed as PyTorch composes them.
+
+Reading: ``None`` unsqueezes, ints select, slices slice (a full ``:`` inside a tuple is skipped,
+as torch's slice optimisation does), ``...`` skips dims; what is left of integer tensors, lists
+and boolean masks becomes one IndexBackward0 on the resulting view. So ``x[0, [1, 2]]`` is
+IndexBackward0 over SelectBackward0, exactly as in PyTorch.
+
+Writing: a key of tensors (and full slices) is IndexPutBackward0; any other key is
+``torch::autograd::CopySlices``; both run in place through ``dispatch.apply_inplace``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..dispatch import apply, apply_inplace, check_inplace
+from ..tensor import Tensor, as_tensor_like
+from .index_ops import encode_key
+from .table import OPS
+
+_FULL = slice(None)
+
+
+def _entry(k):
+    """One user key entry -> int, slice, None, Ellipsis or an ndarray (int64 or bool)."""
+    if k is None or k is Ellipsis or type(k) is slice:
+        return k
+    if isinstance(k, bool):
+        raise IndexError("gradviz does not support indexing with a Python bool")
+    if isinstance(k, numbers.Integral):
+        return int(k)
+    if isinstance(k, Tensor):
+        arr = k._data
+        if arr.dtype.kind == "f":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if arr.ndim == 0 and arr.dtype != np.bool_:
+            return int(arr)
+        return arr if arr.dtype == np.bool_ else arr.astype(np.int64, copy=False)
+    if isinstance(k, (list, tuple)):
+        arr = np.asarray(k)
+        if arr.dtype.kind == "f":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+        f"(got {type(k).__name__})"
+    )
+
+
+def _normalize(x: Tensor, key) -> list:
+    """The key as a list of entries with the Ellipsis expanded into full slices."""
+    entries = [_entry(k) for k in (key if type(key) is tuple else (key,))]
+    used = 0
+    for k in entries:
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            used += max(k.ndim, 1)
+        elif k is not None and k is not Ellipsis:
+            used += 1
+    nd = x._data.ndim
+    if used > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    out = []
+    seen_ellipsis = False
+    for k in entries:
+        if k is Ellipsis:
+            if not seen_ellipsis:
+                out.extend([_FULL] * (nd - used))
+                seen_ellipsis = True
+            continue
+        out.append(k)
+    return out
+
+
+def _check_index(i: int, dim: int, size: int) -> int:
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+    return i % size
+
+
+def _slice_params(sl: slice, size: int) -> tuple[int, int, int]:
+    if sl.step is not None and sl.step == 0:
+        raise ValueError("slice step cannot be zero")
+    step = 1 if sl.step is None else int(sl.step)
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, _ = sl.indices(size)
+    return start, max(stop, start), step
+
+
+def _select(x: Tensor, dim: int, index: int) -> Tensor:
+    shp = x._data.shape
+    index = _check_index(index, dim, shp[dim])
+    return apply(OPS["select"], (x,), {"dim": dim, "index": index, "in_shape": shp})
+
+
+def _slice(x: Tensor, dim: int, sl: slice, always: bool) -> Tensor:
+    shp = x._data.shape
+    start, stop, step = _slice_params(sl, shp[dim])
+    if not always and start == 0 and stop == shp[dim] and step == 1:
+        return x
+    return apply(
+        OPS["slice"], (x,), {"dim": dim, "start": start, "stop": stop, "step": step, "in_shape": shp}
+    )
+
+
+def _unsqueeze(x: Tensor, dim: int) -> Tensor:
+    shp = x._data.shape
+    return apply(OPS["unsqueeze"], (x,), {"shape": shp[:dim] + (1,) + shp[dim:], "in_shape": shp})
+
+
+def getitem(x: Tensor, key) -> Tensor:
+    """``x[key]``: views for ints, slices and None; IndexBackward0 for tensors, lists and masks."""
+    if key is Ellipsis:
+        return apply(OPS["alias"], (x,))
+    if type(key) is slice:  # torch keeps a lone slice even when it is ``:``
+        if x._data.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor.")
+        return _slice(x, 0, key, always=True)
+    entries = _normalize(x, key)
+    out, dim, adv = x, 0, []
+    for k in entries:
+        if k is None:
+            out = _unsqueeze(out, dim)
+            dim += 1
+        elif type(k) is int:
+            out = _select(out, dim, k)
+        elif type(k) is slice:
+            out = _slice(out, dim, k, always=False)
+            dim += 1
+        elif k.dtype == np.bool_:
+            if k.ndim == 0:
+                raise IndexError("gradviz does not support a 0-dim boolean index")
+            _check_mask(k, out._data.shape, dim)
+            for part in np.nonzero(k):
+                adv.append((dim, part.astype(np.int64)))
+                dim += 1
+        else:
+            size = out._data.shape[dim]
+            if k.size and (k.max() >= size or k.min() < -size):
+                bad = int(k.max()) if k.max() >= size else int(k.min())
+                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+            adv.append((dim, np.where(k < 0, k + size, k)))
+            dim += 1
+    if not adv:
+        return out if out is not x else apply(OPS["alias"], (x,))
+    full = [_FULL] * out._data.ndim
+    for d, arr in adv:
+        full[d] = arr
+    return apply(OPS["index"], (out,), {"key": encode_key(tuple(full)), "in_shape": tuple(out._data.shape)})
+
+
+def _check_mask(mask: np.ndarray, shape: tuple, dim: int) -> None:
+    for j, n in enumerate(mask.shape):
+        if dim + j >= len(shape) or shape[dim + j] != n:
+            raise IndexError(
+                f"The shape of the mask [{', '.join(map(str, mask.shape))}] at index {j} does not match the "
+                f"shape of the indexed tensor [{', '.join(map(str, shape))}] at index {dim + j}"
+            )
+
+
+def _numpy_key(x: Tensor, key) -> tuple:
+    """The key as a NumPy index tuple for writing (masks become integer positions)."""
+    out = []
+    for k in _normalize(x, key):
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            out.extend(p.astype(np.int64) for p in np.nonzero(k))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+def setitem(x: Tensor, key, value) -> None:
+    """``x[key] = value`` in place (CopySlices, or IndexPutBackward0 for a key of tensors)."""
+    nkey = _numpy_key(x, key)
+    v = (
+        value
+        if isinstance(value, Tensor)
+        else as_tensor_like(value, x)
+        if isinstance(value, numbers.Number)
+        else Tensor._make(np.asarray(value, dtype=x._data.dtype))
+    )
+    check_inplace(x, (v,))
+    if not (x._requires_grad or v._requires_grad):
+        x._data[nkey] = v._data
+        x._vc[0] += 1
+        return
+    advanced = any(isinstance(k, np.ndarray) for k in nkey)
+    only_tensors = advanced and all(isinstance(k, np.ndarray) or k == _FULL for k in nkey)
+    v = _fit_value(v, x._data[nkey].shape, expand=not only_tensors)
+    name = "index_put" if only_tensors else "copy_slices"
+    apply_inplace(OPS[name], x, (v,), {"key": encode_key(nkey), "accumulate": False})
+
+
+def _fit_value(v: Tensor, slot: tuple, expand: bool) -> Tensor:
+    """What torch does to a value before writing it: strip leading 1s with a view, then (for
+    CopySlices) expand it to the written part's shape, so those nodes appear in the graph."""
+    shp = v._data.shape
+    if shp == slot:
+        return v
+    lead = 0
+    while lead < len(shp) and shp[lead] == 1:
+        lead += 1
+    if lead or expand:
+        v = apply(OPS["view"], (v,), {"shape": shp[lead:], "in_shape": shp})
+    if expand and v._data.shape != slot:
+        try:
+            np.broadcast_shapes(v._data.shape, slot)
+        except ValueError:
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape [{', '.join(map(str, shp))}] cannot be "
+                f"broadcast to indexing result of shape [{', '.join(map(str, slot))}]"
+            ) from None
+        v = apply(OPS["expand"], (v,), {"shape": slot, "in_shape": v._data.shape})
+    return v
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``torch.index_put``: a copy of ``input`` with ``values`` written (or added) at ``indices``."""
+    key = tuple(_entry(k) for k in indices)
+    return apply(OPS["index_put"], (input, values), {"key": encode_key(key), "accumulate": bool(accumulate)})
