@@ -43,6 +43,9 @@ class VariableIn(BaseModel):
 class RunRequest(BaseModel):
     source: str
     variables: dict[str, VariableIn] | None = None
+    fold: Literal["auto", "module", "op"] = Field(
+        default="auto", description="graph level of the drawing: each nn.Module call one box ('module'), "
+                                    "every op ('op'), or folded only when large ('auto')")
 
 
 # ---- values -------------------------------------------------------------------------------------

@@ -1,17 +1,18 @@
 """The MLP builder's routes: the form → its program, and decision-boundary frames for training.
 
 Training itself goes through ``POST /api/run`` like any program: these routes only add what the
-training view needs beyond it.
+training view needs beyond it. The boundary runs the program in the same worker pool as /api/run.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.concurrency import run_in_threadpool
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from ..errors import error_response, internal_error
 from ..mlp_boundary import boundary_job
 from ..mlp_builder import MlpConfigError, build_program
+from ..pool import run_deadline
 from ..schemas import BoundaryRequest, BoundaryResponse, ErrorResponse, MlpConfig, MlpProgram
 
 router = APIRouter(prefix="/api/mlp", tags=["mlp"])
@@ -20,9 +21,8 @@ ERRORS = {422: {"model": ErrorResponse, "description": "the form's values do not
 
 
 def config_error(exc: MlpConfigError) -> JSONResponse:
-    """A 422 with the usual error shape; the message names what to change."""
-    body = ErrorResponse(error={"type": "ConfigError", "message": f"{exc.field}: {exc}"})
-    return JSONResponse(status_code=422, content=body.model_dump())
+    """A 422 with the usual error shape; the message names the field to change."""
+    return error_response(422, "ConfigError", f"{exc.field}: {exc}")
 
 
 @router.post("/program", response_model=MlpProgram, responses=ERRORS)
@@ -39,11 +39,22 @@ def program(cfg: MlpConfig):
 
 
 @router.post("/boundary", response_model=BoundaryResponse, responses=ERRORS)
-async def boundary(req: BoundaryRequest):
+def boundary(req: BoundaryRequest, request: Request):
     """Run the program and return the decision boundary at a few points of its training."""
+    from engine.runner import RunTimeout
+
     try:
         build_program(req.config)
     except MlpConfigError as exc:
         return config_error(exc)
-    data = await run_in_threadpool(boundary_job, req.config.model_dump(), req.source, req.grid, req.frames)
+    settings = request.app.state.settings
+    deadline = run_deadline(settings)
+    try:
+        data = request.app.state.pool.call(boundary_job, req.config.model_dump(), req.source, req.grid,
+                                           req.frames, timeout=deadline)
+    except RunTimeout:
+        message = f"the program ran longer than {deadline:g} s and was stopped"
+        return error_response(400, "TimeoutError", message)
+    except Exception as exc:  # the worker failed in a way the runner did not report
+        return internal_error(exc)
     return BoundaryResponse(**data)

@@ -5,13 +5,14 @@ layout does not hold up other requests."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from ..errors import error_response, internal_error
 from ..execute import run_and_serialize
-from ..layout import draw_response
+from ..layout import LayoutSettings, draw_response
 from ..pool import run_deadline
 from ..schemas import ErrorResponse, RunRequest, RunResponse
 
@@ -20,6 +21,15 @@ router = APIRouter(prefix="/api", tags=["run"])
 ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run (syntax, forbidden, limit)"},
           413: {"model": ErrorResponse, "description": "request body over 256 KB"},
           422: {"model": ErrorResponse, "description": "not JSON, or wrong types"}}
+
+
+def fold_settings(layout: LayoutSettings, fold: str) -> LayoutSettings:
+    """The layout settings for the requested graph level ("auto": the server's threshold)."""
+    if fold == "module":
+        return replace(layout, fold_threshold=0)
+    if fold == "op":
+        return replace(layout, fold_threshold=layout.max_nodes)
+    return layout
 
 
 @router.post("/run", response_model=RunResponse, responses=ERRORS)
@@ -43,7 +53,7 @@ def run(body: RunRequest, request: Request) -> dict | JSONResponse:
         return error_response(400, err["type"], err["message"], err["line"], err["col"])
     response = out["response"]
     t1 = time.perf_counter()
-    draw_response(response, settings.layout)
+    draw_response(response, fold_settings(settings.layout, body.fold))
     response["timings"]["layout"] = time.perf_counter() - t1
     response["timings"]["total"] = time.perf_counter() - t0
     return response

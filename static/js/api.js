@@ -26,9 +26,12 @@ export function fetchExamples() {
   return call("/api/examples");
 }
 
+/** Extra fields of every run request, set by panels (e.g. fold: "module" | "op", see fold.js). */
+export const runOptions = {};
+
 /** POST /api/run → RunResponse (see app/schemas.py). */
 export function runProgram(source, variables) {
-  const body = { source };
+  const body = { source, ...runOptions };
   if (variables && Object.keys(variables).length) body.variables = variables;
   return call("/api/run", {
     method: "POST",

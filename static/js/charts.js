@@ -1,0 +1,115 @@
+/**
+ * Small SVG line charts for the training view: no library, one function per chart.
+ * lineChart(series, opts) → an <svg> whose viewBox is fixed, so CSS can size it freely.
+ */
+
+const NS = "http://www.w3.org/2000/svg";
+export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Short number text for axis ends. */
+export function tick(x) {
+  if (x === 0) return "0";
+  const a = Math.abs(x);
+  if (a >= 1000 || a < 0.001) return x.toExponential(1);
+  return String(Number(x.toPrecision(3)));
+}
+
+/** The y scale: log when the values span more than `logRatio`, else linear from 0 or the minimum. */
+export function yScale(values, { log = "auto", logRatio = 30, zero = true } = {}) {
+  const finite = values.filter((v) => v !== null && Number.isFinite(v));
+  if (!finite.length) return { log: false, lo: 0, hi: 1, f: () => 0.5 };
+  let lo = Math.min(...finite);
+  let hi = Math.max(...finite);
+  const pos = finite.every((v) => v > 0);
+  const useLog = log === true || (log === "auto" && pos && hi / Math.max(lo, 1e-300) > logRatio);
+  if (useLog) {
+    const l0 = Math.log10(lo);
+    const l1 = Math.log10(hi);
+    const span = l1 - l0 || 1;
+    return { log: true, lo, hi, f: (v) => (v > 0 ? (Math.log10(v) - l0) / span : 0) };
+  }
+  if (zero && lo > 0) lo = 0;
+  if (hi === lo) hi = lo + 1;
+  return { log: false, lo, hi, f: (v) => (v - lo) / (hi - lo) };
+}
+
+/**
+ * series: [{label, values: [y per x index or null], color?, points?: [[x, y]...], axis?: "right"}]
+ * opts: {n: number of x positions, width, height, marker: x index or null, dots: [x indices],
+ *        right: {lo, hi, format} for series on the right axis, title, xLabel, onPick(x)}
+ */
+export function lineChart(series, opts) {
+  const W = opts.width || 560;
+  const H = opts.height || 200;
+  const pad = { l: 48, r: opts.right ? 44 : 12, t: 14, b: 26 };
+  const iw = W - pad.l - pad.r;
+  const ih = H - pad.t - pad.b;
+  const n = Math.max(1, opts.n);
+  const X = (i) => pad.l + (n === 1 ? iw / 2 : (i / (n - 1)) * iw);
+  const left = series.filter((s) => s.axis !== "right");
+  const scale = yScale(left.flatMap((s) => s.values), opts.scale || {});
+  const Y = (v) => pad.t + ih - scale.f(v) * ih;
+  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img" });
+  if (opts.title) svg.appendChild(el("title", {}, opts.title));
+  svg.appendChild(el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-bg" }));
+  // Axis ends.
+  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + 8, class: "chart-tick", "text-anchor": "end" }, tick(scale.hi)));
+  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih, class: "chart-tick", "text-anchor": "end" }, tick(scale.lo)));
+  if (scale.log) svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih / 2, class: "chart-tick", "text-anchor": "end" }, "log"));
+  svg.appendChild(el("text", { x: pad.l, y: H - 6, class: "chart-tick" }, "1"));
+  svg.appendChild(el("text", { x: pad.l + iw, y: H - 6, class: "chart-tick", "text-anchor": "end" }, String(n)));
+  if (opts.xLabel) svg.appendChild(el("text", { x: pad.l + iw / 2, y: H - 6, class: "chart-tick", "text-anchor": "middle" }, opts.xLabel));
+  if (opts.right) {
+    const r = opts.right;
+    const fmt = r.format || tick;
+    svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + 8, class: "chart-tick right" }, fmt(r.hi)));
+    svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + ih, class: "chart-tick right" }, fmt(r.lo)));
+  }
+  series.forEach((s, si) => {
+    const color = s.color || PALETTE[si % PALETTE.length];
+    let pts;
+    if (s.points) {
+      const r = opts.right || { lo: 0, hi: 1 };
+      const fy = s.axis === "right" ? (v) => pad.t + ih - ((v - r.lo) / (r.hi - r.lo || 1)) * ih : Y;
+      pts = s.points.map(([x, y]) => [X(x), fy(y)]);
+    } else {
+      pts = [];
+      s.values.forEach((v, i) => {
+        if (v !== null && Number.isFinite(v)) pts.push([X(i), Y(v)]);
+      });
+    }
+    if (!pts.length) return;
+    const d = pts.map(([x, y], i) => `${i ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
+    svg.appendChild(el("path", { d, class: `chart-line ${s.cls || ""}`, stroke: color, "data-series": s.label }));
+    if (s.points && s.points.length <= 60) {
+      for (const [x, y] of pts) svg.appendChild(el("circle", { cx: x, cy: y, r: 2.2, fill: color }));
+    }
+  });
+  for (const i of opts.dots || []) {
+    const s = left[0];
+    const v = s ? s.values[i] : null;
+    if (v === null || v === undefined) continue;
+    svg.appendChild(el("circle", { cx: X(i), cy: Y(v), r: 3.2, class: "chart-dot", "data-x": i }));
+  }
+  if (opts.marker !== null && opts.marker !== undefined) {
+    svg.appendChild(el("line", { x1: X(opts.marker), x2: X(opts.marker), y1: pad.t, y2: pad.t + ih, class: "chart-marker" }));
+  }
+  if (opts.onPick) {
+    const hit = el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-hit" });
+    hit.addEventListener("click", (e) => {
+      const box = svg.getBoundingClientRect();
+      const x = ((e.clientX - box.left) / box.width) * W;
+      const i = Math.round(((x - pad.l) / iw) * (n - 1));
+      opts.onPick(Math.max(0, Math.min(n - 1, i)));
+    });
+    svg.appendChild(hit);
+  }
+  return svg;
+}
