@@ -28,7 +28,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x if x > 0 else slope·x (LeakyReluBackward0)."""
     if inplace:
-        return apply_inplace(OPS["leaky_relu"], input, (), {"negative_slope": negative_slope})
+        return apply_inplace(OPS["leaky_relu_"], input, (), {"negative_slope": negative_slope})
     return api.leaky_relu(input, negative_slope)
 
 
@@ -105,8 +105,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if not isinstance(target, Tensor):
         raise TypeError(f"nll_loss(): argument 'target' must be Tensor, not {type(target).__name__}")
     if target._data.dtype.kind not in "iu":
-        raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.name.capitalize()}")
+        scalar = target.dtype._type_desc[len("torch."):-len("Tensor")]  # torch's ScalarType name
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar}")
     nd = input.ndim
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")

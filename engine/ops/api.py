@@ -180,7 +180,8 @@ def _softmax_input(input: Tensor, dtype, kernel: str) -> Tensor:
     if dtype is not None:
         return to(input, dtype)
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f'"{kernel}" not implemented for \'{input.dtype.name.capitalize()}\'')
+        scalar = input.dtype._type_desc[len("torch."):-len("Tensor")]  # torch's ScalarType name, e.g. Long
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')
     return input
 
 

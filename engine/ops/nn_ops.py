@@ -13,7 +13,7 @@ import numpy as np
 from .table import OPS, register
 
 _REDUCTIONS = ("none", "mean", "sum")
-BCE_EPS = 1e-12  # torch's EPSILON in binary_cross_entropy_backward
+BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_backward is a float
 LOG_FLOOR = -100.0  # torch clamps log terms of binary_cross_entropy at -100
 
 
@@ -56,6 +56,29 @@ register("log_softmax", "LogSoftmaxBackward0", _log_softmax,
          [_log_softmax_vjp],
          ["∂log_softmax(x)ᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ  ⇒  gₓ = g − eʸ·Σ g"], saves=("out",),
          description="log_softmax(x)ᵢ = xᵢ − log Σⱼ eˣʲ along dim")
+
+
+# ---- leaky_relu_ (in place): torch's rule reads the result, not the overwritten input -----------
+LEAKY_INPLACE_NEGATIVE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+    "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+    "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+    "in-place leakRelu backward calculation with negative slope")
+
+
+def _leaky_relu_inplace_vjp(g, s):
+    xp = s.xp
+    if s.p["negative_slope"] < 0:
+        raise RuntimeError(LEAKY_INPLACE_NEGATIVE)
+    like = xp.data(s.out)
+    return g * xp.where(s.out > 0, xp.const(1.0, like), xp.const(s.p["negative_slope"], like))
+
+
+register("leaky_relu_", "LeakyReluBackward1",
+         lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
+         [_leaky_relu_inplace_vjp],
+         ["∂lrelu(x)/∂x = 1 if result > 0 else slope"], saves=("out",),
+         description="x if x > 0 else slope·x, in place")
 
 
 # ---- reductions shared by the losses ------------------------------------------------------------
