@@ -134,6 +134,7 @@ class Plan:
     node_ids: list[int]  # placeholder p<k> → node id
     edge_ids: list[int]  # q<k> → edge id
     fold_ids: list[str]  # r<k> → element id of a folded box
+    texts: list[str]  # @<k>@ → label text that varies without changing the structure (constants)
     folds: list[dict]
     folded: bool
     drawn: int
@@ -142,7 +143,7 @@ class Plan:
 def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int],
               settings: LayoutSettings) -> Plan:
     """Decide folding and write the DOT text (placeholders only, so it is a structure key)."""
-    order = sorted(node_ids)
+    order = canonical_order(nodes, edges, node_ids, edge_ids)
     groups, member = ([], {})
     if len(order) > settings.fold_threshold:
         groups, member = fold_groups(nodes, edges, order, edge_ids)
@@ -157,10 +158,14 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
     g.attr("node", fontname="Helvetica", fontsize="10", height="0.3", style="filled")
     g.attr("edge", fontname="Helvetica", fontsize="8", fontcolor="#6b7280", arrowsize="0.6", color="#6b7280")
 
-    local = {}
+    local, texts = {}, []
     for k, nid in enumerate(drawn_nodes):
         local[nid] = f"v{k}"
-        g.node(f"v{k}", id=f"p{k}", **node_attrs(nodes[nid]))
+        attrs = node_attrs(nodes[nid])
+        if nodes[nid].get("is_constant"):
+            attrs["label"] = f"@{len(texts):03d}@"  # same width as most literals, same key for all
+            texts.append(constant_text(nodes[nid]["name"]))
+        g.node(f"v{k}", id=f"p{k}", **attrs)
     fold_ids, folds = [], []
     for k, (module, members) in enumerate(groups):
         ops = [m for m in members if nodes[m]["kind"] == "op"]
@@ -183,7 +188,28 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
         drawn_edges.append(eid)
         extra = {} if e["needs_grad"] else {"style": "dashed", "color": "#9ca3af"}
         g.edge(s, t, id=f"q{k}", xlabel=shape_text(e["shape"]), **extra)
-    return Plan(g.source, drawn_nodes, drawn_edges, fold_ids, folds, bool(groups), drawn)
+    return Plan(g.source, drawn_nodes, drawn_edges, fold_ids, texts, folds, bool(groups), drawn)
+
+
+def canonical_order(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]) -> list[int]:
+    """Nodes in an order that depends on structure only: ops in recording order, each leaf just
+    before the first op that reads it. Ids differ between training iterations (leaves like the
+    data are created once, parameters anew each step); this order, and so the DOT text, does not."""
+    inputs: dict[int, list[int]] = {}
+    for eid in edge_ids:  # edge ids follow (target op, argument index)
+        e = edges[eid]
+        inputs.setdefault(e["target"], []).append(e["source"])
+    placed: dict[int, None] = {}
+    for nid in sorted(node_ids):
+        if nodes[nid]["kind"] != "op":
+            continue
+        for src in inputs.get(nid, ()):
+            if nodes[src]["kind"] == "leaf":
+                placed.setdefault(src)
+        placed.setdefault(nid)
+    for nid in sorted(node_ids):
+        placed.setdefault(nid)
+    return list(placed)
 
 
 def fold_groups(nodes: dict, edges: dict, order: list[int], edge_ids: list[int]):
@@ -191,12 +217,12 @@ def fold_groups(nodes: dict, edges: dict, order: list[int], edge_ids: list[int])
 
     Ops are recorded in topological order and leaves have no inputs, so contracting such a run
     cannot create a cycle. A leaf joins a group when every op it feeds in the view is in it
-    (a layer's weight and bias).
+    (a layer's weight and bias; inputs stay visible).
     """
     groups: list[tuple[str, list[int]]] = []
     member: dict[int, int] = {}
     current = None
-    for nid in order:
+    for nid in sorted(order):
         n = nodes[nid]
         if n["kind"] != "op":
             continue
@@ -214,7 +240,8 @@ def fold_groups(nodes: dict, edges: dict, order: list[int], edge_ids: list[int])
         e = edges[eid]
         consumers.setdefault(e["source"], set()).add(member.get(e["target"], -1))
     for nid in order:
-        if nodes[nid]["kind"] == "leaf":
+        n = nodes[nid]
+        if n["kind"] == "leaf" and (n.get("is_param") or n["requires_grad"]):
             where = consumers.get(nid, {-1})
             if len(where) == 1 and -1 not in where:
                 g = next(iter(where))
@@ -255,6 +282,16 @@ def shape_text(shape: list[int]) -> str:
     return "scalar" if not shape else "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+def constant_text(literal: str) -> str:
+    """A wrapped number's label: its literal, shortened to fit the placeholder's box."""
+    if len(literal) <= 7:
+        return literal
+    try:
+        return f"{float(literal):.4g}"
+    except ValueError:
+        return clip(literal, 7)
+
+
 def clip(text: str | None, n: int = 24) -> str:
     text = text or ""
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -286,6 +323,7 @@ def render(dot: str, timeout_s: float) -> str:
 
 _TITLE = re.compile(r"<title>[^<]*</title>\n?")
 _ID = re.compile(r'id="([pqr])(\d+)"')
+_TEXT = re.compile(r"@(\d{3,})@")
 
 
 def clean_svg(svg: str) -> str:
@@ -307,11 +345,18 @@ def substitute(template: str, plan: Plan) -> str:
             return f'id="e{plan.edge_ids[k]}"'
         return f'id="{plan.fold_ids[k]}"'
 
-    return _ID.sub(real, template)
+    svg = _ID.sub(real, template)
+    if plan.texts:
+        svg = _TEXT.sub(lambda m: xml_escape(plan.texts[int(m.group(1))]), svg)
+    return svg
+
+
+def xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def note_svg(text: str) -> str:
     """A small SVG that says why there is no drawing."""
-    safe = text.replace("&", "&amp;").replace("<", "&lt;")
+    safe = xml_escape(text)
     return ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="40" viewBox="0 0 480 40">'
             f'<text x="8" y="24" font-family="Helvetica" font-size="13">{safe}</text></svg>')
