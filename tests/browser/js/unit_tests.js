@@ -1,0 +1,224 @@
+/**
+ * Plain-JS unit tests of the page's logic modules (timeline, player, share, format, explain's
+ * arithmetic). Loaded into a page of the running server by tests/browser/test_unit_js.py;
+ * results land in window.__unitResults as [{name, ok, message}].
+ */
+
+import { Timeline } from "/static/js/timeline.js";
+import { Player } from "/static/js/player.js";
+import { decodeShare, encodeShare } from "/static/js/share.js";
+import { num, shortText, valueText } from "/static/js/format.js";
+import { productText } from "/static/js/panels/explain.js";
+
+const V = (data, shape = []) => ({ shape, dtype: "float32", data, summary: null });
+
+/** (a * b + 1) ** 2 with a = 2, b = 3, shaped like a RunResponse. */
+function abResponse({ passes = 1, retain = false, zero = false } = {}) {
+  const leaf = (id, name, isParam = false) => ({ id, kind: "leaf", name, var: name, shape: [], dtype: "float32",
+    value: V(id + 2), requires_grad: true, is_param: isParam, inputs: [] });
+  const op = (id, name, inputs) => ({ id, kind: "op", name, shape: [], dtype: "float32", value: V(0),
+    requires_grad: true, inputs, formulas: inputs.map(() => "∂"), saved: [] });
+  const nodes = [leaf(0, "a", true), leaf(1, "b"), op(2, "MulBackward0", [0, 1]),
+    { ...leaf(3, "1"), requires_grad: false }, op(4, "AddBackward0", [2, 3]), op(5, "PowBackward0", [4])];
+  const edges = [[0, 0, 2, 0], [1, 1, 2, 1], [2, 2, 4, 0], [3, 3, 4, 1], [4, 4, 5, 0]].map(([id, source, target, index]) => (
+    { id, source, target, index, shape: [], needs_grad: id !== 3 }));
+  const steps = (gBefore) => [
+    { index: 0, node: 5, kind: "op", received: [], upstream: V(1), sent: [{ edge: 4, grad: V(14) }] },
+    { index: 1, node: 4, kind: "op", received: [{ edge: 4, grad: V(14) }], upstream: V(14),
+      sent: [{ edge: 2, grad: V(14) }, { edge: 3, grad: null }] },
+    { index: 2, node: 2, kind: "op", received: [{ edge: 2, grad: V(14) }], upstream: V(14),
+      sent: [{ edge: 0, grad: V(42) }, { edge: 1, grad: V(28) }] },
+    { index: 3, node: 1, kind: "leaf", received: [{ edge: 1, grad: V(28) }], upstream: V(28), sent: [],
+      grad_before: gBefore ? V(28 * gBefore) : null, grad_after: V(28 * (gBefore + 1)) },
+    { index: 4, node: 0, kind: "leaf", received: [{ edge: 0, grad: V(42) }], upstream: V(42), sent: [],
+      grad_before: gBefore ? V(42 * gBefore) : null, grad_after: V(42 * (gBefore + 1)) },
+  ];
+  const backward = [];
+  const events = [{ kind: "op", index: 2 }, { kind: "op", index: 4 }, { kind: "op", index: 5 }];
+  for (let p = 0; p < passes; p++) {
+    if (zero && p > 0) events.push({ kind: "zero_grad", index: null });
+    const before = zero ? 0 : p;
+    backward.push({ index: p, root: 5, api: "backward", retain_graph: retain, create_graph: false, seed: V(1),
+      steps: steps(before), line: 2, col: 1, view: 0, freed: !retain });
+    events.push({ kind: "backward", index: p });
+  }
+  return { variables: {}, stdout: "", graph: { nodes, edges }, backward, svg: "", error: null, views: [], events };
+}
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+function eq(a, b, what = "") {
+  const sa = JSON.stringify(a);
+  const sb = JSON.stringify(b);
+  if (sa !== sb) throw new Error(`${what} expected ${sb}, got ${sa}`);
+}
+
+test("frames: forward ops, then each backward step, then the pass end", () => {
+  const tl = new Timeline(abResponse());
+  eq(tl.frames.map((f) => f.kind), ["op", "op", "op", "step", "step", "step", "step", "step", "pass_end"]);
+  eq(tl.frames[3].node, 5, "first step is the root");
+});
+
+test("nodes appear with the op that first uses them", () => {
+  const tl = new Timeline(abResponse());
+  eq(tl.nodeState(0, 0), "new", "a at frame 0");
+  eq(tl.nodeState(4, 0), "hidden", "add before its frame");
+  eq(tl.nodeState(4, 1), "new");
+  eq(tl.nodeState(4, 2), "fwd");
+  eq(tl.edgeState(4, 1), "hidden");
+  eq(tl.edgeState(4, 2), "new");
+});
+
+test("backward states: current, pending, done, freed; arrows turned; gradients carried", () => {
+  const tl = new Timeline(abResponse());
+  eq(tl.nodeState(5, 3), "cur");
+  eq(tl.nodeState(2, 3), "pending");
+  eq(tl.nodeState(5, 4), "done");
+  eq(tl.edgeState(4, 3), "send");
+  eq(tl.edgeGrad(4, 3).data, 14);
+  eq(tl.edgeState(2, 3), "bw");
+  eq(tl.edgeGrad(2, 3), null);
+  eq(tl.edgeState(3, 4), "nograd", "the constant's edge");
+  eq(tl.edgeState(0, 7), "carried");
+  eq(tl.nodeState(2, 8), "freed", "op after a pass without retain_graph");
+  eq(tl.nodeState(0, 8), "done", "leaves are not freed");
+});
+
+test("retain_graph keeps the graph; a second pass revisits it", () => {
+  const tl = new Timeline(abResponse({ passes: 2, retain: true }));
+  eq(tl.length, 3 + 2 * 6);
+  eq(tl.nodeState(2, 8), "done");
+  eq(tl.nodeState(2, 9), "pending", "pass 2 started");
+  eq(tl.edgeState(0, 9), "bw");
+  eq(tl.chapters().map((c) => c.frame), [0, 3, 9]);
+});
+
+test(".grad appears at the step that writes it and accumulates", () => {
+  const tl = new Timeline(abResponse({ passes: 2, retain: true }));
+  eq(tl.gradAt(0, 6), null, "before a's step");
+  eq(tl.gradAt(0, 7).data, 42, "a's step");
+  eq(tl.gradAt(0, 12).data, 42, "pass 2 before a's step");
+  eq(tl.gradAt(0, 13).data, 84, "accumulated");
+});
+
+test("zero_grad resets a parameter's .grad to None", () => {
+  const tl = new Timeline(abResponse({ passes: 2, retain: true, zero: true }));
+  const z = tl.zeroFrames[0];
+  eq(tl.gradAt(0, z - 1).data, 42);
+  eq(tl.gradAt(0, z), null, "param a after zero_grad");
+  eq(tl.gradAt(1, z).data, 28, "b is not a parameter");
+});
+
+test("changed(i, j) lists every element whose state differs", () => {
+  for (const opts of [{}, { passes: 2, retain: true }, { passes: 2, retain: true, zero: true }]) {
+    const tl = new Timeline(abResponse(opts));
+    for (let i = 0; i < tl.length; i++) {
+      for (let j = 0; j < tl.length; j++) {
+        const ch = tl.changed(i, j);
+        for (const id of tl.nodes.keys()) {
+          if (tl.nodeState(id, i) !== tl.nodeState(id, j) && !ch.nodes.has(id)) throw new Error(`node ${id} ${i}->${j}`);
+        }
+        for (const id of tl.edges.keys()) {
+          const a = tl.edgeState(id, i) + shortText(tl.edgeGrad(id, i));
+          const b = tl.edgeState(id, j) + shortText(tl.edgeGrad(id, j));
+          if (a !== b && !ch.edges.has(id)) throw new Error(`edge ${id} ${i}->${j}`);
+        }
+      }
+    }
+  }
+});
+
+test("an error adds a last frame", () => {
+  const r = abResponse();
+  r.error = { type: "RuntimeError", message: "x", line: 3, col: 1 };
+  const tl = new Timeline(r);
+  eq(tl.frames[tl.length - 1].kind, "error");
+});
+
+test("no events: ops in id order, then the passes", () => {
+  const r = abResponse();
+  r.events = [];
+  eq(new Timeline(r).frames.map((f) => f.kind).join(","), "op,op,op,step,step,step,step,step,pass_end");
+});
+
+test("player: stands at the first step, moves, clamps, keys", () => {
+  const p = new Player({ schedule: () => 1, cancel: () => {} });
+  const seen = [];
+  p.onChange((k) => seen.push(k));
+  p.load(9);
+  eq(p.label(), "1 / 9");
+  p.next();
+  eq(p.label(), "2 / 9");
+  p.goTo(100);
+  eq(p.frame, 8);
+  p.prev();
+  eq(p.frame, 7);
+  p.key("Home");
+  eq(p.frame, 0);
+  p.key("End");
+  eq(p.frame, 8);
+  p.key("ArrowLeft");
+  eq(p.frame, 7);
+  eq(p.key("x"), false);
+  eq(seen, [0, 1, 8, 7, 0, 8, 7]);
+});
+
+test("player: play advances on the clock and pauses at the end", () => {
+  const queue = [];
+  const p = new Player({ schedule: (fn) => (queue.push(fn), queue.length), cancel: () => {} });
+  p.load(4);
+  p.play();
+  eq(p.playing, true);
+  while (queue.length) queue.shift()();
+  eq(p.frame, 3);
+  eq(p.playing, false, "paused at the end");
+  p.key(" ");
+  eq(p.playing, true, "space plays again from the start");
+  eq(p.frame, 0);
+  p.key(" ");
+  eq(p.playing, false);
+  p.setSpeed(4);
+  eq(p.delay() < 700, true);
+});
+
+test("player: nothing to play", () => {
+  const p = new Player({ schedule: () => 1, cancel: () => {} });
+  p.load(0);
+  eq(p.label(), "0 / 0");
+  p.play();
+  eq(p.playing, false);
+});
+
+test("share links round-trip (with non-ASCII text)", () => {
+  const data = { source: "y = (a * b + 1) ** 2  # 梯度", variables: { a: { value: [1, 2], requires_grad: true } }, step: 7 };
+  const back = decodeShare(encodeShare(data));
+  eq(back, data);
+  eq(decodeShare("#s=%%%"), null);
+  eq(decodeShare(""), null);
+});
+
+test("numbers and values as text", () => {
+  eq(num(42), "42");
+  eq(num(0.5), "0.5");
+  eq(num(-0.00001234), "-1.234e-5");
+  eq(num(1 / 3), "0.3333");
+  eq(valueText(V([[1, 2], [3, 4]], [2, 2])), "[[1, 2], [3, 4]]");
+  eq(valueText(null), "None");
+});
+
+test("explain: upstream × local = sent", () => {
+  eq(productText(V(14), V(42)), "14 × 3 = 42");
+  eq(productText(V([1, 2], [2]), V([3, 8], [2])), "[1, 2] ⊙ [3, 4] = [3, 8]");
+  eq(productText(V(0), V(0)), null);
+});
+
+const results = [];
+for (const { name, fn } of tests) {
+  try {
+    fn();
+    results.push({ name, ok: true, message: "" });
+  } catch (err) {
+    results.push({ name, ok: false, message: String(err && err.stack ? err.stack : err) });
+  }
+}
+window.__unitResults = results;

@@ -1,0 +1,377 @@
+"""The page in a real browser against the real server: examples, stepping, gradients, errors,
+language, share links, export, phone width, keyboard."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import httpx
+import numpy as np
+import pytest
+
+from .conftest import SHOTS, new_page, pick_example, run_source, runs, step_label, wait_ready
+
+pytestmark = pytest.mark.browser
+
+NEURON = """x = torch.tensor([2.0], requires_grad=True)
+w = torch.tensor([3.0], requires_grad=True)
+b = torch.tensor([1.0], requires_grad=True)
+z = x * w + b
+a = torch.sigmoid(z)
+loss = (a - 1.0) ** 2
+loss.backward()
+print(w.grad)
+"""
+
+TWICE = """x = torch.tensor([2.0], requires_grad=True)
+y = (x * x).sum()
+y.backward()
+y.backward()
+"""
+
+
+def api_run(server, source, variables=None):
+    body = {"source": source}
+    if variables:
+        body["variables"] = variables
+    return httpx.post(f"{server}/api/run", json=body, timeout=120).json()
+
+
+def shown_grad(page, name):
+    """The .grad the var-NAME row shows (its data-grad: the exact numbers, JSON)."""
+    raw = page.get_by_test_id(f"var-{name}").locator(".v-grad").get_attribute("data-grad")
+    return json.loads(raw)
+
+
+def close(a, b, tol=1e-5):
+    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=tol, atol=tol)
+
+
+def first_pass_middle(page):
+    """The frame in the middle of the first backward pass (1-based), or the last frame."""
+    return page.evaluate("""() => {
+      const tl = window.gradviz.state.timeline;
+      const s = tl.passStart[0], e = tl.passEnd[0];
+      return s >= 0 ? Math.floor((s + e) / 2) + 1 : tl.length;
+    }""")
+
+
+def go_to(page, i):
+    """Stand at step i (1-based) with Home and ArrowRight."""
+    page.keyboard.press("Home")
+    for _ in range(i - 1):
+        page.keyboard.press("ArrowRight")
+    assert step_label(page)[0] == i
+
+
+def blur(page):
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+
+
+def test_every_example_runs_and_every_step_is_reachable(page, server, examples):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert len(examples) >= 2
+    for ex in examples:
+        pick_example(page, ex["id"])
+        expected = api_run(server, ex["source"], ex.get("variables"))
+        if expected.get("error") is None:
+            assert page.get_by_test_id("error").is_hidden(), ex["id"]
+        i, n = step_label(page)
+        assert i == 1 and n >= 1, (ex["id"], i, n)
+        assert page.get_by_test_id("graph").locator("svg").count() == 1, ex["id"]
+        blur(page)
+        # keys: End, Home, then every step with →
+        page.keyboard.press("End")
+        assert step_label(page) == (n, n)
+        page.keyboard.press("Home")
+        assert step_label(page) == (1, n)
+        for k in range(2, n + 1):
+            page.keyboard.press("ArrowRight")
+            assert step_label(page)[0] == k, ex["id"]
+        page.keyboard.press("ArrowRight")
+        assert step_label(page) == (n, n), "stays at the last step"
+        # buttons: back to the start with ‹, forward again with ›
+        for k in range(n - 1, 0, -1):
+            page.get_by_test_id("step-prev").click()
+            assert step_label(page)[0] == k, ex["id"]
+        for k in range(2, n + 1):
+            page.get_by_test_id("step-next").click()
+            assert step_label(page)[0] == k, ex["id"]
+        # at the last step each named leaf's .grad equals the API's
+        checked = 0
+        for name, v in expected["variables"].items():
+            if not v["is_leaf"] or v["grad"] is None or v.get("node") is None:
+                continue
+            assert close(shown_grad(page, name), v["grad"]), (ex["id"], name)
+            checked += 1
+        if expected["backward"] and expected.get("error") is None:
+            assert checked >= 1 or not any(v["is_leaf"] and v["grad"] is not None
+                                           for v in expected["variables"].values()), ex["id"]
+        go_to(page, first_pass_middle(page))
+        page.screenshot(path=str(SHOTS / f"{ex['id']}-1280-en.png"))
+
+
+def test_logistic_neuron_grads_equal_pytorchs(page):
+    import torch
+
+    x = torch.tensor([2.0], requires_grad=True)
+    w = torch.tensor([3.0], requires_grad=True)
+    b = torch.tensor([1.0], requires_grad=True)
+    loss = (torch.sigmoid(x * w + b) - 1.0) ** 2
+    loss.backward()
+    run_source(page, NEURON)
+    assert page.get_by_test_id("error").is_hidden()
+    assert "tensor([" in page.get_by_test_id("console").inner_text()
+    blur(page)
+    page.keyboard.press("End")
+    for name, t in (("w", w), ("b", b), ("x", x)):
+        assert close(shown_grad(page, name), t.grad.tolist(), 1e-6), name
+        assert page.get_by_test_id(f"var-{name}").locator(".v-grad").inner_text() != "None"
+
+
+def test_a_grad_42_appears_only_at_the_step_that_writes_it(page):
+    run_source(page, "(a * b + 1) ** 2")
+    row_a = page.get_by_test_id("var-a")
+    row_b = page.get_by_test_id("var-b")
+    # set a = 2, b = 3 in the expression table: each change re-runs
+    for row, value in ((row_a, "2.0"), (row_b, "3.0")):
+        before = runs(page)
+        row.locator("input[type=text]").fill(value)
+        row.locator("input[type=text]").press("Enter")
+        wait_ready(page, before)
+    blur(page)
+    i, n = step_label(page)
+    assert i == 1
+    seen = None
+    for k in range(1, n + 1):
+        if k > 1:
+            page.keyboard.press("ArrowRight")
+        grad = shown_grad(page, "a")
+        if grad is None:
+            assert seen is None, "a.grad vanished after it was written"
+            assert "42" not in row_a.locator(".v-grad").inner_text()
+            continue
+        if seen is None:
+            seen = k
+            frame = page.evaluate("window.gradviz.state.timeline.frames[window.gradviz.state.frame]")
+            node = page.evaluate("(id) => window.gradviz.state.timeline.nodes.get(id)", frame["node"])
+            assert frame["kind"] == "step" and node["var"] == "a", "written at a's AccumulateGrad step"
+            assert "42" in page.locator("#explain").inner_text()
+        assert math.isclose(float(np.asarray(grad).reshape(-1)[0]), 42.0, rel_tol=1e-6)
+        assert "42" in row_a.locator(".v-grad").inner_text()
+    assert seen is not None and 1 < seen <= n
+
+
+def test_graph_shows_backward_states_and_freed_graph(page):
+    run_source(page, NEURON)
+    blur(page)
+    page.keyboard.press("Home")
+    graph = page.get_by_test_id("graph")
+    assert graph.locator("g.node[data-s=hidden]").count() > 0, "forward ops appear one by one"
+    start = page.evaluate("window.gradviz.state.timeline.passStart[0]")
+    go_to(page, start + 2)
+    assert graph.locator("g.node[data-s=cur]").count() == 1
+    assert graph.locator("g.node[data-s=done]").count() >= 1
+    assert graph.locator("g.edge[data-s=send], g.edge[data-s=carried]").count() >= 1
+    assert graph.locator("text.glabel").count() >= 1, "edges that carried a gradient show it"
+    page.keyboard.press("End")
+    assert graph.locator("g.node[data-s=freed]").count() >= 3, "the pass freed the graph"
+    assert "retain_graph" in page.locator("#explain").inner_text()
+
+
+def test_syntax_error_panel(page):
+    run_source(page, "x = torch.tensor([1.0])\ny = (x +\n")
+    err = page.get_by_test_id("error")
+    assert err.is_visible()
+    text = err.inner_text()
+    assert "SyntaxError" in text
+    assert re.search(r"line \d+, column \d+", text), text
+    assert page.locator("#gutter .err").count() == 1
+
+
+def test_second_backward_error_keeps_first_pass(page):
+    run_source(page, TWICE)
+    err = page.get_by_test_id("error")
+    assert err.is_visible()
+    text = err.inner_text()
+    assert "RuntimeError" in text and "line 4" in text, text
+    assert "backward through the graph a second time" in text
+    assert page.locator("#gutter .err").inner_text() == "4"
+    blur(page)
+    page.keyboard.press("End")
+    i, n = step_label(page)
+    assert n > 3
+    start = page.evaluate("window.gradviz.state.timeline.passStart[0]")
+    assert start >= 0, "the first pass is there to step through"
+    assert close(shown_grad(page, "x"), [4.0])
+
+
+def test_language_toggle_and_memory(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    run_btn = page.get_by_test_id("run")
+    assert run_btn.inner_text() == "Run"
+    page.get_by_test_id("lang").click()
+    assert run_btn.inner_text() == "运行"
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    options = page.get_by_test_id("examples").locator("option").all_inner_texts()
+    assert any(re.search(r"[\u4e00-\u9fff]", o) for o in options)
+    page.reload()
+    wait_ready(page)
+    assert page.get_by_test_id("run").inner_text() == "运行", "the choice is remembered"
+    page.get_by_test_id("lang").click()
+    assert page.get_by_test_id("run").inner_text() == "Run"
+    page.context.close()
+    zh = new_page(browser, server, locale="zh-CN", errors=errors)
+    wait_ready(zh)
+    assert zh.get_by_test_id("run").inner_text() == "运行", "first visit follows the browser"
+    zh.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_share_link_restores_program_and_step(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    run_source(page, NEURON)
+    blur(page)
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    label = step_label(page)
+    assert label[0] == 7
+    page.get_by_test_id("share").click()
+    link = page.get_by_test_id("share-link").input_value()
+    assert "#s=" in link
+    other = new_page(browser, server, path=link[len(server):], errors=errors)
+    wait_ready(other)
+    assert step_label(other) == label
+    assert other.get_by_test_id("source").input_value() == NEURON
+    page.context.close()
+    other.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_export_svg_and_png(page, tmp_path):
+    run_source(page, NEURON)
+    with page.expect_download() as dl:
+        page.get_by_test_id("export-svg").click()
+    svg = tmp_path / "g.svg"
+    dl.value.save_as(svg)
+    text = svg.read_text()
+    assert len(text) > 500 and "<svg" in text and 'id="n' in text
+    with page.expect_download() as dl:
+        page.get_by_test_id("export-png").click()
+    png = tmp_path / "g.png"
+    dl.value.save_as(png)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+
+
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_phone_width_has_no_horizontal_scroll(browser, server, examples, errors, lang):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = new_page(browser, server, width=390, height=844, locale=lang, errors=errors, is_mobile=True,
+                    has_touch=True)
+    wait_ready(page)
+    tag = "zh" if lang.startswith("zh") else "en"
+    for ex in examples:
+        pick_example(page, ex["id"])
+        blur(page)
+        go_to(page, first_pass_middle(page))
+        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], (ex["id"], width)
+        page.screenshot(path=str(SHOTS / f"{ex['id']}-390-{tag}.png"), full_page=True)
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_chinese_screenshots_at_desktop(browser, server, examples, errors):
+    page = new_page(browser, server, locale="zh-CN", errors=errors)
+    wait_ready(page)
+    for ex in examples:
+        pick_example(page, ex["id"])
+        blur(page)
+        go_to(page, first_pass_middle(page))
+        page.screenshot(path=str(SHOTS / f"{ex['id']}-1280-zh.png"))
+        assert re.search(r"[\u4e00-\u9fff]", page.locator("#explain").inner_text()), ex["id"]
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_keyboard_only(page):
+    src = page.get_by_test_id("source")
+    src.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("x = torch.tensor([1.0], requires_grad=True)\nif True:\n")
+    page.keyboard.press("Tab")
+    page.keyboard.type("y = (x * 3).sum()\ny.backward()")
+    assert "\n    y = (x * 3).sum()" in src.input_value(), "Tab indents"
+    before = runs(page)
+    page.keyboard.press("Control+Enter")
+    wait_ready(page, before)
+    assert page.get_by_test_id("error").is_hidden()
+    # Escape, then Tab leaves the editor and reaches the buttons
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.testid") != "source"
+    blur(page)
+    page.keyboard.press("End")
+    _, n = step_label(page)
+    assert step_label(page) == (n, n)
+    page.keyboard.press("ArrowLeft")
+    assert step_label(page) == (n - 1, n)
+    page.keyboard.press(" ")
+    assert page.get_by_test_id("play").get_attribute("aria-pressed") == "true"
+    page.keyboard.press(" ")
+    assert page.get_by_test_id("play").get_attribute("aria-pressed") == "false"
+    page.get_by_test_id("run").focus()
+    before = runs(page)
+    page.keyboard.press("Enter")
+    wait_ready(page, before)
+
+
+def test_play_runs_through_to_the_end(page):
+    run_source(page, "x = torch.tensor([1.0], requires_grad=True)\ny = (x * 3).sum()\ny.backward()")
+    page.locator("#speed").select_option("8")
+    page.get_by_test_id("play").click()
+    page.wait_for_function("document.querySelector('[data-testid=play]').ariaPressed === 'false'",
+                           timeout=20_000)
+    i, n = step_label(page)
+    assert i == n
+
+
+def test_pan_zoom_fit_and_details(page):
+    run_source(page, NEURON)
+    graph = page.get_by_test_id("graph")
+    vb = lambda: graph.locator("svg").get_attribute("viewBox")  # noqa: E731
+    home = vb()
+    box = graph.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -400)
+    zoomed = vb()
+    assert zoomed != home
+    assert float(zoomed.split()[2]) < float(home.split()[2]), "wheel up zooms in"
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + 60, box["y"] + box["height"] / 2 + 20, steps=5)
+    page.mouse.up()
+    assert vb() != zoomed, "drag pans"
+    page.locator("#fit").click()
+    assert vb() == home
+    blur(page)
+    page.keyboard.press("End")
+    node = graph.locator("g.node").filter(has_text="SigmoidBackward0").first
+    node.click()
+    details = page.locator("#details").inner_text()
+    assert "SigmoidBackward0" in details and "σ" in details
+    graph.locator("g.edge").first.dispatch_event("click")
+    assert "→" in page.locator("#details").inner_text()
+
+
+def test_reduced_motion_turns_transitions_off(browser, server, errors):
+    page = new_page(browser, server, errors=errors, reduced_motion="reduce")
+    wait_ready(page)
+    node = "document.querySelector('[data-testid=graph] g.node')"
+    dur = page.evaluate(f"getComputedStyle({node}).transitionDuration")
+    assert dur in ("0s", "")
+    page.context.close()
