@@ -306,10 +306,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     res = _run(list(outputs), list(grad_outputs), retain_graph, create_graph, inputs, "autograd.grad")
     out = []
-    for x, r in zip(inputs, res):
+    for index, (x, r) in enumerate(zip(inputs, res)):
         if r is None:
             if not allow_unused:
-                raise RuntimeError(errors.UNUSED_INPUT)
+                raise RuntimeError(errors.UNUSED_INPUT.format(index=index))
             out.append(Tensor._make(np.zeros_like(x._data)) if materialize_grads else None)
         elif isinstance(r, Tensor):
             out.append(r)

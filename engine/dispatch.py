@@ -69,7 +69,7 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
 
 def _record(rec, op: OpDef, node, tensors, graph, out, params, extras) -> None:
     """Hand one op to the active recorder (only ever called while recording)."""
-    saved = [(k, (out if k == "out" else tensors[ord(k) - 97])._data) for k in op.saves]
+    saved = [(k, (out if k == "out" else tensors[ord(k) - 97])._data) for k in op.saves if k != "indices"]
     if extras:
         saved += [(k, v) for k, v in extras.items() if isinstance(v, np.ndarray)]
     formulas = op.formulas * len(graph) if op.variadic else op.formulas

@@ -46,6 +46,8 @@ class Node:
             saved = {}
             versions = []
             for key in saves:
+                if key == "indices":
+                    continue
                 t = out if key == "out" else inputs[ord(key) - 97]
                 saved[key] = t
                 versions.append((key, t, t._vc[0]))

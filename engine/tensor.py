@@ -128,7 +128,7 @@ class Tensor:
                 return self
             raise RuntimeError(errors.NON_LEAF_REQUIRES_GRAD)
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError(errors.ONLY_FLOAT_GRAD)
+            raise RuntimeError(errors.ONLY_FLOAT_REQUIRES_GRAD_)
         self._requires_grad = requires_grad
         return self
 

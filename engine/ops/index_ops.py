@@ -107,14 +107,14 @@ register("alias", "AliasBackward0", lambda a: a.view(),
 register("index", "IndexBackward0", lambda a, key, in_shape: a[decode_key(key)],
          [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], decode_key(s.p["key"]))],
          ["∂x[idx]/∂x: each picked position gets its gradient (repeats add up)"],
-         description="x[indices] (integer tensors, lists or masks)")
+         saves=("indices",), description="x[indices] (integer tensors, lists or masks)")
 register("index_put", "IndexPutBackward0",
          lambda a, b, key, accumulate: _put(a, b, decode_key(key), accumulate),
          [_put_self_vjp, _put_values_vjp],
          ["∂/∂x = 1 outside idx (and inside with accumulate)", "∂/∂v = 1 at idx"],
-         description="x[idx] = v (or += with accumulate)")
+         saves=("indices",), description="x[idx] = v (or += with accumulate)")
 register("copy_slices", "torch::autograd::CopySlices",
          lambda a, b, key, accumulate: _put(a, b, decode_key(key), accumulate),
          [_put_self_vjp, _put_values_vjp],
          ["∂/∂x = 1 outside the written part, 0 inside", "∂/∂v = 1 at the written part"],
-         description="x[key] = v (in place)")
+         saves=("indices",), description="x[key] = v (in place)")

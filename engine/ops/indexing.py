@@ -15,6 +15,7 @@ import numbers
 
 import numpy as np
 
+from .. import errors, grad_mode
 from ..dispatch import apply, apply_inplace, check_inplace
 from ..tensor import Tensor, as_tensor_like
 from .index_ops import encode_key
@@ -181,6 +182,8 @@ def setitem(x: Tensor, key, value) -> None:
         if isinstance(value, numbers.Number)
         else Tensor._make(np.asarray(value, dtype=x._data.dtype))
     )
+    if _makes_view(nkey) and grad_mode._enabled and x._requires_grad and x._grad_fn is None:
+        raise RuntimeError(errors.VIEW_LEAF_INPLACE)  # torch writes through a view of the leaf here
     check_inplace(x, (v,))
     if not (x._requires_grad or v._requires_grad):
         x._data[nkey] = v._data
@@ -191,6 +194,14 @@ def setitem(x: Tensor, key, value) -> None:
     v = _fit_value(v, x._data[nkey].shape, expand=not only_tensors)
     name = "index_put" if only_tensors else "copy_slices"
     apply_inplace(OPS[name], x, (v,), {"key": encode_key(nkey), "accumulate": False})
+
+
+def _makes_view(nkey: tuple) -> bool:
+    """Whether torch reaches the written part through a view (a select, a partial slice, None)."""
+    for k in nkey:
+        if k is None or type(k) is int or (type(k) is slice and k != _FULL):
+            return True
+    return False
 
 
 def _fit_value(v: Tensor, slot: tuple, expand: bool) -> Tensor:

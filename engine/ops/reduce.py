@@ -88,9 +88,11 @@ register("min", "MinBackward1", lambda a: np.min(a),
          [_evenly_vjp], ["∂min(x)/∂xᵢ = 1 at the min (shared by ties)"], saves=("a", "out"),
          description="smallest element")
 register("max_dim", "MaxBackward0", _extreme_dim(np.argmax),
-         [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], description="max along a dim")
+         [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
+         description="max along a dim")
 register("min_dim", "MinBackward0", _extreme_dim(np.argmin),
-         [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], description="min along a dim")
+         [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
+         description="min along a dim")
 
 
 def _var_count(p) -> int:
