@@ -1,0 +1,190 @@
+"""Turning values into text for user code: ``str``/``repr`` of containers, f-strings, ``str.format``
+and ``%`` formatting, through our own code path.
+
+Why our own: ``"{0.__class__}".format(x)`` walks attributes, and shared sub-lists make a small
+object whose text is astronomically long. Here fields are positions or names only, containers
+are rendered by an iterative walk with a character budget, and widths and precisions in format
+specs are bounded.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from ..errors import LimitError
+from .errors import ForbiddenError
+from .guards import Guard
+
+_WALKED = (list, tuple, dict, set, frozenset)
+_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?"
+                      r"[hlL]?(?P<type>.?)", re.S)
+_DIGITS = re.compile(r"\d+")
+_FORMATTER = string.Formatter()
+
+
+def safe_repr(obj, guard: Guard) -> str:
+    """``repr(obj)``, walking lists/tuples/dicts/sets ourselves under the string limit."""
+    if type(obj) not in _WALKED:
+        return guard.result(repr(obj))
+    limit = guard.s.max_str_chars
+    out: list[str] = []
+    size = 0
+    active: list = []  # containers being rendered (Python prints a cycle as [...])
+    work: list = [obj]
+    while work:
+        item = work.pop()
+        if type(item) is _Text:
+            if item.close:
+                active.pop()
+            text = item.text
+        elif type(item) in _WALKED:
+            if any(a is item for a in active):
+                text = "[...]" if type(item) is list else "{...}" if type(item) is dict else "(...)"
+            else:
+                text = _open(item, work, active)
+        else:
+            text = repr(item)
+        out.append(text)
+        size += len(text)
+        if size > limit:
+            raise LimitError(f"the text of this value is longer than {limit:,} characters "
+                             "(limit: max_str_chars)")
+    return "".join(out)
+
+
+class _Text:
+    __slots__ = ("text", "close")
+
+    def __init__(self, text: str, close: bool = False):
+        self.text = text
+        self.close = close
+
+
+def _open(item, work: list, active: list) -> str:
+    """Push the parts of a container (in reverse: ``work`` is a stack); return its opening text."""
+    t = type(item)
+    if t is list:
+        opening, closing, parts = "[", "]", list(item)
+    elif t is tuple:
+        opening, closing, parts = "(", ",)" if len(item) == 1 else ")", list(item)
+    elif t is dict:
+        opening, closing, parts = "{", "}", None
+    else:
+        if not item:
+            return "set()" if t is set else "frozenset()"
+        opening, closing, parts = ("{", "}", list(item)) if t is set else ("frozenset({", "})", list(item))
+    active.append(item)
+    work.append(_Text(closing, close=True))
+    if parts is None:
+        pairs = list(item.items())
+        for i in range(len(pairs) - 1, -1, -1):
+            k, v = pairs[i]
+            work.append(v)
+            work.append(_Text(": "))
+            work.append(k)
+            if i:
+                work.append(_Text(", "))
+    else:
+        for i in range(len(parts) - 1, -1, -1):
+            work.append(parts[i])
+            if i:
+                work.append(_Text(", "))
+    return opening
+
+
+def safe_str(obj, guard: Guard) -> str:
+    """``str(obj)`` under the limits."""
+    if type(obj) is str:
+        return obj
+    if type(obj) in _WALKED:
+        return safe_repr(obj, guard)
+    return guard.result(str(obj))
+
+
+def check_spec(spec: str, guard: Guard) -> None:
+    """Bound the width and precision of a format spec (``f"{x:>1000000000}"`` would allocate)."""
+    for m in _DIGITS.finditer(spec):
+        digits = m.group()
+        if len(digits) > 7 or int(digits) > guard.s.max_str_chars:
+            raise LimitError(f"format width or precision {digits[:12]} is over the limit of "
+                             f"{guard.s.max_str_chars:,} characters (limit: max_str_chars)")
+
+
+def format_value(value, spec: str, conversion: str | None, guard: Guard) -> str:
+    """One replacement field: ``!s``/``!r``/``!a`` conversion, then ``format(value, spec)``."""
+    if conversion == "s":
+        value = safe_str(value, guard)
+    elif conversion == "r":
+        value = safe_repr(value, guard)
+    elif conversion == "a":
+        value = ascii(safe_repr(value, guard))
+    elif conversion is not None:
+        raise ValueError(f"Unknown conversion specifier {conversion}")
+    if not spec:
+        return safe_str(value, guard)
+    check_spec(spec, guard)
+    if type(value) in _WALKED:
+        raise TypeError(f"unsupported format string passed to {type(value).__name__}.__format__")
+    return guard.result(format(value, spec))
+
+
+def str_format(fmt: str, args: tuple, kwargs: dict, guard: Guard, depth: int = 0) -> str:
+    """``fmt.format(*args, **kwargs)`` with fields that are positions or names only."""
+    if depth > 1:
+        raise ValueError("Max string recursion exceeded")
+    out: list[str] = []
+    size = 0
+    auto = 0
+    manual = False
+    for literal, field, spec, conversion in _FORMATTER.parse(fmt):
+        out.append(literal)
+        size += len(literal)
+        if field is None:
+            continue
+        if field == "":
+            if manual:
+                raise ValueError("cannot switch from manual field specification to automatic field numbering")
+            key = auto
+            auto += 1
+        elif field.isdigit():
+            if auto:
+                raise ValueError("cannot switch from automatic field numbering to manual field specification")
+            manual = True
+            key = int(field)
+        elif field.isidentifier() and not field.startswith("_"):
+            key = field
+        else:
+            raise ForbiddenError(f"format field '{{{field}}}' is not allowed in gradviz: use a position or a "
+                                 "name, and compute attributes and items before formatting")
+        if isinstance(key, int):
+            if key >= len(args):
+                raise IndexError(f"Replacement index {key} out of range for positional args tuple")
+            value = args[key]
+        else:
+            if key not in kwargs:
+                raise KeyError(key)
+            value = kwargs[key]
+        if spec and "{" in spec:
+            spec = str_format(spec, args, kwargs, guard, depth + 1)
+        text = format_value(value, spec, conversion, guard)
+        out.append(text)
+        size += len(text)
+        if size > guard.s.max_str_chars:
+            guard.str_len(size)
+    return "".join(out)
+
+
+def percent_format(fmt: str, args, guard: Guard) -> str:
+    """``fmt % args`` with bounded widths and containers rendered under the limit first."""
+    for m in _PERCENT.finditer(fmt):
+        for part in (m.group("width"), m.group("prec")):
+            if part == "*":
+                raise ValueError("'*' widths in % formatting are not supported by gradviz")
+            if part:
+                check_spec(part, guard)
+    values = args if type(args) is tuple else (args.values() if type(args) is dict else (args,))
+    for v in values:
+        if type(v) in _WALKED:
+            safe_repr(v, guard)
+    return guard.result(fmt % args)

@@ -1,0 +1,291 @@
+"""What user code may touch: an explicit allow-list, resolved from the live engine modules.
+
+Three questions, each answered here and nowhere else:
+- which names a ``torch`` module exposes (``module_attr``): the public names of a fixed set of
+  engine modules whose values are engine functions, engine classes, dtypes, allowed submodules or
+  plain constants;
+- which attributes an object exposes (``get_attr`` / ``set_attr``), by the object's type;
+- what may be called (``check_call``): user functions, the safe builtins, engine functions,
+  engine classes and their instances, and methods of allowed receivers.
+Names starting with an underscore are never reachable (except ``super().__init__``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import LimitError
+from ..function import AccumulateGrad, Node
+from ..tensor import Size, Tensor
+from .errors import ForbiddenError
+from .functions import SuperMethod, SuperProxy, UserFunction
+
+# The engine modules user code can reach, and the torch names they stand for.
+TORCH_MODULES = {
+    "torch": "engine",
+    "torch.nn": "engine.nn",
+    "torch.nn.functional": "engine.nn.functional",
+    "torch.nn.init": "engine.nn.init",
+    "torch.optim": "engine.optim",
+    "torch.autograd": "engine.autograd",
+}
+# Public names of those modules that are still not for user code (runner hooks, file access).
+DENY_NAMES = frozenset({"name_module", "save", "load", "from_file", "trace", "grad_mode", "runner"})
+# Attribute names refused on every object, whatever its type.
+DENY_ATTRS = frozenset({"tofile", "dump", "dumps", "ctypes", "base", "np", "save", "load", "mro"})
+
+STR_ATTRS = frozenset({
+    "capitalize", "casefold", "count", "endswith", "find", "index", "isalnum", "isalpha", "isdecimal",
+    "isdigit", "isidentifier", "islower", "isnumeric", "isspace", "istitle", "isupper", "lower", "lstrip",
+    "partition", "removeprefix", "removesuffix", "rfind", "rindex", "rpartition", "rsplit", "rstrip",
+    "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper",
+})
+STR_CHECKED = frozenset({"format", "join", "replace", "ljust", "rjust", "center", "zfill"})
+LIST_ATTRS = frozenset({"append", "clear", "copy", "count", "index", "insert", "pop", "remove", "reverse",
+                        "sort"})
+LIST_CHECKED = frozenset({"extend"})
+TUPLE_ATTRS = frozenset({"count", "index"})
+DICT_ATTRS = frozenset({"clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "values"})
+DICT_CHECKED = frozenset({"update"})
+SET_ATTRS = frozenset({"add", "clear", "copy", "discard", "pop", "remove"})
+INT_ATTRS = frozenset({"real", "imag", "numerator", "denominator", "bit_length", "conjugate"})
+FLOAT_ATTRS = frozenset({"real", "imag", "is_integer", "conjugate", "as_integer_ratio"})
+RANGE_ATTRS = frozenset({"start", "stop", "step"})
+NDARRAY_ATTRS = frozenset({
+    "shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum", "mean", "max", "min", "argmax",
+    "argmin", "std", "var", "reshape", "flatten", "copy", "transpose", "round", "cumsum", "prod", "any",
+    "all", "squeeze", "astype",
+})
+NPSCALAR_ATTRS = frozenset({"item", "tolist", "dtype", "shape", "ndim", "real", "imag"})
+NPDTYPE_ATTRS = frozenset({"name", "kind", "itemsize"})
+NODE_ATTRS = frozenset({"name", "next_functions"})
+ACC_ATTRS = frozenset({"name", "next_functions", "variable"})
+DTYPE_ATTRS = frozenset({"is_floating_point", "itemsize"})
+SIZE_ATTRS = frozenset({"numel", "index", "count"})
+EXC_ATTRS = frozenset({"args"})
+TENSOR_SETTABLE = frozenset({"grad", "requires_grad", "data"})
+
+# Receivers whose builtin methods user code may call (a method of anything else is refused).
+_BUILTIN_RECEIVERS = ((str, STR_ATTRS), (list, LIST_ATTRS), (tuple, TUPLE_ATTRS), (dict, DICT_ATTRS),
+                      (set, SET_ATTRS), (float, FLOAT_ATTRS), (int, INT_ATTRS),
+                      (np.ndarray, NDARRAY_ATTRS), (np.generic, NPSCALAR_ATTRS))
+
+
+def torch_name(module) -> str:
+    """``engine.nn`` -> ``torch.nn`` (for messages)."""
+    name = getattr(module, "__name__", "?")
+    return "torch" + name[len("engine"):] if name.startswith("engine") else name
+
+
+def _is_engine_object(value) -> bool:
+    mod = getattr(value, "__module__", None) or ""
+    return (mod == "engine" or mod.startswith("engine.")) and not mod.startswith("engine.runner")
+
+
+class Policy:
+    """The allow-list for one run, built from the engine modules as they are now."""
+
+    def __init__(self, user_classes: set, checked_methods):
+        self.modules: dict[str, types.ModuleType] = {}
+        for torch_path, engine_path in TORCH_MODULES.items():
+            try:
+                self.modules[torch_path] = importlib.import_module(engine_path)
+            except ImportError:
+                continue
+        self._module_set = set(self.modules.values())
+        self.module_attrs: dict[types.ModuleType, dict] = {}
+        self.engine_classes: set = set()
+        for mod in self._module_set:
+            allowed = {}
+            for name, value in vars(mod).items():
+                if name.startswith("_") or name in DENY_NAMES or not self._acceptable(value):
+                    continue
+                allowed[name] = value
+                if isinstance(value, type):
+                    self.engine_classes.add(value)
+            self.module_attrs[mod] = allowed
+        self.engine_classes.discard(object)
+        self.tensor_attrs = frozenset(n for n in dir(Tensor) if not n.startswith("_")) - DENY_ATTRS
+        self.user_classes = user_classes
+        self.checked = checked_methods  # (obj, name) -> checked wrapper for STR/LIST/DICT_CHECKED
+        self.builtin_callables: set = set()
+        self.callable_types: tuple = (UserFunction, SuperMethod)
+        self.exception_classes: set = set()
+        import engine.nn as _nn
+
+        self.module_base = getattr(_nn, "Module", None)
+
+    def _acceptable(self, value) -> bool:
+        if isinstance(value, types.ModuleType):
+            return value in self._module_set
+        if isinstance(value, dtypes.dtype):
+            return True
+        if value is None or type(value) in (bool, int, float, str):
+            return True
+        if isinstance(value, type) or callable(value):
+            return _is_engine_object(value)
+        return False
+
+    # ---- modules ---------------------------------------------------------------------------------
+    def module_for(self, torch_path: str):
+        """The engine module standing for ``torch_path`` (e.g. "torch.nn"), or None."""
+        return self.modules.get(torch_path)
+
+    def module_attr(self, mod, name: str):
+        allowed = self.module_attrs.get(mod, {})
+        if name in allowed:
+            return allowed[name]
+        raise AttributeError(f"module '{torch_name(mod)}' has no attribute '{name}'"
+                             + (" (not available in gradviz)" if hasattr(mod, name) else ""))
+
+    # ---- kinds of objects ------------------------------------------------------------------------
+    def is_user_instance(self, obj) -> bool:
+        return any(c in self.user_classes for c in type(obj).__mro__)
+
+    def is_engine_instance(self, obj) -> bool:
+        if isinstance(obj, (type, types.ModuleType, dtypes.dtype)):
+            return False
+        return any(c in self.engine_classes for c in type(obj).__mro__)
+
+    # ---- attributes ------------------------------------------------------------------------------
+    def get_attr(self, obj, name: str):
+        """``obj.name`` for user code, or ForbiddenError."""
+        if isinstance(obj, SuperProxy):
+            return obj.get(name)
+        if name.startswith("_") or name in DENY_ATTRS:
+            raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
+        if isinstance(obj, types.ModuleType):
+            return self.module_attr(obj, name)
+        if isinstance(obj, Tensor):
+            if name in self.tensor_attrs:
+                return getattr(obj, name)
+            return self._refuse(obj, name)
+        if isinstance(obj, type):
+            if obj in self.user_classes:
+                return getattr(obj, name)
+            return self._refuse(obj, name)
+        if self.is_user_instance(obj) or self.is_engine_instance(obj):
+            return getattr(obj, name)
+        allowed = self._builtin_attrs(obj)
+        if allowed is not None and name in allowed:
+            return getattr(obj, name)
+        checked = self.checked(obj, name)
+        if checked is not None:
+            return checked
+        return self._refuse(obj, name)
+
+    def _builtin_attrs(self, obj):
+        if isinstance(obj, Node):
+            return NODE_ATTRS
+        if isinstance(obj, AccumulateGrad):
+            return ACC_ATTRS
+        if isinstance(obj, dtypes.dtype):
+            return DTYPE_ATTRS
+        if isinstance(obj, Size):
+            return SIZE_ATTRS
+        if isinstance(obj, BaseException):
+            return EXC_ATTRS
+        if isinstance(obj, range):
+            return RANGE_ATTRS
+        if isinstance(obj, np.dtype):
+            return NPDTYPE_ATTRS
+        for kind, attrs in _BUILTIN_RECEIVERS:
+            if isinstance(obj, kind):
+                return attrs
+        return None
+
+    def _refuse(self, obj, name: str):
+        kind = "class" if isinstance(obj, type) else type(obj).__name__
+        if hasattr(type(obj), name) or (not isinstance(obj, type) and hasattr(obj, name)):
+            raise ForbiddenError(f"attribute '{name}' of {kind} objects is not available in gradviz")
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+
+    def set_attr(self, obj, name: str, value) -> None:
+        """``obj.name = value`` for user code: tensors' grad/requires_grad/data, and attributes of user
+        objects and of engine modules/optimizers. Never classes, modules or shared engine objects."""
+        if name.startswith("_"):
+            raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
+        if isinstance(obj, Tensor):
+            if name not in TENSOR_SETTABLE:
+                raise ForbiddenError(f"setting attribute '{name}' of a tensor is not supported")
+        elif not (self.is_user_instance(obj) or self.is_engine_instance(obj)):
+            kind = "class" if isinstance(obj, type) else type(obj).__name__
+            raise ForbiddenError(f"setting attributes of {kind} objects is not allowed in gradviz")
+        setattr(obj, name, value)
+
+    def del_attr(self, obj, name: str) -> None:
+        if name.startswith("_") or not (self.is_user_instance(obj) or self.is_engine_instance(obj)):
+            raise ForbiddenError(f"deleting attribute '{name}' is not allowed in gradviz")
+        delattr(obj, name)
+
+    # ---- calls -----------------------------------------------------------------------------------
+    def check_call(self, f) -> bool:
+        """Refuse calling anything outside the allow-list. Returns True when ``f`` is engine code
+        (its arguments are then made concrete and size-checked by the caller)."""
+        if isinstance(f, self.callable_types):
+            return False
+        try:
+            if f in self.builtin_callables:
+                return False
+        except TypeError:  # unhashable callables are never builtins
+            pass
+        if isinstance(f, types.MethodType):
+            func, owner = f.__func__, f.__self__
+            if isinstance(func, UserFunction):
+                return False
+            if isinstance(func, types.FunctionType) and _is_engine_object(func) and (
+                    isinstance(owner, Tensor) or self.is_engine_instance(owner)
+                    or self.is_user_instance(owner) or owner in self.engine_classes):
+                return True
+            raise self._not_callable(f)
+        if isinstance(f, types.FunctionType):
+            if _is_engine_object(f):
+                return True
+            raise self._not_callable(f)
+        if isinstance(f, types.BuiltinMethodType):
+            owner = getattr(f, "__self__", None)
+            for kind, attrs in _BUILTIN_RECEIVERS:
+                if isinstance(owner, kind) and not isinstance(owner, type) and f.__name__ in attrs:
+                    return False
+            raise self._not_callable(f)
+        if isinstance(f, type):
+            if f in self.user_classes or f in self.exception_classes:
+                return False
+            if f in self.engine_classes or (_is_engine_object(f) and any(
+                    c in self.engine_classes for c in f.__mro__)):
+                return True
+            raise self._not_callable(f)
+        if self.is_engine_instance(f) or self.is_user_instance(f):
+            return True
+        raise self._not_callable(f)
+
+    @staticmethod
+    def _not_callable(f) -> ForbiddenError:
+        name = getattr(f, "__name__", None) if isinstance(f, (type, types.FunctionType,
+                                                               types.BuiltinMethodType)) else None
+        what = f"'{name}'" if isinstance(name, str) else f"'{type(f).__name__}' objects"
+        return ForbiddenError(f"calling {what} is not allowed in gradviz")
+
+    def check_base(self, base) -> None:
+        """A user class may extend nn.Module (or a subclass of it), another user class, or nothing."""
+        if base in self.user_classes:
+            return
+        if self.module_base is not None and isinstance(base, type) and issubclass(base, self.module_base) \
+                and base in self.engine_classes:
+            return
+        if base is object:
+            return
+        raise ForbiddenError("a class may only extend nn.Module, an nn layer or another class of the program")
+
+    def check_context_manager(self, cm) -> None:
+        if self.is_engine_instance(cm) and hasattr(type(cm), "__enter__"):
+            return
+        raise ForbiddenError(f"'{type(cm).__name__}' objects cannot be used in a with statement in gradviz "
+                             "(torch.no_grad(), torch.enable_grad() and torch.set_grad_enabled() can)")
+
+
+__all__ = ["ForbiddenError", "LimitError", "Policy", "TORCH_MODULES", "torch_name"]

@@ -1,0 +1,29 @@
+"""1-based (line, column) of AST nodes, in characters (``ast`` gives UTF-8 byte offsets)."""
+
+from __future__ import annotations
+
+
+class Positions:
+    """Converts ``ast`` positions of one source to what users see."""
+
+    def __init__(self, source: str):
+        self.lines = source.splitlines()
+        self._cache: dict = {}
+
+    def of(self, node) -> tuple[int | None, int | None]:
+        """(line, col) of ``node``, both 1-based; (None, None) for nodes without a position."""
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return (None, None)
+        off = getattr(node, "col_offset", 0) or 0
+        key = (line, off)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            col = off + 1
+        else:
+            col = len(text.encode("utf-8")[:off].decode("utf-8", errors="ignore")) + 1
+        self._cache[key] = (line, col)
+        return (line, col)

@@ -1,0 +1,206 @@
+"""``run_program``: check, then interpret a user program inside a trace recording and the limits.
+
+The engine's process-wide state (grad mode, default dtype, print options, random generator,
+limits, recursion limit) is set for the run and restored afterwards, so one run cannot leak
+into the next one served by the same worker.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+from .. import dtypes, factory, grad_mode, limits, printing_options
+from .. import trace as trace_mod
+from ..errors import LimitError
+from ..tensor import Tensor
+from .checker import check
+from .guards import Guard
+from .interpreter import Interpreter
+from .policy import Policy
+from .results import ProgramError, RunResult, Settings, UserError
+
+_RECURSION_LIMIT = 20_000  # Python frames: ~max_nesting x max_recursion levels of our own walker
+
+
+class Output:
+    """The program's stdout, cut at ``max_output_chars``; warnings are added once each."""
+
+    def __init__(self, limit: int):
+        self.parts: list[str] = []
+        self.size = 0
+        self.limit = limit
+        self.cut = False
+        self.warned: set[str] = set()
+
+    def write(self, text: str) -> None:
+        if self.cut:
+            return
+        room = self.limit - self.size
+        if len(text) > room:
+            self.parts.append(text[:room])
+            self.parts.append(f"\n[output cut at {self.limit:,} characters (limit: max_output_chars)]\n")
+            self.cut = True
+            self.size = self.limit
+            return
+        self.parts.append(text)
+        self.size += len(text)
+
+    def warning(self, message, category, *args, **kwargs) -> None:
+        """``warnings.showwarning`` for the run: UserWarnings become stdout lines."""
+        text = f"{category.__name__}: {message}"
+        if issubclass(category, UserWarning) and text not in self.warned:
+            self.warned.add(text)
+            self.write(text + "\n")
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
+    node = getattr(exc, "_gv_node", None)
+    line, col = interp.positions.of(node) if node is not None else (None, None)
+    kind = type(exc).__name__
+    if isinstance(exc, LimitError):
+        kind = "LimitError"
+    elif isinstance(exc, RecursionError):
+        kind = "LimitError"
+        return UserError(kind, "the program nests calls or expressions too deeply (limit: max_recursion)",
+                         line, col)
+    elif isinstance(exc, MemoryError):
+        return UserError("LimitError", "the program ran out of memory (limit: max_tensor_bytes)", line, col)
+    message = str(exc)
+    if isinstance(exc, KeyError) and exc.args:
+        message = repr(exc.args[0])
+    return UserError(kind, message, line, col)
+
+
+class _EngineState:
+    """Save, set and restore the engine's global state around one run."""
+
+    def __init__(self, settings: Settings):
+        self.s = settings
+
+    def __enter__(self):
+        self.grad = grad_mode._enabled
+        self.dtype = dtypes.get_default_dtype()
+        self.print_opts = printing_options.get_printoptions()
+        self.rng = factory._rng
+        self.budget = limits.ACTIVE
+        self.recursion = sys.getrecursionlimit()
+        grad_mode._enabled = True
+        dtypes.set_default_dtype(dtypes.float32)
+        printing_options.set_printoptions(profile="default")
+        if self.s.seed is not None:
+            factory.manual_seed(self.s.seed)
+        limits.ACTIVE = limits.Budget(max_elements=self.s.max_tensor_elements,
+                                      max_bytes=self.s.max_tensor_bytes)
+        sys.setrecursionlimit(max(self.recursion, _RECURSION_LIMIT))
+        return self
+
+    def __exit__(self, *exc):
+        grad_mode._enabled = self.grad
+        dtypes.set_default_dtype(self.dtype)
+        printing_options.set_printoptions(**self.print_opts)
+        factory._rng = self.rng
+        limits.ACTIVE = self.budget
+        sys.setrecursionlimit(self.recursion)
+        return False
+
+
+def _bind_variables(interp: Interpreter, variables: dict, names) -> None:
+    from ..factory import tensor
+
+    for name in names:
+        spec = variables[name]
+        if not isinstance(spec, dict) or "value" not in spec:
+            raise ProgramError(UserError("ValueError", f"variable '{name}' needs a value"))
+        rg = bool(spec.get("requires_grad", True))
+        try:
+            interp.guard.check_nested(spec["value"])
+            t = tensor(spec["value"], dtype=dtypes.get_default_dtype(), requires_grad=rg)
+        except (TypeError, ValueError, RuntimeError) as e:
+            raise ProgramError(UserError(type(e).__name__, f"variable '{name}': {e}")) from None
+        interp.bind(name, t, interp.globals)
+
+
+def _prelude(policy: Policy) -> dict:
+    torch = policy.module_for("torch")
+    out = {"torch": torch, "__name__": "__main__"}
+    for short, path in (("nn", "torch.nn"), ("F", "torch.nn.functional"), ("optim", "torch.optim")):
+        mod = policy.module_for(path)
+        if mod is not None:
+            out[short] = mod
+    return out
+
+
+def run_program(source: str, variables: dict | None = None, settings: Settings | None = None) -> RunResult:
+    """Run ``source`` (an expression with free names, or a program) safely in this process.
+
+    Raises ``ProgramError`` when the program cannot run at all; every other failure is returned
+    in ``RunResult.error`` with everything that ran before it.
+    """
+    settings = settings or Settings()
+    variables = dict(variables or {})
+    for name in variables:
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
+            raise ProgramError(UserError("ValueError", f"'{name}' is not a valid variable name"))
+    policy = Policy(set(), None)
+    prog = check(source, variables, settings, policy)
+    out = Output(settings.max_output_chars)
+    guard = Guard(settings)
+    error = None
+    result = None
+    auto = False
+    with _EngineState(settings), trace_mod.recording(max_ops=settings.max_ops) as rec, \
+            warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = out.warning
+        interp = Interpreter(guard, policy, prog.positions, rec, _prelude(policy), out)
+        interp.prelude.update(prog.torch_functions)
+        if prog.mode == "expression":
+            missing = [n for n in prog.free_names if n not in variables]
+            if missing:
+                names = ", ".join(f"'{n}'" for n in missing)
+                node = _first_load(prog, missing[0])
+                line, col = prog.positions.of(node)
+                them = "it" if len(missing) == 1 else "them"
+                error = UserError("NameError", f"no value for {names}: give {them} "
+                                  "a value in the variables table", line, col)
+        bind = list(prog.free_names) if prog.mode == "expression" else list(variables)
+        if error is None:
+            _bind_variables(interp, variables, [n for n in bind if n in variables])
+            try:
+                if prog.mode == "expression":
+                    result = interp.eval(prog.tree.body[0].value, interp.globals)
+                    auto = _auto_backward(result, rec, interp, prog)
+                else:
+                    interp.run(prog.tree)
+            except Exception as exc:  # every failure of the program is reported
+                error = _error_from(exc, interp)
+        trace = rec.trace
+    tensors = {k: v for k, v in interp.globals.vars.items() if isinstance(v, Tensor)}
+    return RunResult(trace=trace, stdout=out.text(), variables=tensors, error=error, mode=prog.mode,
+                     free_names=list(prog.free_names), auto_backward=auto,
+                     result=result if isinstance(result, Tensor) else None)
+
+
+def _first_load(prog, name: str):
+    import ast
+
+    nodes = [n for n in ast.walk(prog.tree) if isinstance(n, ast.Name) and n.id == name]
+    return min(nodes, key=lambda n: (n.lineno, n.col_offset)) if nodes else None
+
+
+def _auto_backward(result, rec, interp: Interpreter, prog) -> bool:
+    """Expression mode: backward from a scalar result that requires grad, when nothing else did."""
+    if not isinstance(result, Tensor) or not result.requires_grad:
+        return False
+    if result.numel() != 1 or rec.trace.passes:
+        return False
+    interp.at(prog.tree.body[0].value)
+    result.backward()
+    return True
+
+
+__all__ = ["run_program", "Output"]

@@ -1,0 +1,261 @@
+"""The builtins user programs can call, and the checked versions of a few str/list/dict methods.
+
+Functions that consume an iterable in C (``sum``, ``sorted``, ``list``, ``"".join``...) are
+replaced by versions that count each item against the loop limit and check sizes before building;
+``str``, ``list``, ... stay usable in ``isinstance`` through ``BuiltinType``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as _py
+
+from ..errors import LimitError
+from .formatting import format_value, safe_repr, safe_str, str_format
+from .guards import Guard
+
+EXCEPTIONS = (Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
+              NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
+              ValueError, ZeroDivisionError)
+RAW = (abs, range, enumerate, zip, reversed, map, filter, float, bool, round, divmod, chr, ord, hex, bin, oct,
+       callable, len, iter, next, slice)
+
+
+class BuiltinType:
+    """A builtin type for user code: calling it goes through a checked constructor; ``isinstance``
+    sees the real type."""
+
+    __slots__ = ("name", "pytype", "make")
+
+    def __init__(self, name: str, pytype: type, make):
+        self.name = name
+        self.pytype = pytype
+        self.make = make
+
+    def __call__(self, *args, **kwargs):
+        return self.make(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+
+class SuperMarker:
+    """The name ``super``: the interpreter turns a call of it into a ``SuperProxy``."""
+
+    def __repr__(self) -> str:
+        return "<built-in function super>"
+
+
+SUPER = SuperMarker()
+
+
+def unwrap_types(classes):
+    """``isinstance``'s second argument with our BuiltinTypes replaced by the real types."""
+    if isinstance(classes, BuiltinType):
+        return classes.pytype
+    if type(classes) is tuple:
+        return tuple(unwrap_types(c) for c in classes)
+    return classes
+
+
+class Builtins:
+    """The builtins of one run (they need the run's guard, stdout and interpreter)."""
+
+    def __init__(self, interp, guard: Guard):
+        self.interp = interp
+        self.g = guard
+
+    def table(self) -> dict:
+        """name -> callable or type, for the interpreter's last lookup level."""
+        t = {f.__name__: f for f in RAW}
+        t.update({e.__name__: e for e in EXCEPTIONS})
+        t.update({
+            "print": self.print, "min": self.min, "max": self.max, "sum": self.sum, "any": self.any,
+            "all": self.all, "sorted": self.sorted, "isinstance": self.isinstance,
+            "issubclass": self.issubclass, "pow": self.pow, "repr": self.repr, "format": self.format,
+            "int": BuiltinType("int", int, self.int), "str": BuiltinType("str", str, self.str),
+            "list": BuiltinType("list", list, self.list), "tuple": BuiltinType("tuple", tuple, self.tuple),
+            "dict": BuiltinType("dict", dict, self.dict), "set": BuiltinType("set", set, self.set),
+            "super": SUPER, "object": object,
+        })
+        return t
+
+    # ---- output ----------------------------------------------------------------------------------
+    def print(self, *args, sep=" ", end="\n", flush=False):
+        """print() into the run's stdout."""
+        if sep is None:
+            sep = " "
+        if end is None:
+            end = "\n"
+        if not isinstance(sep, str) or not isinstance(end, str):
+            raise TypeError("sep and end must be None or a string")
+        self.interp.write(sep.join(safe_str(a, self.g) for a in args) + end)
+
+    def repr(self, obj):
+        return safe_repr(obj, self.g)
+
+    def format(self, value, spec=""):
+        return format_value(value, spec, None, self.g)
+
+    # ---- constructors ----------------------------------------------------------------------------
+    def int(self, *args, **kwargs):
+        return self.g.result(int(*args, **kwargs))
+
+    def str(self, obj="", *args):
+        if args:
+            raise TypeError("str() with an encoding is not supported by gradviz")
+        return safe_str(obj, self.g)
+
+    def list(self, iterable=()):
+        return self.g.consume(iterable)
+
+    def tuple(self, iterable=()):
+        return tuple(self.g.consume(iterable))
+
+    def set(self, iterable=()):
+        return set(self.g.consume(iterable))
+
+    def dict(self, *args, **kwargs):
+        if len(args) > 1:
+            raise TypeError(f"dict expected at most 1 argument, got {len(args)}")
+        out = {}
+        if args:
+            src = args[0]
+            out = dict(src) if isinstance(src, dict) else dict(self.g.consume(src))
+        out.update(kwargs)
+        return out
+
+    # ---- consumers -------------------------------------------------------------------------------
+    def sum(self, iterable, /, start=0):
+        total = start
+        if isinstance(start, (str, bytes)):
+            raise TypeError("sum() can't sum strings [use ''.join(seq) instead]")
+        for x in self.g.consume(iterable):
+            total = self.interp.binop(ast.Add, total, x)
+        return total
+
+    def _extreme(self, name: str, args, key, default, pick_max: bool):
+        if len(args) == 1:
+            items = self.g.consume(args[0])
+        elif not args:
+            raise TypeError(f"{name} expected at least 1 argument, got 0")
+        else:
+            items = list(args)
+        if not items:
+            if default is not _MISSING:
+                return default
+            raise ValueError(f"{name}() iterable argument is empty")
+        best = items[0]
+        best_key = key(best) if key is not None else best
+        for x in items[1:]:
+            k = key(x) if key is not None else x
+            if (k > best_key) if pick_max else (k < best_key):
+                best, best_key = x, k
+        return best
+
+    def max(self, *args, key=None, default=None):
+        return self._extreme("max", args, key, _MISSING if default is None else default, True)
+
+    def min(self, *args, key=None, default=None):
+        return self._extreme("min", args, key, _MISSING if default is None else default, False)
+
+    def any(self, iterable):
+        return any(self.g.consume(iterable))
+
+    def all(self, iterable):
+        return all(self.g.consume(iterable))
+
+    def sorted(self, iterable, /, *, key=None, reverse=False):
+        items = self.g.consume(iterable)
+        items.sort(key=key, reverse=reverse)
+        return items
+
+    def isinstance(self, obj, classes):
+        return isinstance(obj, unwrap_types(classes))
+
+    def issubclass(self, cls, classes):
+        return issubclass(unwrap_types(cls), unwrap_types(classes))
+
+    def pow(self, base, exp, mod=None):
+        if mod is None:
+            return self.interp.binop(ast.Pow, base, exp)
+        return self.g.result(_py.pow(base, exp, mod))
+
+    # ---- checked methods of str / list / dict ----------------------------------------------------
+    def checked_method(self, obj, name: str):
+        """A size-checked bound method for ``obj.name`` (str.format/join/replace/ljust/..., list.extend,
+        dict.update), or None."""
+        if isinstance(obj, str):
+            if name == "format":
+                return _Bound(self._str_format, obj)
+            if name == "join":
+                return _Bound(self._str_join, obj)
+            if name == "replace":
+                return _Bound(self._str_replace, obj)
+            if name in ("ljust", "rjust", "center", "zfill"):
+                return _Bound(self._str_pad, obj, name)
+        elif isinstance(obj, list) and name == "extend":
+            return _Bound(self._list_extend, obj)
+        elif isinstance(obj, dict) and name == "update":
+            return _Bound(self._dict_update, obj)
+        return None
+
+    def _str_format(self, s, *args, **kwargs):
+        return str_format(s, args, kwargs, self.g)
+
+    def _str_join(self, s, iterable):
+        items = self.g.consume(iterable)
+        for x in items:
+            if not isinstance(x, str):
+                raise TypeError(f"sequence item {items.index(x)}: expected str instance, "
+                                f"{type(x).__name__} found")
+        self.g.str_len(sum(len(x) for x in items) + len(s) * max(len(items) - 1, 0))
+        return s.join(items)
+
+    def _str_replace(self, s, old, new, count=-1):
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise TypeError("replace() arguments must be str")
+        n = s.count(old) if old else len(s) + 1
+        if count is not None and count >= 0:
+            n = min(n, count)
+        self.g.str_len(len(s) + n * (len(new) - len(old)))
+        return s.replace(old, new, count)
+
+    def _str_pad(self, s, name, width, *args):
+        width = int(width)
+        self.g.str_len(width)
+        return getattr(s, name)(width, *args)
+
+    def _list_extend(self, lst, iterable):
+        items = self.g.consume(iterable)
+        self.g.list_len(len(lst) + len(items))
+        lst.extend(items)
+
+    def _dict_update(self, d, *args, **kwargs):
+        d.update(self.dict(*args, **kwargs))
+        self.g.list_len(len(d))
+
+
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()
+
+
+class _Bound:
+    """A checked method bound to its receiver (what ``"x".join`` evaluates to)."""
+
+    __slots__ = ("fn", "obj", "extra")
+
+    def __init__(self, fn, obj, *extra):
+        self.fn = fn
+        self.obj = obj
+        self.extra = extra
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(self.obj, *self.extra, *args, **kwargs)
+
+
+CHECKED_TYPES = (_Bound,)
+__all__ = ["Builtins", "BuiltinType", "EXCEPTIONS", "LimitError", "SUPER", "unwrap_types"]
