@@ -1,0 +1,166 @@
+"""The MLP builder and the training view in a real browser, against the real server (the server
+and browser fixtures of tests/browser/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+from browser.conftest import SHOTS, new_page, runs, wait_ready
+
+pytestmark = pytest.mark.browser
+
+
+def open_builder(page):
+    panel = page.get_by_test_id("mlp-panel")
+    if panel.get_attribute("open") is None:
+        panel.locator("summary").click()
+    return page.get_by_test_id("mlp-builder")
+
+
+def build(page, **fields):
+    """Fill the form (field name → value) and press Build; wait for the training run."""
+    form = open_builder(page)
+    for name, value in fields.items():
+        el = page.get_by_test_id(f"mlp-{name}")
+        tag = el.evaluate("e => e.tagName")
+        if tag == "SELECT":
+            el.select_option(str(value))
+        elif el.get_attribute("type") == "checkbox":
+            el.set_checked(bool(value))
+        else:
+            el.fill(str(value))
+    before = runs(page)
+    form.get_by_test_id("build").click()
+    wait_ready(page, before, timeout=120_000)
+
+
+def frame_info(page):
+    return page.evaluate("""() => {
+      const s = window.gradviz.state, f = s.timeline.frames[s.frame];
+      return {frame: s.frame, kind: f.kind, pass: f.kind === "step" ? s.timeline.passes[f.pass].index : null,
+              view: f.view};
+    }""")
+
+
+def module_boxes(page) -> int:
+    return page.locator("[data-testid=graph] svg g[id^='m']").count()
+
+
+def test_build_train_inspect_and_fold(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    build(page, dataset="moons", hidden="8, 8", steps=60, activation="relu")
+
+    # The code behind the form is in the editor.
+    code = page.get_by_test_id("source").input_value()
+    assert "class Net(nn.Module):" in code and "self.fc1 = nn.Linear(2, 8)" in code
+    assert "torch.optim.Adam(model.parameters(), lr=0.01)" in code and "steps = 60" in code
+    assert "accuracy" in page.get_by_test_id("console").inner_text()
+
+    # The loss curve is drawn: one point per iteration.
+    training = page.get_by_test_id("training")
+    assert training.is_visible()
+    path = page.locator("[data-testid=loss-curve] path.chart-line").first
+    assert path.get_attribute("d").count("L") == 59
+    assert "60" in page.get_by_test_id("train-summary").inner_text()
+
+    # Choose the last kept iteration: the player moves to its graph; step through its backward pass.
+    chips = page.get_by_test_id("iteration-chips").locator("button")
+    assert chips.count() == 6
+    page.get_by_test_id("iter-59").click()
+    info = frame_info(page)
+    assert info["kind"] == "op"
+    for _ in range(200):
+        if frame_info(page)["kind"] == "step":
+            break
+        page.get_by_test_id("step-next").click()
+    info = frame_info(page)
+    assert info["kind"] == "step" and info["pass"] == 58
+    first = page.get_by_test_id("step-label").inner_text()
+    page.get_by_test_id("step-next").click()
+    assert page.get_by_test_id("step-label").inner_text() != first
+    assert frame_info(page)["pass"] == 58
+    assert page.get_by_test_id("iteration-label").inner_text().startswith("59 / 60")
+
+    # The optimizer step after it: the rule and every parameter.
+    opt = page.get_by_test_id("optimizer-step")
+    assert "Adam" in page.get_by_test_id("optimizer-rule").inner_text()
+    assert opt.locator("tbody tr").count() == 6
+    assert "fc1.weight" in opt.inner_text()
+
+    # The decision boundary picture arrives and shows a late step.
+    page.wait_for_function("document.querySelector('[data-testid=boundary]').dataset.step !== undefined",
+                           timeout=60_000)
+    page.get_by_test_id("boundary-frame").fill("0")
+    assert page.get_by_test_id("boundary").get_attribute("data-step") == "0"
+
+    # Module level: nn.Module calls folded into boxes; op level: every grad_fn.
+    assert page.get_by_test_id("fold-toggle").is_visible()
+    before = runs(page)
+    page.get_by_test_id("fold-module").click()
+    wait_ready(page, before)
+    assert module_boxes(page) >= 3
+    assert frame_info(page)["pass"] == 58  # still on the same step
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "mlp-module-level-1280.png"))
+    before = runs(page)
+    page.get_by_test_id("fold-op").click()
+    wait_ready(page, before)
+    assert module_boxes(page) == 0
+    assert page.locator("[data-testid=graph] svg g.node").count() > 10
+    page.screenshot(path=str(SHOTS / "mlp-op-level-1280.png"))
+    page.context.close()
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, real
+
+
+def test_accumulation_and_forgotten_zero_grad(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    build(page, dataset="blobs", classes=3, hidden="4", steps=5, accumulate=4, optimizer="sgd", lr=0.1)
+    acc = page.get_by_test_id("accumulation")
+    items = acc.locator("li")
+    assert items.count() >= 5  # four passes, then the step (and the reset)
+    assert "optimizer.step()" in acc.inner_text()
+    assert not page.get_by_test_id("zero-grad-note").is_visible()
+
+    build(page, zero_grad=False, accumulate=1, steps=8)
+    note = page.get_by_test_id("zero-grad-note")
+    assert note.is_visible() and "zero_grad()" in note.inner_text()
+    code = page.get_by_test_id("source").input_value()
+    assert "    optimizer.zero_grad()" not in code
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_form_error_is_shown(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    open_builder(page)
+    page.get_by_test_id("mlp-hidden").fill("8, x")
+    page.get_by_test_id("build").click()
+    status = page.get_by_test_id("mlp-status")
+    status.wait_for(state="visible")
+    page.wait_for_function("document.querySelector('[data-testid=mlp-status]').textContent.length > 0")
+    assert "hidden" in status.inner_text()
+    page.context.close()
+
+
+@pytest.mark.parametrize("width, height, locale", [(1280, 720, "en-US"), (1280, 720, "zh-CN"),
+                                                   (390, 844, "en-US"), (390, 844, "zh-CN")])
+def test_screenshots(browser, server, errors, width, height, locale):
+    page = new_page(browser, server, width=width, height=height, locale=locale, errors=errors)
+    wait_ready(page)
+    build(page, dataset="moons", hidden="16, 16", steps=100)
+    page.wait_for_function("document.querySelector('[data-testid=boundary]').dataset.step !== undefined",
+                           timeout=60_000)
+    page.wait_for_timeout(3500)  # let the boundary animation finish
+    if locale.startswith("zh"):
+        assert "训练" in page.get_by_test_id("training").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tag = f"{width}-{locale[:2]}"
+    page.screenshot(path=str(SHOTS / f"mlp-{tag}.png"))
+    page.get_by_test_id("training").screenshot(path=str(SHOTS / f"mlp-training-{tag}.png"))
+    page.get_by_test_id("mlp-panel").screenshot(path=str(SHOTS / f"mlp-form-{tag}.png"))
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
