@@ -37,6 +37,10 @@ def serialize_result(result) -> dict:
     out = serialize_trace(trace, output_node=output)
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
                         if isinstance(t, Tensor)}
+    kept = {n["id"] for n in out["graph"]["nodes"]}
+    for v in out["variables"].values():
+        if v["node"] not in kept:  # a node of a training iteration that was summarized away
+            v["node"] = None
     out["stdout"] = result.stdout or ""
     out["error"] = error_info(result.error) if result.error is not None else None
     out["mode"] = result.mode

@@ -43,6 +43,7 @@ class LayoutSettings:
 
     fold_threshold: int = 300  # more nodes than this: fold nn.Module calls
     nslimit_from: int = 400  # drawn nodes from which network-simplex iterations are cut
+    max_lr_depth: int = 24  # deeper graphs are drawn top to bottom
     max_nodes: int = 2500  # beyond this, no layout (a note instead of a drawing)
     timeout_s: float = 30.0  # a dot run that takes longer is abandoned
     cache_size: int = 256
@@ -151,7 +152,7 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
     drawn = len(drawn_nodes) + len(groups)
 
     g = graphviz.Digraph()
-    g.attr("graph", rankdir="LR", nodesep="0.25", ranksep="0.35", fontname="Helvetica", fontsize="10",
+    g.attr("graph", nodesep="0.25", ranksep="0.35", fontname="Helvetica", fontsize="10",
            bgcolor="transparent", labelloc="b", labeljust="l", label=legend_label(), forcelabels="true")
     if drawn >= settings.nslimit_from:
         g.attr("graph", nslimit="0.01", nslimit1="0.01")
@@ -178,7 +179,7 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
         g.node(f"f{k}", id=f"r{k}", label=f"{clip(module)}\\n{len(ops)} ops", shape="box3d",
                fillcolor=fill, color=border)
 
-    drawn_edges = []
+    drawn_edges, pairs = [], []
     for eid in edge_ids:
         e = edges[eid]
         s, t = local[e["source"]], local[e["target"]]
@@ -186,9 +187,32 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
             continue
         k = len(drawn_edges)
         drawn_edges.append(eid)
+        pairs.append((s, t))
         extra = {} if e["needs_grad"] else {"style": "dashed", "color": "#9ca3af"}
         g.edge(s, t, id=f"q{k}", xlabel=shape_text(e["shape"]), **extra)
+    # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide).
+    g.attr("graph", rankdir="LR" if longest_path(pairs) <= settings.max_lr_depth else "TB")
     return Plan(g.source, drawn_nodes, drawn_edges, fold_ids, texts, folds, bool(groups), drawn)
+
+
+def longest_path(pairs: list[tuple[str, str]]) -> int:
+    """Edges on the longest path of a DAG given as (source, target) pairs (Kahn's order)."""
+    succ: dict[str, list[str]] = {}
+    indeg: dict[str, int] = {}
+    for s, t in pairs:
+        succ.setdefault(s, []).append(t)
+        indeg[t] = indeg.get(t, 0) + 1
+        indeg.setdefault(s, 0)
+    depth = {n: 0 for n in indeg}
+    ready = [n for n, d in indeg.items() if d == 0]
+    while ready:
+        n = ready.pop()
+        for t in succ.get(n, ()):
+            depth[t] = max(depth[t], depth[n] + 1)
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
+    return max(depth.values(), default=0)
 
 
 def canonical_order(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]) -> list[int]:
