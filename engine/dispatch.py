@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes, errors, grad_mode
+from . import limits as _limits
 from . import trace as _trace
 from .function import Node
 from .ops.table import OpDef
@@ -44,12 +45,17 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
             target = promote_types(tensors)
             tensors = tuple(t if t._data.dtype == target else _cast(t, target) for t in tensors)
     arrays = [t._data for t in tensors]
+    budget = _limits.ACTIVE
+    if budget is not None:  # the program runner's limits: refuse before allocating
+        _limits.check_op(op, arrays, params)
     res = op.forward(*arrays, **params) if params else op.forward(*arrays)
     extras = None
     if type(res) is tuple:
         res, extras = res
     if type(res) is not np.ndarray:
         res = np.asarray(res)
+    if budget is not None:
+        _limits.count_result(res, op.view)
     graph = tensors[: len(tensors) - op.aux] if op.aux else tensors
     needs = grad_mode._enabled and res.dtype.kind == "f" and any(t._requires_grad for t in graph)
     if op.view:

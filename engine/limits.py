@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .errors import LimitError
 
 
@@ -36,3 +38,51 @@ def check_alloc(numel: int, itemsize: int) -> None:
         raise LimitError(
             f"the program allocated more than {b.max_bytes // (1024 * 1024)} MB of tensors "
             "(limit: max_tensor_bytes)")
+
+
+def _refuse_numel(b: Budget, numel: int) -> None:
+    if numel > b.max_elements:
+        raise LimitError(
+            f"a tensor of {numel:,} elements is over the limit of {b.max_elements:,} elements per tensor "
+            "(limit: max_tensor_elements)")
+
+
+def check_op(op, arrays, params) -> None:
+    """Before an op runs (limits active): refuse it when its result would be over the element limit
+    (broadcast results, matrix products, concatenations, expanded views)."""
+    b = ACTIVE
+    if b is None:
+        return
+    name = op.name
+    try:
+        if name in ("mm", "addmm"):
+            numel = arrays[-2].shape[0] * arrays[-1].shape[-1]
+        elif name == "bmm":
+            x, y = arrays
+            batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2] if y.ndim > 2 else ())
+            numel = int(np.prod(batch, dtype=np.int64)) * x.shape[-2] * (y.shape[-1] if y.ndim > 1 else 1)
+        elif op.variadic:
+            numel = sum(a.size for a in arrays)
+        elif len(arrays) > 1:
+            numel = int(np.prod(np.broadcast_shapes(*(a.shape for a in arrays)), dtype=np.int64))
+        elif params and "shape" in params:
+            numel = int(np.prod(params["shape"], dtype=np.int64))
+        else:
+            return
+    except (ValueError, IndexError, TypeError):
+        return  # the op raises its own error about the shapes
+    _refuse_numel(b, int(numel))
+
+
+def count_result(res, is_view: bool) -> None:
+    """After an op ran (limits active): its result counts against the element and byte limits."""
+    b = ACTIVE
+    if b is None:
+        return
+    _refuse_numel(b, int(res.size))
+    if not is_view:
+        b.used_bytes += int(res.nbytes)
+        if b.used_bytes > b.max_bytes:
+            raise LimitError(
+                f"the program allocated more than {b.max_bytes // (1024 * 1024)} MB of tensors "
+                "(limit: max_tensor_bytes)")
