@@ -644,3 +644,97 @@ def test_inplace_leaky_relu_with_negative_slope_fails_in_backward_like_torch():
             y.sum().backward()
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# ---- finite differences over the nn oracle cases (first and second order, engine only) --------------------
+def _nn_oracle_cases():
+    import importlib.util
+    import pathlib
+    import sys
+
+    here = pathlib.Path(__file__).parent
+    if str(here) not in sys.path:
+        sys.path.insert(0, str(here))
+    spec = importlib.util.spec_from_file_location("oracle_cases_nn_fd", here / "oracle_cases_nn.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [c for c in mod.CASES if c.second_order]
+
+
+FD_CASES = _nn_oracle_cases()
+
+
+def _scalar(case, arrays, v):
+    """Σ v·f(inputs) as a float, the inputs rebuilt from arrays (no grad)."""
+    ts = [
+        engine.tensor(a.tolist(), dtype=engine.float64)
+        if a.dtype == np.float64
+        else engine.tensor(a.tolist())
+        for a in arrays
+    ]
+    return float((case.fn(engine, *ts) * engine.tensor(v.tolist(), dtype=engine.float64)).sum().item())
+
+
+@pytest.mark.parametrize("case", FD_CASES, ids=[c.id for c in FD_CASES])
+def test_finite_differences_first_and_second_order(case):
+    import zlib
+
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    arrays = case.inputs(rng)
+    leaves = [
+        engine.tensor(a.tolist(), dtype=engine.float64, requires_grad=True)
+        if a.dtype == np.float64
+        else engine.tensor(a.tolist())
+        for a in arrays
+    ]
+    out = case.fn(engine, *leaves)
+    v = rng.uniform(-1, 1, tuple(out.shape))
+    diff = [i for i, a in enumerate(arrays) if a.dtype == np.float64]
+    grads = engine.autograd.grad(
+        (out * engine.tensor(v.tolist(), dtype=engine.float64)).sum(),
+        [leaves[i] for i in diff],
+        create_graph=True,
+        allow_unused=True,
+    )
+    h = 1e-6
+    for i, g in zip(diff, grads):
+        d = rng.uniform(-1, 1, arrays[i].shape)
+        plus = [a.copy() for a in arrays]
+        minus = [a.copy() for a in arrays]
+        plus[i] = arrays[i] + h * d
+        minus[i] = arrays[i] - h * d
+        fd = (_scalar(case, plus, v) - _scalar(case, minus, v)) / (2 * h)
+        got = 0.0 if g is None else float((g * engine.tensor(d.tolist(), dtype=engine.float64)).sum().item())
+        assert got == pytest.approx(fd, rel=1e-5, abs=1e-6), f"first order, input {i}"
+    # second order: the directional derivative of <grad, u> equals a difference of first-order grads
+    real = [(i, g) for i, g in zip(diff, grads) if g is not None and g.requires_grad]
+    if not real:
+        return
+    us = [rng.uniform(-1, 1, arrays[i].shape) for i, _ in real]
+    inner = sum((g * engine.tensor(u.tolist(), dtype=engine.float64)).sum() for (_, g), u in zip(real, us))
+    hvp = engine.autograd.grad(inner, [leaves[i] for i in diff], allow_unused=True)
+    for k, i in enumerate(diff):
+        d = rng.uniform(-1, 1, arrays[i].shape)
+
+        def grad_dot_u(shifted, i=i):
+            ls = [
+                engine.tensor(a.tolist(), dtype=engine.float64, requires_grad=True)
+                if a.dtype == np.float64
+                else engine.tensor(a.tolist())
+                for a in shifted
+            ]
+            o = case.fn(engine, *ls)
+            gs = engine.autograd.grad(
+                (o * engine.tensor(v.tolist(), dtype=engine.float64)).sum(),
+                [ls[j] for j, _ in real],
+                allow_unused=True,
+            )
+            return sum(0.0 if gg is None else float((gg.detach().numpy() * u).sum()) for gg, u in zip(gs, us))
+
+        plus = [a.copy() for a in arrays]
+        minus = [a.copy() for a in arrays]
+        plus[i] = arrays[i] + h * d
+        minus[i] = arrays[i] - h * d
+        fd = (grad_dot_u(plus) - grad_dot_u(minus)) / (2 * h)
+        got = 0.0 if hvp[k] is None else float((hvp[k].numpy() * d).sum())
+        assert got == pytest.approx(fd, rel=1e-4, abs=1e-5), f"second order, input {i}"
