@@ -201,7 +201,8 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 def _dims(dim, ndim: int) -> tuple[int, ...]:
     if isinstance(dim, int):
         dim = (dim,)
-    return tuple(sorted(_norm_dim(d, ndim) for d in dim))
+    dims = tuple(sorted(_norm_dim(d, ndim) for d in dim))
+    return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1 and has nothing to reduce
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001

@@ -95,8 +95,9 @@ register("min_dim", "MinBackward0", _extreme_dim(np.argmin),
          description="min along a dim")
 
 
-def _var_count(p) -> int:
-    return max(_count(p) - p["correction"], 0)
+def _var_count(p):
+    """n − correction as a NumPy float, so a zero gives inf/nan (as torch) instead of an exception."""
+    return np.float64(max(_count(p) - p["correction"], 0))
 
 
 def _centered(s):
