@@ -35,7 +35,7 @@ def fold_settings(layout: LayoutSettings, fold: str) -> LayoutSettings:
 @router.post("/run", response_model=RunResponse, responses=ERRORS)
 def run(body: RunRequest, request: Request) -> dict | JSONResponse:
     """Run the program; answer its graph, backward steps, variables, output and drawing."""
-    from engine.runner import RunTimeout
+    from engine.runner import RunTimeout, WorkerCrashed
 
     settings = request.app.state.settings
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
@@ -43,9 +43,10 @@ def run(body: RunRequest, request: Request) -> dict | JSONResponse:
     t0 = time.perf_counter()
     try:
         out = request.app.state.pool.call(run_and_serialize, body.source, variables, timeout=deadline)
-    except RunTimeout:
-        message = f"the program ran longer than {deadline:g} s and was stopped (limit: timeout_s)"
-        return error_response(400, "TimeoutError", message)
+    except RunTimeout as exc:  # the run passed its deadline, or every worker stayed busy
+        return error_response(400, "TimeoutError", f"{exc} (limit: timeout_s)")
+    except WorkerCrashed as exc:
+        return error_response(400, "RuntimeError", f"the program stopped its worker process: {exc}")
     except Exception as exc:  # the worker failed in a way the runner did not report
         return internal_error(exc)
     if "program_error" in out:
