@@ -52,11 +52,22 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     return api.log_softmax(input, dim, dtype=dtype)
 
 
+def _scalar_name(t: Tensor) -> str:
+    """torch's ScalarType name of a tensor's dtype: Float, Double, Long, ..."""
+    return t.dtype._type_desc[len("torch."):-len("Tensor")]
+
+
 # ---- linear -------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weightᵀ + bias, dispatched exactly as torch does:
     2-D with bias → addmm(bias, x, wᵀ); without bias → x @ wᵀ (mm, or matmul's view/mm/unsafe_view);
     1-D or N-D with bias → view to 2-D, addmm, view back."""
+    if input._data.dtype != weight._data.dtype and input.ndim >= 1:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
+                           f"{_scalar_name(weight)}")
+    if bias is not None and bias._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(bias)} and "
+                           f"{_scalar_name(weight)}")
     wt = api.t(weight)
     if bias is None:
         if input.ndim == 1:
@@ -104,9 +115,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     reduction = _reduction(size_average, reduce, reduction)
     if not isinstance(target, Tensor):
         raise TypeError(f"nll_loss(): argument 'target' must be Tensor, not {type(target).__name__}")
-    if target._data.dtype.kind not in "iu":
-        scalar = target.dtype._type_desc[len("torch."):-len("Tensor")]  # torch's ScalarType name
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar}")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
     nd = input.ndim
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")

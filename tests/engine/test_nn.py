@@ -478,6 +478,13 @@ ERRORS = {
     "bad-reduction": lambda t: t.nn.functional.mse_loss(t.zeros(3), t.zeros(3), reduction="avg"),
     "linear-shapes": lambda t: t.nn.functional.linear(t.zeros(3, 4), t.zeros(5, 3)),
     "softmax-long": lambda t: t.softmax(t.tensor([1, 2]), 0),
+    "ce-int32-target": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 5), t.zeros(4, dtype=t.int32)),
+    "linear-input-dtype": lambda t: t.nn.Linear(2, 3)(t.zeros(4, 2, dtype=t.float64)),
+    "linear-long-input": lambda t: t.nn.Linear(2, 3)(t.zeros(2, dtype=t.int64)),
+    "linear-bias-dtype": lambda t: t.nn.functional.linear(
+        t.zeros(4, 2, dtype=t.float64), t.zeros(3, 2, dtype=t.float64), t.zeros(3)
+    ),
+    "linear-vector-shapes": lambda t: t.nn.functional.linear(t.zeros(2), t.zeros(3, 5), t.zeros(3)),
 }
 
 
