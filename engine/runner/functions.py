@@ -217,3 +217,23 @@ def local_names(node) -> frozenset:
                     names.add(alias.asname or alias.name.split(".")[0])
         stack.extend(ast.iter_child_nodes(n))
     return frozenset(names)
+
+
+class GradModeFunction:
+    """A user function decorated with ``@torch.no_grad()`` / ``@torch.enable_grad()``: runs it inside
+    a fresh instance of that grad-mode context manager."""
+
+    __slots__ = ("fn", "mode")
+
+    def __init__(self, fn, mode: type):
+        self.fn = fn
+        self.mode = mode
+
+    def __call__(self, *args, **kwargs):
+        with self.mode():
+            return self.fn(*args, **kwargs)
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)

@@ -16,7 +16,7 @@ from ..nn.module import Module
 from ..tensor import Tensor
 from .errors import ForbiddenError
 from .expressions import Expressions
-from .functions import Scope, UserFunction, bind_arguments
+from .functions import GradModeFunction, Scope, UserFunction, bind_arguments
 from .guards import Guard
 from .policy import Policy
 from .positions import Positions
@@ -47,7 +47,7 @@ class Interpreter(Expressions):
         policy.builtin_callables.update(v for v in self.builtins.values() if isinstance(v, type)
                                         and v not in EXCEPTIONS and v is not object)
         policy.exception_classes.update(EXCEPTIONS)
-        policy.callable_types = policy.callable_types + (_Bound, BuiltinType)
+        policy.callable_types = policy.callable_types + (_Bound, BuiltinType, GradModeFunction)
         policy.checked = b.checked_method
         self.globals = Scope(None, "global")
 
@@ -249,10 +249,10 @@ class Interpreter(Expressions):
         value = fn
         for dec in reversed(st.decorator_list):
             d = self.eval(dec, scope)
-            if not isinstance(d, grad_mode._GradMode) or isinstance(d, type):
+            if type(d) not in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.inference_mode):
                 raise ForbiddenError("decorators other than @torch.no_grad() / @torch.enable_grad() are not "
                                      "supported by gradviz")
-            value = d(value)
+            value = GradModeFunction(value, type(d))
         scope.vars[st.name] = value
 
     def _classdef(self, st: ast.ClassDef, scope):

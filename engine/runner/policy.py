@@ -235,7 +235,7 @@ class Policy:
             pass
         if isinstance(f, types.MethodType):
             func, owner = f.__func__, f.__self__
-            if isinstance(func, UserFunction):
+            if isinstance(func, self.callable_types):
                 return False
             if isinstance(func, types.FunctionType) and _is_engine_object(func) and (
                     isinstance(owner, Tensor) or self.is_engine_instance(owner)
