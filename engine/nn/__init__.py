@@ -2,6 +2,7 @@
 
 from . import functional, init  # noqa: F401
 from .layers import (  # noqa: F401
+    Dropout,
     Flatten,
     Identity,
     LeakyReLU,

@@ -57,6 +57,23 @@ def _scalar_name(t: Tensor) -> str:
     return t.dtype._type_desc[len("torch."):-len("Tensor")]
 
 
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1−p), in training only.
+
+    As torch does it: one multiplication by a constant mask (MulBackward0 with (None, 0) for the
+    mask). The mask comes from the engine's generator, so it differs from torch's draws."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    from .. import factory
+
+    keep = factory._rng.random(tuple(input.shape)) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    mask = Tensor._make((keep * scale).astype(input._data.dtype))
+    return input.mul_(mask) if inplace else api.mul(input, mask)
+
+
 # ---- linear -------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weightᵀ + bias, dispatched exactly as torch does:
@@ -278,6 +295,6 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return api.flatten(input, start_dim, end_dim)
 
 
-__all__ = ["relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "nll_loss",
+__all__ = ["dropout", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "nll_loss",
            "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "one_hot", "flatten"]

@@ -94,6 +94,23 @@ class LogSoftmax(Softmax):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
+class Dropout(Module):
+    """Randomly zero elements with probability p while training (identity in eval mode)."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
 class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()

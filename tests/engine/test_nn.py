@@ -745,3 +745,28 @@ def test_finite_differences_first_and_second_order(case):
         fd = (grad_dot_u(plus) - grad_dot_u(minus)) / (2 * h)
         got = 0.0 if hvp[k] is None else float((hvp[k].numpy() * d).sum())
         assert got == pytest.approx(fd, rel=1e-4, abs=1e-5), f"second order, input {i}"
+
+
+# ---- dropout -------------------------------------------------------------------------------------
+def test_dropout_graph_matches_torch_and_scales_kept_values():
+    x = engine.randn(200, 50, requires_grad=True)
+    y = F.dropout(x, 0.4)
+    xt = torch.randn(3, 4, requires_grad=True)
+    yt = torch.nn.functional.dropout(xt, 0.4)
+    assert _tree(y.grad_fn) == _tree(yt.grad_fn)
+    kept = y.detach().numpy() != 0
+    assert 0.55 < kept.mean() < 0.65
+    np.testing.assert_allclose(y.detach().numpy()[kept], x.detach().numpy()[kept] / 0.6, rtol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), kept / 0.6, rtol=1e-6)
+
+
+def test_dropout_module_is_identity_in_eval_and_for_p_zero():
+    x = engine.randn(3, 4, requires_grad=True)
+    d = nn.Dropout(0.5)
+    assert repr(d) == repr(torch.nn.Dropout(0.5))
+    assert d.eval()(x) is x
+    assert F.dropout(x, 0.0) is x and F.dropout(x, 0.5, training=False) is x
+    assert np.all(F.dropout(x, 1.0).detach().numpy() == 0)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        nn.Dropout(1.5)
