@@ -344,3 +344,27 @@ def test_recording_off_records_nothing():
     opt.step()
     opt.zero_grad()
     assert w._trace is None and engine.trace.ACTIVE is None
+
+
+@pytest.mark.parametrize("name", ["sgd-nesterov", "adam-amsgrad", "adamw"])
+def test_float32_training_tracks_torch(name):
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(16, 3)), rng.integers(0, 2, size=16)
+    engine.manual_seed(0)
+    ours, theirs = _mlp(engine, (3, 8, 8, 2), "Tanh"), _mlp(torch, (3, 8, 8, 2), "Tanh")
+    with torch.no_grad():
+        for p, q in zip(ours.parameters(), theirs.parameters()):
+            q.copy_(torch.tensor(p.tolist()))
+    curves = []
+    for lib, model in ((engine, ours), (torch, theirs)):
+        xs, ys = lib.tensor(x.tolist()), lib.tensor(y.tolist())
+        opt, crit, losses = OPTIMIZERS[name](lib, model.parameters()), lib.nn.CrossEntropyLoss(), []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = crit(model(xs), ys)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        curves.append(np.array(losses))
+    assert all(p.dtype == engine.float32 for p in ours.parameters())
+    np.testing.assert_allclose(curves[0], curves[1], rtol=1e-5, atol=1e-6)
