@@ -23,12 +23,19 @@ def promote_types(tensors) -> np.dtype:
     decide only when they bring a higher category (bool < integer < floating)."""
     dims = [t._data.dtype for t in tensors if t._data.ndim > 0]
     zero = [t._data.dtype for t in tensors if t._data.ndim == 0]
-    best = np.result_type(*dims) if dims else None
+    best = _within_category(dims) if dims else None
     if zero:
-        z = np.result_type(*zero)
+        z = _within_category(zero)
         if best is None or _cat(z) > _cat(best):
             best = z
     return best
+
+
+def _within_category(dts) -> np.dtype:
+    """The result of the highest category present, from its members only: torch gives
+    int64 with float32 → float32, where NumPy's result_type would say float64."""
+    top = max(_cat(d) for d in dts)
+    return np.result_type(*[d for d in dts if _cat(d) == top])
 
 
 def _cat(dt) -> int:
