@@ -1,6 +1,6 @@
 """``torch.nn``: Module, Parameter, layers and losses; ``functional`` and ``init`` as submodules."""
 
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .layers import (  # noqa: F401
     Dropout,
     Flatten,

@@ -770,3 +770,24 @@ def test_dropout_module_is_identity_in_eval_and_for_p_zero():
     assert np.all(F.dropout(x, 1.0).detach().numpy() == 0)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
         nn.Dropout(1.5)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_clip_grad_norm_matches_torch(norm_type):
+    rng = np.random.default_rng(3)
+    ours, theirs = EngineNet(nn.Tanh()), TorchNet(torch.nn.Tanh())
+    ours.double()
+    _copy_weights(ours, theirs)
+    xo, xt = _both(rng.normal(size=(6, 3)), requires_grad=False)
+    (ours(xo) ** 2).sum().backward()
+    (theirs(xt) ** 2).sum().backward()
+    no = nn.utils.clip_grad_norm_(ours.parameters(), 0.5, norm_type)
+    nt = torch.nn.utils.clip_grad_norm_(theirs.parameters(), 0.5, norm_type)
+    assert no.item() == pytest.approx(nt.item(), rel=1e-12)
+    tp = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        _close(p.grad, tp[name].grad)
+    nn.utils.clip_grad_value_(ours.parameters(), 0.01)
+    torch.nn.utils.clip_grad_value_(theirs.parameters(), 0.01)
+    for name, p in ours.named_parameters():
+        _close(p.grad, tp[name].grad)
