@@ -33,8 +33,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
                            "non-finite, so it cannot be clipped. To disable this error and scale the "
-                           "gradients "
-                           "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+                           "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
     coef = min(float(max_norm) / (float(total) + 1e-6), 1.0)
     for g in grads:
         g._data *= np.asarray(coef, dtype=g._data.dtype)
