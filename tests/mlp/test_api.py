@@ -3,10 +3,8 @@
 import pytest
 from fastapi.testclient import TestClient
 
-pytest.importorskip("engine.runner")
-
-from app.main import create_app  # noqa: E402
-from app.mlp_boundary import snapshot_steps  # noqa: E402
+from app.main import create_app
+from app.mlp_boundary import snapshot_steps
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ import pytest
 from app import mlp_builder as mb
 from app.mlp_boundary import forward, predict
 from app.schemas import MlpConfig
-
-runner = pytest.importorskip("engine.runner")
+from engine import runner
 
 LINEAR = dict(dataset="linear", input_size=1, output_size=1, hidden="", loss="mse", optimizer="sgd",
               lr=0.1, steps=100, n_points=100)
