@@ -34,6 +34,11 @@ def number(x) -> float | int | bool | str | None:
 def nested(arr: np.ndarray):
     """The array as nested lists of JSON-safe Python numbers."""
     kind = arr.dtype.kind
+    if arr.ndim == 0:  # the common case in teaching examples: one number
+        x = arr[()]
+        if kind == "f":
+            return number(float(str(x)) if arr.dtype.itemsize < 8 else float(x))
+        return number(x) if kind in "biu" else str(x)
     if kind == "f" and arr.dtype.itemsize < 8:
         flat = arr.ravel()
         arr = np.array([float(str(v)) for v in flat], dtype=np.float64).reshape(arr.shape)
@@ -85,6 +90,12 @@ def norm(arr) -> float | str | None:
     return number(np.sqrt(np.sum(a * a)))
 
 
+_DTYPE_NAMES: dict = {}
+
+
 def dtype_name(dt: np.dtype) -> str:
-    """torch's name for a NumPy dtype (float32, int64, bool, ...)."""
-    return "bool" if dt == np.bool_ else dt.name
+    """torch's name for a NumPy dtype (float32, int64, bool, ...); cached (``dtype.name`` is slow)."""
+    name = _DTYPE_NAMES.get(dt)
+    if name is None:
+        name = _DTYPE_NAMES[dt] = "bool" if dt == np.bool_ else dt.name
+    return name

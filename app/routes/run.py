@@ -4,11 +4,12 @@ layout does not hold up other requests."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from ..errors import error_response, internal_error
 from ..execute import run_and_serialize
@@ -33,7 +34,7 @@ def fold_settings(layout: LayoutSettings, fold: str) -> LayoutSettings:
 
 
 @router.post("/run", response_model=RunResponse, responses=ERRORS)
-def run(body: RunRequest, request: Request) -> dict | JSONResponse:
+def run(body: RunRequest, request: Request) -> Response:
     """Run the program; answer its graph, backward steps, variables, output and drawing."""
     from engine.runner import RunTimeout, WorkerCrashed
 
@@ -57,4 +58,15 @@ def run(body: RunRequest, request: Request) -> dict | JSONResponse:
     draw_response(response, fold_settings(settings.layout, body.fold))
     response["timings"]["layout"] = time.perf_counter() - t1
     response["timings"]["total"] = time.perf_counter() - t0
-    return response
+    return json_response(response)
+
+
+def json_response(response: dict) -> Response:
+    """The RunResponse as JSON, written directly: the dict was built to the schema by app/serialize.py
+    (tests validate every answer against RunResponse), and re-validating a 300-op run here cost
+    as much as laying it out. A stray non-finite number falls back to validation."""
+    try:
+        body = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        body = RunResponse.model_validate(response).model_dump_json()
+    return Response(body.encode(), media_type="application/json")

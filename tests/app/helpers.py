@@ -37,7 +37,9 @@ def svg_ids(svg: str) -> set[str]:
 
 
 def assert_consistent(resp: dict) -> None:
-    """Graph, steps and drawings agree: every reference names something that exists."""
+    """Graph, steps and drawings agree: every reference names something that exists; the answer
+    fits the schema (the route writes its JSON without re-validating it)."""
+    schemas.RunResponse.model_validate(resp)
     nodes = {n["id"]: n for n in resp["graph"]["nodes"]}
     edges = {e["id"]: e for e in resp["graph"]["edges"]}
     assert len(nodes) == len(resp["graph"]["nodes"]), "duplicate node ids"
