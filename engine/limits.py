@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,9 +65,12 @@ def check_op(op, arrays, params) -> None:
         elif op.variadic:
             numel = sum(a.size for a in arrays)
         elif len(arrays) > 1:
-            numel = int(np.prod(np.broadcast_shapes(*(a.shape for a in arrays)), dtype=np.int64))
+            first = arrays[0].shape
+            if all(a.shape == first for a in arrays):
+                return  # same shapes: the result is no bigger than an input
+            numel = math.prod(np.broadcast_shapes(*(a.shape for a in arrays)))
         elif params and "shape" in params:
-            numel = int(np.prod(params["shape"], dtype=np.int64))
+            numel = math.prod(params["shape"])
         else:
             return
     except (ValueError, IndexError, TypeError):

@@ -250,8 +250,11 @@ def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:
     unknown = sorted((n for n in loads if n.id not in known), key=lambda n: (n.lineno, n.col_offset))
     if prog.mode == "expression":
         for n in unknown:
-            if n in called and callable(torch_attrs.get(n.id)):
-                prog.torch_functions[n.id] = torch_attrs[n.id]
+            if n in called:
+                if callable(torch_attrs.get(n.id)):
+                    prog.torch_functions[n.id] = torch_attrs[n.id]
+                elif n.id not in (variables or {}):  # a function, not a value the page can ask for
+                    raise _fail("NameError", f"name '{n.id}' is not defined", prog.positions.of(n))
         # Names given in `variables` that the expression uses are free names too.
         given = [n for n in sorted(loads, key=lambda n: (n.lineno, n.col_offset))
                  if n.id in (variables or {}) and n.id not in bound]

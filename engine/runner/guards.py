@@ -100,9 +100,9 @@ class Guard:
     def check_binop(self, op: type, a, b) -> None:
         """Refuse an operator whose result would be over a limit, before computing it."""
         if op is ast.Mult:
-            if isinstance(a, _SEQ) and not isinstance(b, (Tensor, np.ndarray)):
+            if isinstance(a, _SEQ):
                 self._repeat(a, b)
-            elif isinstance(b, _SEQ) and not isinstance(a, (Tensor, np.ndarray)):
+            elif isinstance(b, _SEQ):
                 self._repeat(b, a)
             elif _is_int(a) and _is_int(b):
                 self.int_bits(a.bit_length() + b.bit_length())
@@ -119,14 +119,19 @@ class Guard:
             self.check_broadcast(op, a, b)
 
     def _repeat(self, seq, n) -> None:
+        if isinstance(n, (Tensor, np.ndarray)):
+            arr = n._data if isinstance(n, Tensor) else n
+            if arr.size != 1 or arr.dtype.kind not in "iub":
+                return  # elementwise with a tensor, or an error of the op itself
+            n = int(arr.reshape(()).item())
         n = operator.index(n)
         if n > 0:
             self.seq_len(seq, len(seq) * n)
 
     def check_broadcast(self, op: type, a, b) -> None:
         sa, sb = _shape(a), _shape(b)
-        if sa is None or sb is None:
-            return
+        if sa is None or sb is None or sa == sb or not sa or not sb:
+            return  # each operand is within the limits already, and so is the result
         try:
             if op is ast.MatMult and len(sa) >= 2 and len(sb) >= 2:
                 batch = np.broadcast_shapes(sa[:-2], sb[:-2])

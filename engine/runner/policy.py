@@ -199,8 +199,11 @@ class Policy:
         return None
 
     def _refuse(self, obj, name: str):
-        kind = "class" if isinstance(obj, type) else type(obj).__name__
-        if hasattr(type(obj), name) or (not isinstance(obj, type) and hasattr(obj, name)):
+        if isinstance(obj, type):
+            raise ForbiddenError(f"attributes of the class {obj.__name__} are not available in gradviz "
+                                 "(create an instance and use its attributes)")
+        kind = type(obj).__name__
+        if hasattr(type(obj), name) or hasattr(obj, name):
             raise ForbiddenError(f"attribute '{name}' of {kind} objects is not available in gradviz")
         raise AttributeError(f"'{kind}' object has no attribute '{name}'")
 
