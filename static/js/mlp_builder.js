@@ -59,12 +59,12 @@ export class MlpBuilder {
     this.host = host;
     this.form = this._render();
     host.replaceChildren(this.form);
+    this.form.elements.dataset.value = "moons";
     this._applyDataset("moons");
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.build();
     });
-    this.form.dataset.field = "";
     this.form.elements.dataset.addEventListener("change", () => this._applyDataset(this.form.elements.dataset.value));
     this.form.elements.loss.addEventListener("change", () => this._syncOutput());
     this.form.elements.classes.addEventListener("change", () => this._syncOutput());

@@ -67,7 +67,8 @@ export class Timeline {
         view = this._viewOf(ev.index, view);
         this.frames.push({ kind: "op", node: ev.index, view });
       } else if (ev.kind === "backward") {
-        const p = this.passes[ev.index];
+        // Events name passes by index; a long training loop keeps only some of them, in order.
+        const p = this.passes.find((q) => q.index === ev.index);
         if (!p) continue;
         const pi = this.passes.indexOf(p);
         const start = this.frames.length;
