@@ -214,3 +214,27 @@ def test_dynamic_graph_changes_with_the_input(client):
     small = run(client, ex["source"].replace("1.5", "0.2")).json()
     big = run(client, ex["source"]).json()
     assert len(small["graph"]["nodes"]) != len(big["graph"]["nodes"])
+
+
+def test_rerun_with_other_values_costs_no_layout(client):
+    from app.layout import CACHE
+
+    src = "(a * b + 1) ** 2"
+    first = run(client, src, {"a": {"value": 2.0}, "b": {"value": 3.0}}).json()
+    renders = CACHE.renders
+    second = run(client, src, {"a": {"value": -7.5}, "b": {"value": 0.25}}).json()
+    assert CACHE.renders == renders  # same structure: the cached drawing, no dot run
+    assert second["svg"] == first["svg"]
+    assert second["variables"]["a"]["grad"] != first["variables"]["a"]["grad"]
+
+
+def test_unexpected_server_error_is_a_json_4xx(client, monkeypatch):
+    import app.routes.run as run_route
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(run_route, "draw_response", broken)
+    err = assert_error_shape(run(client, "(a + b) * c", {"a": {"value": 1.0}, "b": {"value": 1.0},
+                                                          "c": {"value": 1.0}}), 400)
+    assert err["type"] == "InternalError" and "KeyError" in err["message"]

@@ -23,3 +23,24 @@ def test_timeout_is_4xx_and_the_server_keeps_serving():
         again = client.post("/api/run", json={"source": "(a + b) * c", "variables": {
             "a": {"value": 1.0}, "b": {"value": 2.0}, "c": {"value": 3.0}}})
         assert again.status_code == 200 and again.json()["variables"]["a"]["grad"] == 3.0
+
+
+def test_a_slow_run_does_not_hold_up_other_requests():
+    import threading
+
+    app = create_app(AppSettings(pool_workers=2, run_timeout_s=3.0))
+    done = []
+    with TestClient(app, raise_server_exceptions=False) as client:
+        def slow():
+            r = client.post("/api/run", json={"source": SLOW})
+            done.append(("slow", r.status_code))
+
+        t = threading.Thread(target=slow)
+        t.start()
+        ok = client.get("/api/health")
+        fast = client.post("/api/run", json={"source": "(a * b) ** 2", "variables": {
+            "a": {"value": 1.0}, "b": {"value": 2.0}}})
+        done.append(("fast", fast.status_code))
+        t.join(30)
+    assert ok.status_code == 200
+    assert done == [("fast", 200), ("slow", 400)]  # the fast run finished while the slow one ran
