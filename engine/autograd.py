@@ -112,8 +112,9 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
     prev_mode = grad_mode._enabled
     grad_mode._enabled = bool(create_graph)
     try:
+        heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
-            _, _, fn = heapq.heappop(heap)
+            _, _, fn = heappop(heap)
             g = buffers.pop(fn, None)
             flows_in = received.pop(fn, None)
             if fn in capture:
@@ -131,16 +132,21 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
                 _retain(fn.retained, g, create_graph, step)
             if not retain_graph:
                 fn.release()
-            for i, (nxt, _) in enumerate(fn.next_functions):
-                gi = sent[i]
-                if nxt is None or gi is None:
-                    if nxt is not None:
-                        _dec(nxt, deps, heap)
+            i = -1
+            for nxt, _ in fn.next_functions:  # hot loop: _dec inlined
+                i += 1
+                if nxt is None:
                     continue
-                buffers[nxt] = gi if nxt not in buffers else buffers[nxt] + gi
-                if bpass is not None:
-                    received.setdefault(nxt, []).append((fn, i, gi))
-                _dec(nxt, deps, heap)
+                gi = sent[i]
+                if gi is not None:
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = gi if prev is None else prev + gi
+                    if bpass is not None:
+                        received.setdefault(nxt, []).append((fn, i, gi))
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heappush(heap, (-nxt.seq, next(_tie), nxt))
     finally:
         grad_mode._enabled = prev_mode
     return results
@@ -149,28 +155,52 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
 _tie = itertools.count()
 
 
-def _dec(nxt, deps, heap) -> None:
-    deps[nxt] -= 1
-    if deps[nxt] == 0:
-        heapq.heappush(heap, (-nxt.seq, next(_tie), nxt))
-
-
 def _run_node(fn: Node, g, create_graph: bool, needed):
     """Apply each needed rule of ``fn`` to the upstream ``g``; undo broadcasting; cast."""
-    op = fn.op
-    saved = fn.saved_tensors() if op.saves else None
     if create_graph:
-        from .ops.tensor_xp import TX
+        return _run_node_tx(fn, g, needed)
+    op = fn.op
+    s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
+    if op.saves:
+        for k, t, _ in fn.checked_saves():
+            setattr(s, k, t._data)
+    vjps, variadic, meta = op.vjps, op.variadic, fn.in_meta
+    out = []
+    i = -1
+    for nxt, _ in fn.next_functions:
+        i += 1
+        if nxt is None or (needed is not None and nxt not in needed):
+            out.append(None)
+            continue
+        if variadic:
+            rule = vjps[0]
+            s.i = i
+        else:
+            rule = vjps[i]
+        if rule is None:
+            raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
+        gi = rule(g, s)
+        if type(gi) is not np.ndarray:
+            gi = np.asarray(gi)
+        shape, dt = meta[i]
+        if gi.shape != shape:
+            gi = sum_to_shape(gi, shape)
+        if gi.dtype != dt:
+            gi = gi.astype(dt)
+        out.append(gi)
+    return out
 
-        s = Saved(TX, fn.params or {}, fn.extras)
-        if saved:
-            for k, t in saved.items():
-                setattr(s, k, t)
-    else:
-        s = Saved(NP, fn.params or {}, fn.extras)
-        if saved:
-            for k, t in saved.items():
-                setattr(s, k, t._data)
+
+def _run_node_tx(fn: Node, g, needed):
+    """``_run_node`` with create_graph=True: the rules run on Tensors and are recorded."""
+    from .dispatch import _cast
+    from .ops.tensor_xp import TX
+
+    op = fn.op
+    s = Saved(TX, fn.params or {}, fn.extras)
+    if op.saves:
+        for k, t, _ in fn.checked_saves():
+            setattr(s, k, t)
     out = []
     for i, (nxt, _) in enumerate(fn.next_functions):
         if nxt is None or (needed is not None and nxt not in needed):
@@ -183,22 +213,15 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
             rule = op.vjps[i]
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
-        gi = rule(g, s)
         shape, dt = fn.in_meta[i]
-        if create_graph:
-            from .ops.tensor_xp import TX
-
-            gi = TX.sum_to(gi, shape)
-            if gi._data.dtype != dt:
-                from .dispatch import _cast
-
-                gi = _cast(gi, dt)
-        else:
-            gi = sum_to_shape(np.asarray(gi), shape)
-            if gi.dtype != dt:
-                gi = gi.astype(dt)
+        gi = TX.sum_to(rule(g, s), shape)
+        if gi._data.dtype != dt:
+            gi = _cast(gi, dt)
         out.append(gi)
     return out
+
+
+_NO_PARAMS: dict = {}  # shared, never written: what a rule sees as ``s.p`` for an op without params
 
 
 def _accumulate(acc: AccumulateGrad, g, create_graph, rec, bpass, flows_in) -> None:

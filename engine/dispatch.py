@@ -46,25 +46,41 @@ def _cat(dt) -> int:
 
 def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
     """Run ``op`` forward on ``tensors`` and, where grad is needed, attach its grad_fn."""
-    if op.promote:
+    # Hot path (every op of every program): plain loops, no generators, locals only.
+    n = len(tensors)
+    if op.promote and n > 1:
         first = tensors[0]._data.dtype
-        if any(t._data.dtype != first for t in tensors):
-            target = promote_types(tensors)
-            tensors = tuple(t if t._data.dtype == target else _cast(t, target) for t in tensors)
-    arrays = [t._data for t in tensors]
+        for t in tensors:
+            dt = t._data.dtype
+            if dt is not first and dt != first:
+                target = promote_types(tensors)
+                tensors = tuple(t if t._data.dtype == target else _cast(t, target) for t in tensors)
+                break
+    if n == 1:
+        arrays = (tensors[0]._data,)
+    elif n == 2:
+        arrays = (tensors[0]._data, tensors[1]._data)
+    else:
+        arrays = [t._data for t in tensors]
     budget = _limits.ACTIVE
     if budget is not None:  # the program runner's limits: refuse before allocating
         _limits.check_op(op, arrays, params)
     res = op.forward(*arrays, **params) if params else op.forward(*arrays)
     extras = None
-    if type(res) is tuple:
-        res, extras = res
     if type(res) is not np.ndarray:
-        res = np.asarray(res)
+        if type(res) is tuple:
+            res, extras = res
+        if type(res) is not np.ndarray:
+            res = np.asarray(res)
     if budget is not None:
         _limits.count_result(res, op.view)
-    graph = tensors[: len(tensors) - op.aux] if op.aux else tensors
-    needs = grad_mode._enabled and res.dtype.kind == "f" and any(t._requires_grad for t in graph)
+    graph = tensors[: n - op.aux] if op.aux else tensors
+    needs = False
+    if grad_mode._enabled and res.dtype.kind == "f":
+        for t in graph:
+            if t._requires_grad:
+                needs = True
+                break
     if op.view:
         first = tensors[0]
         out = Tensor._make(res, needs, first._vc)
@@ -149,7 +165,6 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         target._requires_grad = True
         if "out" in fn.op.saves:
             # The node's output is the target itself now: watch its version from here on.
-            fn._saved["out"] = target
             fn._versions = [
                 (k, target, target._vc[0]) if k == "out" else (k, t, v) for k, t, v in fn._versions
             ]

@@ -14,15 +14,18 @@ from . import errors
 
 _seq = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # PyTorch runs AccumulateGrad as soon as it is ready
+_NO_GRAD = (None, 0)  # next_functions entry of an input that needs no gradient
+_SLOT = {"a": 0, "b": 1, "c": 2}
 
 
 class Node:
     """A grad_fn: the backward of one op application."""
 
-    __slots__ = ("op", "next_functions", "params", "extras", "_saved", "_versions", "in_meta",
+    __slots__ = ("op", "next_functions", "params", "extras", "_versions", "in_meta",
                  "seq", "released", "_trace", "retained", "__weakref__")
 
     def __init__(self, op, inputs, out, params, extras):
+        # Runs once per recorded op: explicit loops only (this is the engine's hot path).
         self.op = op
         self.params = params
         self.extras = extras
@@ -33,28 +36,31 @@ class Node:
         nf = []
         meta = []
         for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
-            if t.requires_grad:
+            if t._requires_grad:
                 fn = t._grad_fn
-                nf.append((fn if fn is not None else t._accumulator(), 0))
+                if fn is None:
+                    fn = t._acc
+                    if fn is None:
+                        fn = t._accumulator()
+                nf.append((fn, 0))
             else:
-                nf.append((None, 0))
-            meta.append((t._data.shape, t._data.dtype))
+                nf.append(_NO_GRAD)
+            d = t._data
+            meta.append((d.shape, d.dtype))
         self.next_functions = tuple(nf)
         self.in_meta = meta
         saves = op.saves
         if saves:
-            saved = {}
+            # (key, tensor, version at save time); the dict the rules read is built at backward.
             versions = []
-            for key in saves:
-                if key == "indices":
-                    continue
-                t = out if key == "out" else inputs[ord(key) - 97]
-                saved[key] = t
-                versions.append((key, t, t._vc[0]))
-            self._saved = saved
+            for k in saves:
+                if k == "out":
+                    versions.append((k, out, out._vc[0]))
+                elif k != "indices":
+                    t = inputs[_SLOT[k]]
+                    versions.append((k, t, t._vc[0]))
             self._versions = versions
         else:
-            self._saved = None
             self._versions = ()
 
     def name(self) -> str:
@@ -68,6 +74,10 @@ class Node:
         """The tensors kept for backward, checked against in-place changes and release."""
         if not self.op.saves:
             return {}
+        return {key: t for key, t, _ in self.checked_saves()}
+
+    def checked_saves(self):
+        """``(key, tensor, version)`` of each saved tensor, after the release and version checks."""
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
         for key, t, version in self._versions:
@@ -82,11 +92,11 @@ class Node:
                     where = None
                 raise RuntimeError(errors.inplace_modified(
                     t.dtype._type_desc, tuple(t._data.shape), 0, where or "", now, version))
-        return self._saved
+        return self._versions
 
     def release(self) -> None:
         """Free the saved tensors (after a backward without retain_graph)."""
-        self._saved = None
+        self._versions = ()
         self.released = True
 
 

@@ -270,9 +270,14 @@ def is_tensor(x) -> bool:
 
 def as_tensor_like(value, like: Tensor) -> Tensor:
     """Wrap a Python number for an op with ``like``: torch's wrapped-number promotion."""
-    if isinstance(value, Tensor):
+    kind = type(value)
+    if kind is float:  # the common case first: this runs for every ``x * 2.0``
+        dt = like._data.dtype
+        if dt.kind != "f":
+            dt = dtypes.get_default_dtype().np
+    elif isinstance(value, Tensor):
         return value
-    if isinstance(value, bool):
+    elif isinstance(value, bool):
         dt = like._data.dtype
     elif isinstance(value, int):
         dt = like._data.dtype if like._data.dtype != np.bool_ else np.int64
@@ -282,8 +287,9 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
         from .factory import tensor
 
         return tensor(value)
-    t = Tensor._make(np.asarray(value, dtype=dt))
-    t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
+    t = Tensor._make(np.array(value, dtype=dt))
+    if _trace_mod.ACTIVE is not None:
+        t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
     return t
 
 

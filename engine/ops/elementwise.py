@@ -29,13 +29,13 @@ register("clone", "CloneBackward0", lambda a: a.copy(),
          [lambda g, s: g],
          ["∂clone(x)/∂x = 1"], description="copy")
 
-register("add", "AddBackward0", lambda a, b: a + b,
+register("add", "AddBackward0", np.add,
          [lambda g, s: g, lambda g, s: g],
          ["∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"], promote=True, description="a + b")
 register("add_alpha", "AddBackward0", lambda a, b, alpha: a + alpha * b,
          [lambda g, s: g, lambda g, s: g * s.p["alpha"]],
          ["∂(a+α·b)/∂a = 1", "∂(a+α·b)/∂b = α"], promote=True, description="a + α·b")
-register("sub", "SubBackward0", lambda a, b: a - b,
+register("sub", "SubBackward0", np.subtract,
          [lambda g, s: g, lambda g, s: -g],
          ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True, description="a − b")
 register("sub_alpha", "SubBackward0", lambda a, b, alpha: a - alpha * b,
@@ -44,7 +44,7 @@ register("sub_alpha", "SubBackward0", lambda a, b, alpha: a - alpha * b,
 register("rsub_scalar", "RsubBackward1", lambda a, other: other - a,
          [lambda g, s: -g],
          ["∂(c−a)/∂a = −1"], description="c − a")
-register("mul", "MulBackward0", lambda a, b: a * b,
+register("mul", "MulBackward0", np.multiply,
          [lambda g, s: g * s.b, lambda g, s: g * s.a],
          ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True, description="a · b")
 register("div", "DivBackward0", _true_div,

@@ -32,7 +32,9 @@ class OpDef:
     forward: Callable[..., Any]  # (*arrays, **params) -> array | (array, extras dict)
     vjps: tuple[Callable | None, ...]  # one per tensor input (None: not differentiable there)
     formulas: tuple[str, ...]  # one per tensor input, e.g. "∂(a·b)/∂a = b"
-    saves: tuple[str, ...] = ()  # which of "a", "b", "c", "out" backward reads
+    # which of "a", "b", "c", "out" backward reads; "indices": index data that backward reads (kept in
+    # params or extras, not a tensor) - it is freed with the graph all the same, as in PyTorch
+    saves: tuple[str, ...] = ()
     promote: bool = False  # cast the tensor inputs to torch's promoted dtype first
     description: str = ""  # what the op computes, in words, for the UI
     view: bool = False  # the output shares the first input's storage and version counter
