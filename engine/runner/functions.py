@@ -118,6 +118,11 @@ class SuperMethod:
         return self.fn(*args, **kwargs)
 
 
+# How these objects are named in user-facing error messages.
+UserFunction.__name__ = UserFunction.__qualname__ = "function"
+SuperMethod.__name__ = SuperMethod.__qualname__ = "method"
+
+
 def bind_arguments(fn: UserFunction, args: tuple, kwargs: dict) -> dict:
     """Python's argument binding for a user function: positional, defaults, *args, keyword-only,
     **kwargs, with Python's error messages."""

@@ -7,6 +7,7 @@ into the next one served by the same worker.
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 
@@ -57,6 +58,17 @@ class Output:
         return "".join(self.parts)
 
 
+# Our builtins are methods of a class: show their names as Python's would read.
+_INTERNAL_NAMES = [(re.compile(r"Builtins\._(str|list|dict)_(\w+)\(\)"), r"\1.\2()"),
+                   (re.compile(r"Builtins\.(\w+)\(\)"), r"\1()")]
+
+
+def _clean(message: str) -> str:
+    for pattern, repl in _INTERNAL_NAMES:
+        message = pattern.sub(repl, message)
+    return message
+
+
 def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
     node = getattr(exc, "_gv_node", None)
     line, col = interp.positions.of(node) if node is not None else (None, None)
@@ -69,7 +81,7 @@ def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
                          line, col)
     elif isinstance(exc, MemoryError):
         return UserError("LimitError", "the program ran out of memory (limit: max_tensor_bytes)", line, col)
-    message = str(exc)
+    message = _clean(str(exc))
     if isinstance(exc, KeyError) and exc.args:
         message = repr(exc.args[0])
     return UserError(kind, message, line, col)

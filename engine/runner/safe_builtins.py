@@ -257,5 +257,8 @@ class _Bound:
         return self.fn(self.obj, *self.extra, *args, **kwargs)
 
 
-CHECKED_TYPES = (_Bound,)
+# How these objects are named in user-facing error messages ("'function' object is not ...").
+_Bound.__name__ = _Bound.__qualname__ = "builtin_function_or_method"
+SuperMarker.__name__ = SuperMarker.__qualname__ = "builtin_function_or_method"
+BuiltinType.__name__ = BuiltinType.__qualname__ = "type"
 __all__ = ["Builtins", "BuiltinType", "EXCEPTIONS", "LimitError", "SUPER", "unwrap_types"]
