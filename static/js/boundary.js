@@ -33,8 +33,10 @@ export function drawBoundary(canvas, data, index) {
       const floor = 1 / Math.max(2, data.classes);
       const a = 0.08 + 0.37 * Math.max(0, (conf - floor) / (1 - floor));
       ctx.fillStyle = `rgba(${R},${G},${B},${a.toFixed(3)})`;
-      // Row 0 is the bottom of the picture.
-      ctx.fillRect(c * cell, size - (r + 1) * cell, cell + 0.5, cell + 0.5);
+      // Row 0 is the bottom of the picture; whole-pixel edges so translucent cells never overlap.
+      const x0 = Math.round(c * cell);
+      const y0 = Math.round(size - (r + 1) * cell);
+      ctx.fillRect(x0, y0, Math.round((c + 1) * cell) - x0, Math.round(size - r * cell) - y0);
     }
   }
   const [x0, x1] = data.x_range;

@@ -46,6 +46,21 @@ export class FoldToggle {
     if (g && g.run && state.response) await g.run(state.frame);
   }
 
+  /** Light the folded box that holds frame k's node (the drawing lights only plain nodes). */
+  mark(k) {
+    const graph = document.querySelector("[data-testid=graph]");
+    const resp = state.response;
+    const tl = state.timeline;
+    if (!graph || !resp || !tl) return;
+    for (const g of graph.querySelectorAll("g.fold-cur")) g.classList.remove("fold-cur");
+    const f = tl.frames[k];
+    const view = resp.views && resp.views.find((v) => v.index === (f ? f.view : 0));
+    if (!f || f.node === undefined || !view || !view.folds || !view.folds.length) return;
+    const box = view.folds.find((fo) => fo.nodes.includes(f.node));
+    const el = box ? graph.querySelector(`g[id="${box.id}"]`) : null;
+    if (el) el.classList.add("fold-cur");
+  }
+
   _open(e) {
     const box = e.target && e.target.closest ? e.target.closest("g[id^='m'], g[data-gid^='m']") : null;
     if (!box || this.mode === "op") return;

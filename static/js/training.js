@@ -131,6 +131,16 @@ class TrainingView {
     this.sel = first;
     this._fetchBoundary();
     this.renderAll();
+    if (this.fromBuild) {
+      // Built from the form: show the first iteration's whole forward graph, ready to step back.
+      this.fromBuild = false;
+      setTimeout(() => {
+        this.choose(first, true);
+        if (window.matchMedia && window.matchMedia("(min-width: 1001px)").matches) {
+          this.host.scrollIntoView({ block: "start" });
+        }
+      }, 0);
+    }
   }
 
   renderAll() {
@@ -231,21 +241,25 @@ class TrainingView {
       return;
     }
     const labels = this.series.map((s) => s.label);
-    const rows = step.params.map((p, i) => {
-      const before = headOf(p.before, 3);
-      const grad = headOf(p.grad, 3);
-      const after = headOf(p.after, 3);
-      const nb = normOf(p.before);
-      const na = normOf(p.after);
-      const more = (v) => (headOf(v).length > 3 || (v && v.summary) ? ", …" : "");
-      return h("tr", { "data-param": i },
-        h("th", { scope: "row" }, p.name || labels[i] || `#${i + 1}`, h("small", {}, ` [${(p.before?.shape || []).join(", ")}]`)),
-        h("td", {}, h("code", {}, `[${before.map((x) => fmt(x)).join(", ")}${more(p.before)}]`)),
-        h("td", {}, h("code", {}, `[${grad.map((x) => fmt(x)).join(", ")}${more(p.grad)}]`)),
-        h("td", {}, h("code", {}, `[${after.map((x) => fmt(x)).join(", ")}${more(p.after)}]`)),
-        h("td", {}, h("code", {}, `‖Δ‖≈${fmt(Math.abs((na ?? 0) - (nb ?? 0)), 2)}`)));
-    });
-    const w = step.params.length ? workedUpdate(step, step.params[0]) : null;
+    const name = (p, i) => p.name || labels[i] || `#${i + 1}`;
+    const ps = Math.min(this.paramSel || 0, step.params.length - 1);
+    // One compact row per parameter (norms); the chosen one's numbers below, with a worked update.
+    const rows = step.params.map((p, i) => h("tr", {
+      "data-param": i, class: i === ps ? "on" : "", tabindex: 0,
+      onclick: () => this._chooseParam(i),
+      onkeydown: (e) => {
+        if (e.key === "Enter") this._chooseParam(i);
+      },
+    },
+    h("th", { scope: "row" }, name(p, i), h("small", {}, ` [${(p.before?.shape || []).join(", ")}]`)),
+    h("td", {}, h("code", {}, `${fmt(normOf(p.before), 3)} → ${fmt(normOf(p.after), 3)}`)),
+    h("td", {}, h("code", {}, fmt(normOf(p.grad), 3)))));
+    const chosen = step.params[ps];
+    const list = (v) => {
+      const xs = headOf(v, 4).map((x) => fmt(x));
+      return `[${xs.join(", ")}${headOf(v).length > 4 || (v && v.summary) ? ", …" : ""}]`;
+    };
+    const w = chosen ? workedUpdate(step, chosen) : null;
     let worked = null;
     if (w && w.before !== undefined) {
       worked = w.lr !== null
@@ -254,15 +268,32 @@ class TrainingView {
     }
     this.opt.replaceChildren(
       h("p", { class: "rule" }, h("code", { "data-testid": "optimizer-rule" }, `${step.optimizer}: ${step.rule}`)),
-      worked ? h("p", { class: "worked", "data-testid": "worked-update" }, worked) : null,
       h("div", { class: "table-wrap" }, h("table", { class: "params" },
-        h("thead", {}, h("tr", {}, ...["tr_param", "tr_before", "tr_grad", "tr_after", "tr_change"].map((k) => h("th", { scope: "col" }, t(k))))),
-        h("tbody", {}, rows))));
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col" }, t("tr_param")),
+          h("th", { scope: "col" }, `‖p‖ ${t("tr_before")} → ${t("tr_after")}`),
+          h("th", { scope: "col" }, `‖${t("tr_grad")}‖`))),
+        h("tbody", {}, rows))),
+      chosen ? h("dl", { class: "pvals", "data-testid": "param-values" },
+        h("dt", {}, `${name(chosen, ps)} ${t("tr_before")}`), h("dd", {}, h("code", {}, list(chosen.before))),
+        h("dt", {}, `${t("tr_grad")}`), h("dd", {}, h("code", {}, list(chosen.grad))),
+        h("dt", {}, `${t("tr_after")}`), h("dd", {}, h("code", {}, list(chosen.after)))) : null,
+      worked ? h("p", { class: "worked", "data-testid": "worked-update" }, worked) : null);
+  }
+
+  _chooseParam(i) {
+    this.paramSel = i;
+    this._optimizer();
+    this._accumulation();
   }
 
   _accumulation() {
     const group = this.ord.group.get(this.sel) || [this.sel];
-    const s = this.series[0];
+    // The parameter chosen in the optimizer table (matched by name), else the first one.
+    const j = this.ord.stepOfPass.get(this.sel);
+    const step = (this.resp.optimizer_steps || []).find((q) => q.index === j);
+    const chosen = step && step.params[Math.min(this.paramSel || 0, step.params.length - 1)];
+    const s = this.series.find((q) => chosen && q.label === chosen.name) || this.series[0];
     if (!s) {
       this.accum.replaceChildren();
       return;
@@ -398,6 +429,7 @@ function mount() {
 
   on("mlp-build", (b) => {
     view.build = b;
+    view.fromBuild = true;
     view.startProgress();
     showPanel();
   });
@@ -412,7 +444,10 @@ function mount() {
     if (!view.resp) view.section.hidden = true;
     showPanel();
   });
-  on("frame", (k) => view.onFrame(k));
+  on("frame", (k) => {
+    view.onFrame(k);
+    fold.mark(k);
+  });
   on("lang", () => {
     apply(left);
     builder.relabel();

@@ -118,18 +118,18 @@ export function keptIterations(resp) {
     .filter((it) => it.view !== null && it.view !== undefined);
 }
 
-/** The timeline frame where a pass starts (its first backward step), or -1. */
+/**
+ * The timeline frame to stand on for a pass: its last forward op (the whole forward graph drawn,
+ * the next step is the first backward step), else its first backward step; -1 if not kept.
+ */
 export function frameOfPass(timeline, pass) {
   if (!timeline) return -1;
   const pi = (timeline.passes || []).findIndex((p) => p.index === pass);
   if (pi < 0) return -1;
   const start = timeline.passStart[pi];
   if (start < 0) return -1;
-  // Stand on the pass's forward graph: the first frame of its view, when that comes earlier.
-  const view = timeline.frames[start].view;
-  let k = start;
-  while (k > 0 && timeline.frames[k - 1].view === view && timeline.frames[k - 1].kind === "op") k -= 1;
-  return k;
+  const prev = timeline.frames[start - 1];
+  return prev && prev.kind === "op" && prev.view === timeline.frames[start].view ? start - 1 : start;
 }
 
 /** The pass the timeline is in at frame k (the latest pass started at or before k), or null. */

@@ -76,8 +76,8 @@ test("frames of passes on a timeline", () => {
       { kind: "op", view: 1 }, { kind: "op", view: 1 }, { kind: "step", pass: 1, view: 1 },
     ],
   };
-  assert.equal(frameOfPass(tl, 0), 0);
-  assert.equal(frameOfPass(tl, 3), 6);
+  assert.equal(frameOfPass(tl, 0), 2);
+  assert.equal(frameOfPass(tl, 3), 7);
   assert.equal(frameOfPass(tl, 1), -1);
   assert.equal(passAtFrame(tl, 4), 0);
   assert.equal(passAtFrame(tl, 5), 0);
