@@ -13,15 +13,14 @@ const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
-g.node, g.edge { transition: opacity .25s; }
 g[data-s=hidden] { visibility: hidden; }
 g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #f97316; stroke-width: 3.5; }
 g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #f97316; stroke-width: 5; }
-g.node[data-s=cur] { filter: drop-shadow(0 0 6px #fb923c); }
+g.node[data-s=cur] { animation: gv-pulse 1.2s ease-in-out infinite alternate; filter: drop-shadow(0 0 5px #fb923c); }
+@keyframes gv-pulse { from { filter: drop-shadow(0 0 2px #fb923c); } to { filter: drop-shadow(0 0 9px #f97316); } }
 g.node[data-s=done] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 3; }
-g.node[data-s=freed] { opacity: .55; }
-g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 2; stroke-dasharray: 5 4; }
-g.node[data-s=pending] { opacity: .9; }
+g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 2; stroke-dasharray: 5 4; fill-opacity: .35; }
+g.node[data-s=freed] > text { fill: #64748b; }
 g.edge[data-s=new] > path { stroke: #f97316; stroke-width: 2.5; }
 g.edge[data-s=new] > polygon { stroke: #f97316; fill: #f97316; }
 g.edge:is([data-s=bw],[data-s=send],[data-s=carried],[data-s=nograd]) > polygon { display: none; }
@@ -30,12 +29,12 @@ g.edge[data-s=nograd] > path { stroke: #cbd5e1; stroke-dasharray: 2 4; }
 g.edge[data-s=send] > path { stroke: #dc2626; stroke-width: 3.5; marker-start: url(#gv-send); }
 g.edge[data-s=carried] > path { stroke: #b91c1c; stroke-width: 2; marker-start: url(#gv-carried); }
 g.sel > :is(polygon,ellipse,path) { stroke: #7c3aed !important; stroke-width: 4 !important; }
-text.glabel { text-anchor: middle; font: 600 9px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c; paint-order: stroke;
-  stroke: #fff; stroke-width: 4px; stroke-linejoin: round; pointer-events: none; }
+text.glabel { text-anchor: middle; font: 600 9px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c;
+  paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; pointer-events: none; }
 text.glabel.send { font-size: 11px; fill: #dc2626; }
 g.node:focus { outline: none; }
 g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #7c3aed; stroke-width: 4; }
-@media (prefers-reduced-motion: reduce) { g.node, g.edge { transition: none; } }
+@media (prefers-reduced-motion: reduce) { g.node[data-s=cur] { animation: none; } }
 `;
 
 const MARKERS = [
@@ -63,6 +62,7 @@ class Drawing {
       const title = g.querySelector(":scope > title");
       if (title) title.remove(); // graphviz titles are internal names, not help
     }
+    this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;
     this.labelLayer = document.createElementNS(SVGNS, "g");
     this.labelLayer.setAttribute("class", "glabels");
@@ -74,6 +74,18 @@ class Drawing {
         g.setAttribute("aria-label", g.textContent.trim().replace(/\s+/g, " ") || `node ${id}`);
       }
     }
+  }
+
+  /** The middle of an edge's path (all edges read at once, the first time). */
+  midpoint(id) {
+    if (!this.mid) {
+      this.mid = new Map();
+      for (const [eid, g] of this.edges) {
+        const path = g.querySelector("path");
+        if (path) this.mid.set(eid, path.getPointAtLength(path.getTotalLength() / 2));
+      }
+    }
+    return this.mid.get(id) || null;
   }
 
   setNode(id, s) {
@@ -103,11 +115,9 @@ class Drawing {
       return;
     }
     if (!lab) {
+      const p = this.midpoint(id);
+      if (!p) return;
       lab = document.createElementNS(SVGNS, "text");
-      const path = g.querySelector("path");
-      if (!path) return;
-      const len = path.getTotalLength();
-      const p = path.getPointAtLength(len / 2);
       lab.setAttribute("x", String(p.x));
       lab.setAttribute("y", String(p.y - 4));
       this.labelLayer.appendChild(lab);
@@ -173,6 +183,10 @@ export class GraphView {
     host.addEventListener("pointerover", (e) => this._hover(e));
     host.addEventListener("pointerleave", () => this.on.hover?.(null));
     host.addEventListener("keydown", (e) => this._key(e));
+    // The svg gets its size in pixels: with width/height 100% Chromium lays out the whole drawing
+    // again whenever anything else on the page changes (~25 ms per step on a 600-node graph).
+    this._resize = new ResizeObserver(() => this._fitSize());
+    this._resize.observe(host);
     host.addEventListener("focusin", (e) => {
       const hit = this._hit(e.target);
       if (hit) this.on.hover?.(hit);
@@ -226,8 +240,19 @@ export class GraphView {
     if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
     this.drawing = d;
     this.view = view;
+    this._fitSize();
+    d.midpoint(-1);
     this._markSelected();
     return true;
+  }
+
+  _fitSize() {
+    if (!this.drawing) return;
+    const w = Math.floor(this.host.clientWidth);
+    const hgt = Math.floor(this.host.clientHeight);
+    const svg = this.drawing.svg;
+    if (svg.getAttribute("width") !== String(w)) svg.setAttribute("width", String(w));
+    if (svg.getAttribute("height") !== String(hgt)) svg.setAttribute("height", String(hgt));
   }
 
   /** The current <svg> element (for export), or null. */

@@ -1,0 +1,144 @@
+"""Page speed in headless Chromium (Playwright, performance.now() inside the page).
+
+For the MLP example, a 300-step tanh chain and a 1,000-op chain it prints:
+- run → drawn: from pressing Run (POST /api/run included) until the graph is in the DOM and laid
+  out by the browser (forced style + layout, then the next animation frame);
+- one step: the time to move the timeline one frame and have the browser recompute style and
+  layout (forced synchronously), median and 95th percentile over every frame, forwards.
+
+Usage: .venv/bin/python benchmarks/bench_page.py [--base-url http://127.0.0.1:8000] [--repeat 3]
+Without --base-url it starts `python -m app` on a free port and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chain(n: int) -> str:
+    return ("x = torch.tensor([0.5], requires_grad=True)\ny = x\n"
+            f"for i in range({n}):\n    y = torch.tanh(y)\ny.sum().backward()\n")
+
+
+MEASURE_RUN = """async () => {
+  const g = window.gradviz;
+  const t0 = performance.now();
+  await g.run();
+  document.querySelector('[data-testid=graph]').getBoundingClientRect();
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  const t1 = performance.now();
+  const tl = g.state.timeline;
+  return { ms: t1 - t0, frames: tl ? tl.length : 0, nodes: tl ? tl.nodes.size : 0,
+           drawn: document.querySelectorAll('[data-testid=graph] g.node').length,
+           error: g.state.response ? g.state.response.error : 'request failed',
+           server: g.state.response ? g.state.response.timings : null };
+}"""
+
+MEASURE_STEPS = """() => {
+  const g = window.gradviz;
+  const host = document.querySelector('[data-testid=graph]');
+  const times = [];
+  g.player.goTo(0);
+  for (let k = 1; k < g.player.length; k++) {
+    const t0 = performance.now();
+    g.player.goTo(k);
+    host.getBoundingClientRect();      // style + layout now, not later
+    document.body.offsetHeight;
+    times.push(performance.now() - t0);
+  }
+  return times;
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server():
+    port = free_port()
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    log = tempfile.NamedTemporaryFile("w+", prefix="gradviz-bench-", suffix=".log", delete=False)
+    proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/api/health", timeout=2).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            time.sleep(0.25)
+    proc.kill()
+    raise SystemExit(f"server did not start; see {log.name}")
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base-url")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    proc = None
+    base = args.base_url
+    if not base:
+        proc, base = start_server()
+    try:
+        examples = httpx.get(f"{base}/api/examples", timeout=30).json()
+        mlp = next((e for e in examples if "mlp" in e["id"].lower()), None)
+        cases = []
+        if mlp:
+            cases.append(("MLP example", mlp["source"]))
+        cases += [("tanh chain, 300 steps", chain(300)), ("tanh chain, 1000 steps", chain(1000))]
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(base + "/")
+            page.wait_for_function("Number(document.body.dataset.runs || 0) > 0", timeout=60_000)
+            print(f"{'case':26} {'nodes':>6} {'frames':>6} {'run→drawn ms':>14} {'server ms':>10} "
+                  f"{'step median ms':>15} {'step p95 ms':>12} {'step max ms':>12}")
+            for name, source in cases:
+                page.evaluate("(s) => { document.querySelector('[data-testid=source]').value = s; }", source)
+                runs, steps = [], []
+                info = None
+                for _ in range(args.repeat):
+                    info = page.evaluate(MEASURE_RUN)
+                    runs.append(info["ms"])
+                    steps += page.evaluate(MEASURE_STEPS)
+                if info["error"]:
+                    print(f"{name:26} error: {info['error']}")
+                    continue
+                server = sum((info["server"] or {}).values()) * 1000
+                print(f"{name:26} {info['nodes']:>6} {info['frames']:>6} {statistics.median(runs):>14.1f} "
+                      f"{server:>10.1f} {statistics.median(steps):>15.2f} {pct(steps, 0.95):>12.2f} "
+                      f"{max(steps):>12.2f}")
+            browser.close()
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
