@@ -176,7 +176,7 @@ class TrainingView {
       onPick: (i) => this.choose(i, true),
     });
     const legend = h("div", { class: "chart-legend" },
-      h("span", { class: "key", style: `--c:${PALETTE[0]}` }, "loss"),
+      h("span", { class: "key", style: `--c:${PALETTE[0]}` }, t("tr_loss")),
       acc.length ? h("span", { class: "key", style: `--c:${PALETTE[2]}` }, t("tr_accuracy")) : null);
     this.lossBox.replaceChildren(chart, legend);
   }

@@ -155,7 +155,8 @@ def test_screenshots(browser, server, errors, width, height, locale):
                            timeout=60_000)
     page.wait_for_timeout(3500)  # let the boundary animation finish
     if locale.startswith("zh"):
-        assert "训练" in page.get_by_test_id("training").inner_text()
+        text = page.get_by_test_id("training").inner_text()
+        assert "次迭代" in text and "准确率" in text and "损失" in text
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     SHOTS.mkdir(parents=True, exist_ok=True)
     tag = f"{width}-{locale[:2]}"
