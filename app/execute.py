@@ -12,6 +12,8 @@ import time
 from engine.tensor import Tensor
 
 from . import values
+from .answer import prepare_answer
+from .gcpause import gc_paused
 from .serialize import serialize_trace
 
 
@@ -19,15 +21,29 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error."""
     from engine.runner import ProgramError, run_program
 
-    t0 = time.perf_counter()
-    try:
-        result = run_program(source, variables=variables)
-    except ProgramError as exc:
-        return {"program_error": error_info(exc.error)}
-    t1 = time.perf_counter()
-    response = serialize_result(result)
-    response["timings"] = {"run": t1 - t0, "serialize": time.perf_counter() - t1}
-    return {"response": response}
+    # Memory stays bounded by the runner's limits and the worker's address-space limit.
+    with gc_paused():
+        t0 = time.perf_counter()
+        try:
+            result = run_program(source, variables=variables)
+        except ProgramError as exc:
+            return {"program_error": error_info(exc.error)}
+        t1 = time.perf_counter()
+        response = serialize_result(result)
+        response["timings"] = {"run": t1 - t0, "serialize": time.perf_counter() - t1}
+        return {"response": response}
+
+
+def run_for_http(source: str, variables: dict | None = None) -> dict:
+    """``run_and_serialize``, then the answer as JSON text with slots for the drawings (app/answer.py)."""
+    out = run_and_serialize(source, variables)
+    if "program_error" in out:
+        return out
+    with gc_paused():
+        timings = out["response"]["timings"]
+        prepared = prepare_answer(out["response"])
+        prepared["timings"] = timings
+        return {"prepared": prepared}
 
 
 def serialize_result(result) -> dict:

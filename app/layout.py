@@ -100,13 +100,33 @@ CACHE = LayoutCache(LayoutSettings.cache_size)
 # ---- public entry points -------------------------------------------------------------------------------
 def draw_response(response: dict, settings: LayoutSettings | None = None, cache: LayoutCache = CACHE) -> None:
     """Fill ``svg``, ``folded`` and ``folds`` of every view of a serialized run, and the top ``svg``."""
-    settings = settings or LayoutSettings()
-    nodes = {n["id"]: n for n in response["graph"]["nodes"]}
-    edges = {e["id"]: e for e in response["graph"]["edges"]}
-    for view in response["views"]:
-        d = draw_view(nodes, edges, view["nodes"], view["edges"], settings, cache)
+    drawings = draw_views(layout_input(response), settings, cache)
+    for view, d in zip(response["views"], drawings):
         view["svg"], view["folded"], view["folds"] = d.svg, d.folded, d.folds
     response["svg"] = response["views"][0]["svg"] if response["views"] else ""
+
+
+# What the drawing reads of a node and of an edge (the rest of the response is not needed here).
+NODE_FIELDS = ("kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
+               "var", "module")
+EDGE_FIELDS = ("source", "target", "shape", "needs_grad")
+
+
+def layout_input(response: dict) -> dict:
+    """The part of a serialized run the layout needs: small to send from the worker."""
+    return {
+        "nodes": {n["id"]: {k: n.get(k) for k in NODE_FIELDS} for n in response["graph"]["nodes"]},
+        "edges": {e["id"]: {k: e[k] for k in EDGE_FIELDS} for e in response["graph"]["edges"]},
+        "views": [(v["nodes"], v["edges"]) for v in response["views"]],
+    }
+
+
+def draw_views(data: dict, settings: LayoutSettings | None = None,
+               cache: LayoutCache = CACHE) -> list[Drawing]:
+    """One drawing per view of a ``layout_input``."""
+    settings = settings or LayoutSettings()
+    return [draw_view(data["nodes"], data["edges"], nodes, edges, settings, cache)
+            for nodes, edges in data["views"]]
 
 
 def draw_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int],
@@ -151,6 +171,10 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
         groups, member = fold_groups(nodes, edges, order, edge_ids)
     drawn_nodes = [nid for nid in order if nid not in member]
     drawn = len(drawn_nodes) + len(groups)
+    folds = [{"id": f"m{min(m for m in members if nodes[m]['kind'] == 'op')}", "module": module,
+              "nodes": members} for module, members in groups]
+    if drawn > settings.max_nodes:  # not drawn: skip writing the DOT text
+        return Plan("", drawn_nodes, [], [], [], folds, bool(groups), drawn)
 
     g = DotWriter()
     local, texts = {}, []
@@ -161,12 +185,9 @@ def plan_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int]
             attrs["label"] = [f"@{len(texts):03d}@"]  # same width as most literals, same key for all
             texts.append(constant_text(nodes[nid]["name"]))
         g.node(f"v{k}", id=f"p{k}", **attrs)
-    fold_ids, folds = [], []
+    fold_ids = [f["id"] for f in folds]
     for k, (module, members) in enumerate(groups):
         ops = [m for m in members if nodes[m]["kind"] == "op"]
-        fid = f"m{ops[0]}"
-        fold_ids.append(fid)
-        folds.append({"id": fid, "module": module, "nodes": members})
         for m in members:
             local[m] = f"f{k}"
         fill, border = COLORS["module"]

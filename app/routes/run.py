@@ -4,16 +4,17 @@ layout does not hold up other requests."""
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import replace
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ..answer import splice_answer
 from ..errors import error_response, internal_error
-from ..execute import run_and_serialize
-from ..layout import LayoutSettings, draw_response
+from ..execute import run_for_http
+from ..gcpause import gc_paused
+from ..layout import LayoutSettings, draw_views
 from ..pool import run_deadline
 from ..schemas import ErrorResponse, RunRequest, RunResponse
 
@@ -36,14 +37,19 @@ def fold_settings(layout: LayoutSettings, fold: str) -> LayoutSettings:
 @router.post("/run", response_model=RunResponse, responses=ERRORS)
 def run(body: RunRequest, request: Request) -> Response:
     """Run the program; answer its graph, backward steps, variables, output and drawing."""
-    from engine.runner import RunTimeout, WorkerCrashed
-
     settings = request.app.state.settings
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
     deadline = run_deadline(settings)
     t0 = time.perf_counter()
+    with gc_paused():  # a large answer is many small objects: see app/gcpause.py
+        return _run(body, request, settings, variables, deadline, t0)
+
+
+def _run(body: RunRequest, request: Request, settings, variables, deadline: float, t0: float) -> Response:
+    from engine.runner import RunTimeout, WorkerCrashed
+
     try:
-        out = request.app.state.pool.call(run_and_serialize, body.source, variables, timeout=deadline)
+        out = request.app.state.pool.call(run_for_http, body.source, variables, timeout=deadline)
     except RunTimeout as exc:  # the run passed its deadline, or every worker stayed busy
         return error_response(400, "TimeoutError", f"{exc} (limit: timeout_s)")
     except WorkerCrashed as exc:
@@ -53,20 +59,10 @@ def run(body: RunRequest, request: Request) -> Response:
     if "program_error" in out:
         err = out["program_error"]
         return error_response(400, err["type"], err["message"], err["line"], err["col"])
-    response = out["response"]
+    # The worker wrote the JSON (to the schema: tests validate every answer against RunResponse);
+    # here the views are drawn and spliced in (app/answer.py).
+    prepared = out["prepared"]
     t1 = time.perf_counter()
-    draw_response(response, fold_settings(settings.layout, body.fold))
-    response["timings"]["layout"] = time.perf_counter() - t1
-    response["timings"]["total"] = time.perf_counter() - t0
-    return json_response(response)
-
-
-def json_response(response: dict) -> Response:
-    """The RunResponse as JSON, written directly: the dict was built to the schema by app/serialize.py
-    (tests validate every answer against RunResponse), and re-validating a 300-op run here cost
-    as much as laying it out. A stray non-finite number falls back to validation."""
-    try:
-        body = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        body = RunResponse.model_validate(response).model_dump_json()
-    return Response(body.encode(), media_type="application/json")
+    drawings = draw_views(prepared["layout"], fold_settings(settings.layout, body.fold))
+    timings = dict(prepared["timings"], layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
+    return Response(splice_answer(prepared, drawings, timings).encode(), media_type="application/json")

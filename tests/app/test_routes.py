@@ -234,7 +234,7 @@ def test_unexpected_server_error_is_a_json_4xx(client, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("boom")
 
-    monkeypatch.setattr(run_route, "draw_response", broken)
+    monkeypatch.setattr(run_route, "draw_views", broken)
     err = assert_error_shape(run(client, "(a + b) * c", {"a": {"value": 1.0}, "b": {"value": 1.0},
                                                           "c": {"value": 1.0}}), 400)
     assert err["type"] == "InternalError" and "KeyError" in err["message"]
