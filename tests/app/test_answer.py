@@ -1,0 +1,35 @@
+"""app/answer.py: the worker's JSON with slots, completed by the server, equals the direct answer."""
+
+import copy
+import json
+
+import engine as torch
+from app.answer import prepare_answer, splice_answer
+from app.layout import LayoutCache, draw_response, draw_views
+from app.serialize import serialize_trace
+from engine import trace as T
+
+
+def response():
+    with T.recording() as rec:
+        w = torch.tensor([1.0, 2.0], requires_grad=True)
+        rec.name_tensor(w, "w")
+        for k in range(2):
+            (w * float(k + 1)).sum().backward()
+    d = serialize_trace(rec.trace)
+    d.update(variables={}, stdout='tricky "svg":"@@x-top@@" and "timings":"@@', error=None, svg="",
+             timings={"run": 0.5})
+    return d
+
+
+def test_spliced_answer_equals_the_direct_one():
+    direct = response()
+    prepared = prepare_answer(copy.deepcopy(direct))
+    cache = LayoutCache(8)
+    drawings = draw_views(prepared["layout"], cache=cache)
+    spliced = json.loads(splice_answer(prepared, drawings, {"run": 0.5, "layout": 0.1}))
+    draw_response(direct, cache=cache)
+    direct["timings"] = {"run": 0.5, "layout": 0.1}
+    assert spliced == json.loads(json.dumps(direct))
+    assert spliced["stdout"] == 'tricky "svg":"@@x-top@@" and "timings":"@@'
+    assert len(spliced["views"]) == 2 and spliced["svg"] == spliced["views"][0]["svg"]
