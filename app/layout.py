@@ -349,7 +349,7 @@ def legend_label() -> str:
 
 
 # ---- DOT text ---------------------------------------------------------------------------------------------
-GRAPH_ATTRS = {"nodesep": "0.25", "ranksep": "0.35", "fontname": "Helvetica", "fontsize": "10",
+GRAPH_ATTRS = {"nodesep": "0.25", "ranksep": "0.45", "fontname": "Helvetica", "fontsize": "10",
                "bgcolor": "transparent", "labelloc": "b", "labeljust": "l", "forcelabels": "true"}
 NODE_DEFAULTS = {"fontname": "Helvetica", "fontsize": "10", "height": "0.3", "style": "filled"}
 EDGE_DEFAULTS = {"fontname": "Helvetica", "fontsize": "8", "fontcolor": "#6b7280", "arrowsize": "0.6",
