@@ -307,7 +307,7 @@ class Expressions:
 
     def prepare_arg(self, value):
         """An argument for engine code: lazy iterators made concrete (counted), nested lists bounded."""
-        if type(value) in (list, tuple):
+        if type(value) in (list, tuple, dict):
             self.guard.check_nested(value)
         elif hasattr(value, "__next__") and not isinstance(value, (Tensor, Module)):
             return self.guard.consume(value)

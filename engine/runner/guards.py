@@ -94,6 +94,12 @@ class Guard:
         elif t is list or t is tuple:
             if len(value) > self.s.max_list_items:
                 self.list_len(len(value))
+        elif isinstance(value, Tensor):  # engine code that allocated outside the op table
+            if value._data.size > self.s.max_tensor_elements:
+                self.tensor_numel(value._data.size)
+        elif t is np.ndarray:
+            if value.size > self.s.max_tensor_elements:
+                self.tensor_numel(value.size)
         return value
 
     # ---- operators -------------------------------------------------------------------------------
@@ -183,14 +189,16 @@ class Guard:
         budget = self.s.max_tensor_elements
         count = 0
         stack = [value]
+        nested = (list, tuple, dict, set, frozenset)
         while stack:
             v = stack.pop()
-            if isinstance(v, (list, tuple)):
+            if isinstance(v, nested):
                 count += len(v)
                 if count > budget:
                     raise LimitError(f"nested lists of more than {budget:,} elements "
                                      "(limit: max_tensor_elements)")
-                stack.extend(x for x in v if isinstance(x, (list, tuple)))
+                items = v.values() if isinstance(v, dict) else v
+                stack.extend(x for x in items if isinstance(x, nested))
 
 
 def _is_int(x) -> bool:

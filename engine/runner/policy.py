@@ -102,7 +102,9 @@ class Policy:
         for mod in self._module_set:
             allowed = {}
             for name, value in vars(mod).items():
-                if name.startswith("_") or name in DENY_NAMES or not self._acceptable(value):
+                if name.startswith("_") or name in DENY_NAMES:
+                    continue
+                if not (self._acceptable(value, mod.__name__) or self._reexported(name, value)):
                     continue
                 allowed[name] = value
                 if isinstance(value, type):
@@ -119,7 +121,15 @@ class Policy:
 
         self.module_base = getattr(_nn, "Module", None)
 
-    def _acceptable(self, value) -> bool:
+    def _reexported(self, name: str, value) -> bool:
+        """The same object under the same name in the top-level API (``F.sigmoid`` is ``torch.sigmoid``)."""
+        top = self.modules.get("torch")
+        return top is not None and callable(value) and vars(top).get(name) is value
+
+    def _acceptable(self, value, owner: str) -> bool:
+        """A public name of module ``owner`` is its API when it is an allowed submodule, a dtype, a
+        constant, or a function/class defined in that module (or, for a package, inside it): names
+        a module merely imported for its own use (``np``, ``Node``, ``apply``) are not."""
         if isinstance(value, types.ModuleType):
             return value in self._module_set
         if isinstance(value, dtypes.dtype):
@@ -127,7 +137,8 @@ class Policy:
         if value is None or type(value) in (bool, int, float, str):
             return True
         if isinstance(value, type) or callable(value):
-            return _is_engine_object(value)
+            mod = getattr(value, "__module__", None) or ""
+            return _is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
         return False
 
     # ---- modules ---------------------------------------------------------------------------------

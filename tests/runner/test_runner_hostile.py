@@ -76,3 +76,22 @@ def test_numpy_arrays_expose_only_harmless_attributes():
     for attr in ("tofile", "dump", "dumps", "ctypes", "base", "data", "flags", "setflags", "view"):
         error, _ = refusal(f"a = torch.ones(2).numpy()\na.{attr}")
         assert error.type in ("ForbiddenError",), (attr, error)
+
+
+def test_allow_list_follows_the_live_engine_modules(monkeypatch):
+    import engine.nn
+
+    def extra_layer_fn(x):
+        return x * 2
+
+    extra_layer_fn.__module__ = "engine.nn.extra"
+    monkeypatch.setattr(engine.nn, "extra_layer_fn", extra_layer_fn, raising=False)
+    r = run_program("print(nn.extra_layer_fn(21))")
+    assert r.error is None and r.stdout == "42\n"
+    # an object a module merely imported (not its API) stays out
+    monkeypatch.setattr(engine.nn, "os_like", os, raising=False)
+    error, _ = refusal("nn.os_like")
+    assert error.type == "AttributeError"
+    monkeypatch.setattr(engine.nn, "system", os.system, raising=False)
+    error, _ = refusal("nn.system('true')")
+    assert error.type == "AttributeError"
