@@ -62,8 +62,10 @@ class Drawing:
 class LayoutCache:
     """Structure key → SVG template (placeholders for ids), least recently used out first."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, max_chars: int = 64 * 2**20):
         self.size = size
+        self.max_chars = max_chars  # drawings of big graphs are large: bound the memory too
+        self.chars = 0
         self._items: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self.renders = 0  # dot runs (cache misses)
@@ -79,10 +81,13 @@ class LayoutCache:
 
     def put(self, key: str, svg: str) -> None:
         with self._lock:
+            old = self._items.pop(key, None)
+            self.chars -= len(old) if old is not None else 0
             self._items[key] = svg
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            self.chars += len(svg)
+            while len(self._items) > 1 and (len(self._items) > self.size or self.chars > self.max_chars):
+                _, dropped = self._items.popitem(last=False)
+                self.chars -= len(dropped)
 
     def count_render(self) -> None:
         with self._lock:
@@ -91,7 +96,10 @@ class LayoutCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
-            self.renders = self.hits = 0
+            self.renders = self.hits = self.chars = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 CACHE = LayoutCache(LayoutSettings.cache_size)

@@ -108,3 +108,14 @@ def test_dot_text_has_no_values_and_uses_xlabels():
     assert "xlabel=" in plan.dot and " label=scalar" not in plan.dot
     again = draw_view(nodes, edges, v["nodes"], v["edges"], LayoutSettings(), LayoutCache(8))
     assert svg_ids(again.svg) == svg_ids(v["svg"])
+
+
+def test_cache_evicts_least_recently_used_by_count_and_size():
+    cache = LayoutCache(2, max_chars=10)
+    cache.put("a", "1234")
+    cache.put("b", "5678")
+    assert cache.get("a") == "1234"  # a is now the most recent
+    cache.put("c", "90")
+    assert len(cache) == 2 and cache.get("b") is None and cache.get("a") == "1234"
+    cache.put("d", "x" * 9)  # over the size budget: only the newest stays
+    assert len(cache) == 1 and cache.get("d") and cache.chars == 9
