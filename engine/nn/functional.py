@@ -147,9 +147,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)})")
     n_classes = input.shape[0 if nd == 1 else 1]
     t = target._data
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if np.any(bad):
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    if t.size and (t.min() < 0 or t.max() >= n_classes):
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if np.any(bad):
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     if nd in (1, 2, 4):
         return _nll_apply("nll_loss2d" if nd == 4 else "nll_loss", input, t, weight, reduction, ignore_index)
     # torch folds other shapes into (N, C, 1, -1) for the 2-D kernel and views the result back.

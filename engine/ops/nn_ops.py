@@ -24,14 +24,14 @@ def _as1(a: np.ndarray) -> np.ndarray:
 # ---- softmax / log_softmax ----------------------------------------------------------------------
 def _softmax(a, dim):
     x = _as1(a)
-    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-    return (e / np.sum(e, axis=dim, keepdims=True)).reshape(a.shape)
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return (e / e.sum(axis=dim, keepdims=True)).reshape(a.shape)
 
 
 def _log_softmax(a, dim):
     x = _as1(a)
-    shifted = x - np.max(x, axis=dim, keepdims=True)
-    return (shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))).reshape(a.shape)
+    shifted = x - x.max(axis=dim, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))).reshape(a.shape)
 
 
 def _axis(s):
@@ -100,13 +100,20 @@ def _scale(g, s, n_shape):
 
 # ---- nll_loss -----------------------------------------------------------------------------------
 def _nll(a, target, weight, reduction, ignore_index):
-    cdim = 0 if a.ndim == 1 else 1
     t = np.asarray(target, dtype=np.int64)
     valid = t != ignore_index
     tc = np.where(valid, t, 0)
-    picked = np.take_along_axis(a, np.expand_dims(tc, cdim), axis=cdim).squeeze(cdim)
-    w = np.ones(a.shape[cdim], dtype=a.dtype) if weight is None else np.asarray(weight, dtype=a.dtype)
-    wt = (w[tc] * valid).astype(a.dtype)
+    # One (batch, class, spatial...) index per target: the class axis is 0 for a 1-D input, else 1.
+    if a.ndim == 1:
+        where = (tc,)
+    else:
+        grid = np.indices(t.shape, sparse=True)
+        where = (grid[0], tc, *grid[1:])
+    picked = a[where]
+    if weight is None:
+        wt = valid.astype(a.dtype)
+    else:
+        wt = (np.asarray(weight, dtype=a.dtype)[tc] * valid).astype(a.dtype, copy=False)
     losses = -wt * picked
     if reduction == "none":
         out, denom = losses, None
@@ -117,9 +124,7 @@ def _nll(a, target, weight, reduction, ignore_index):
         out = np.sum(losses, dtype=a.dtype) / denom
     # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere.
     coef = np.zeros_like(a)
-    np.put_along_axis(coef, np.expand_dims(tc, cdim), np.expand_dims(-wt, cdim), axis=cdim)
-    if denom is not None:
-        coef = coef / denom
+    coef[where] = -wt if denom is None else -wt / denom
     return np.asarray(out, dtype=a.dtype), {"coef": coef}
 
 
