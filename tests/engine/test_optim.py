@@ -368,3 +368,22 @@ def test_float32_training_tracks_torch(name):
         curves.append(np.array(losses))
     assert all(p.dtype == engine.float32 for p in ours.parameters())
     np.testing.assert_allclose(curves[0], curves[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["step", "exp"])
+def test_lr_schedulers_match_torch(kind):
+    lrs = []
+    for lib in (engine, torch):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.5)
+        if kind == "step":
+            sched = lib.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+        else:
+            sched = lib.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+        seen = []
+        for _ in range(10):
+            opt.step()
+            sched.step()
+            seen.append((opt.param_groups[0]["lr"], sched.get_last_lr()[0]))
+        lrs.append(seen)
+        assert opt.param_groups[0]["initial_lr"] == 0.5
+    assert lrs[0] == lrs[1]
