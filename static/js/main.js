@@ -29,6 +29,7 @@ const output = new OutputPanels($("[data-testid=error]"), $("[data-testid=consol
 const graph = new GraphView($("[data-testid=graph]"), {
   pick: (sel) => {
     state.selected = sel;
+    state.hovered = null; // the click wins over the element the pointer happens to be on
     graph.select(sel);
     emit("select", sel);
   },

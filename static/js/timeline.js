@@ -231,6 +231,30 @@ export class Timeline {
     return null;
   }
 
+  /** Graph nodes the user bound to `name` (a loop rebinding a name makes several), by id. */
+  nodesNamed(name) {
+    if (!this._byName) {
+      this._byName = new Map();
+      for (const n of this.nodes.values()) if (n.var) push(this._byName, n.var, n.id);
+    }
+    return this._byName.get(name) || [];
+  }
+
+  /** The .grad at frame k of a name bound to several nodes: the latest write to any of them. */
+  gradAtAny(ids, k) {
+    let best = null;
+    let param = false;
+    for (const id of ids) {
+      const node = this.nodes.get(id);
+      if (node && node.is_param) param = true;
+      for (const x of this.writes.get(id) || []) if (x.frame <= k && (!best || x.frame > best.frame)) best = x;
+    }
+    let z = NONE;
+    for (const f of this.zeroFrames) if (f <= k) z = f;
+    if (param && z !== NONE && z > (best ? best.frame : NONE)) return null;
+    return best ? best.after : null;
+  }
+
   /** The value a node holds at frame k (optimizer steps update parameters in place). */
   valueAt(id, k) {
     let val = null;

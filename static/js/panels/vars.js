@@ -22,12 +22,19 @@ export class VarsPanel {
     const vars = resp ? resp.variables || {} : {};
     const free = new Set(resp && resp.mode === "expression" ? resp.free_names || [] : []);
     const names = [...free, ...Object.keys(vars).filter((n) => !free.has(n))];
+    // Named leaves the program did not bind to a top-level name: nn.Module parameters (fc1.weight).
+    const extra = {};
+    for (const n of resp ? resp.graph.nodes : []) {
+      if (n.kind !== "leaf" || !n.var || !n.requires_grad || n.var in vars || n.var in extra) continue;
+      extra[n.var] = { shape: n.shape, requires_grad: true, is_leaf: true, node: null, value: null, grad: null };
+      names.push(n.var);
+    }
     if (!names.length) {
       this.host.replaceChildren(h("p", { class: "muted" }, t("no_tensors")));
       return;
     }
     const tbody = h("tbody", {});
-    for (const name of names) tbody.appendChild(this._row(st, name, vars[name], free.has(name)));
+    for (const name of names) tbody.appendChild(this._row(st, name, vars[name] || extra[name], free.has(name)));
     const head = h("thead", {}, h("tr", {},
       h("th", {}, t("col_name")), h("th", {}, t("col_shape")), h("th", {}, t("col_value")),
       h("th", {}, t("col_rg")), h("th", {}, t("col_grad"))));
@@ -75,24 +82,37 @@ export class VarsPanel {
   update(st) {
     const tl = st.timeline;
     const k = st.frame;
-    const last = tl && k === tl.length - 1;
     for (const [name, r] of this.rows) {
       const v = r.v;
       if (!v) continue;
-      const node = v.node;
-      const known = tl && node !== null && node !== undefined && tl.nodes.has(node);
-      const exists = !known || tl.exists(node, k);
-      r.tr.classList.toggle("future", !exists);
-      let val;
-      if (known) val = tl.nodes.get(node).kind === "leaf" ? tl.valueAt(node, k) : tl.nodes.get(node).value;
-      else val = { shape: v.shape, data: v.value, summary: v.value_summary };
-      if (!r.editable) this._cell(r.value, exists ? val : null, exists ? null : t("not_yet"));
-      let grad;
-      if (known) grad = tl.gradAt(node, k);
-      else grad = last || !tl || !tl.length ? (v.grad === null ? null : { shape: v.shape, data: v.grad, summary: v.grad_summary }) : null;
-      this._cell(r.grad, grad, null);
-      r.grad.dataset.grad = JSON.stringify(grad ? grad.data ?? null : null);
+      const ids = this._nodes(tl, name, v);
+      if (!ids.length) {
+        // Not in the graph (e.g. made under no_grad): what the program ended with.
+        this._show(r, { shape: v.shape, data: v.value, summary: v.value_summary },
+          v.grad === null ? null : { shape: v.shape, data: v.grad, summary: v.grad_summary }, true);
+        continue;
+      }
+      const live = ids.filter((id) => tl.exists(id, k));
+      const exists = live.length > 0;
+      const id = exists ? live[live.length - 1] : ids[0];
+      const node = tl.nodes.get(id);
+      const val = node.kind === "leaf" ? tl.valueAt(id, k) : node.value;
+      const grad = ids.length === 1 ? tl.gradAt(id, k) : tl.gradAtAny(ids, k);
+      this._show(r, val, grad, exists);
     }
+  }
+
+  _nodes(tl, name, v) {
+    if (!tl) return [];
+    if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node)) return [v.node];
+    return tl.nodesNamed(name);
+  }
+
+  _show(r, val, grad, exists) {
+    r.tr.classList.toggle("future", !exists);
+    if (!r.editable) this._cell(r.value, exists ? val : null, exists ? null : t("not_yet"));
+    this._cell(r.grad, grad, null);
+    r.grad.dataset.grad = JSON.stringify(grad ? grad.data ?? null : null);
   }
 
   _cell(td, val, note) {
