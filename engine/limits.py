@@ -65,9 +65,11 @@ def check_op(op, arrays, params) -> None:
         elif op.variadic:
             numel = sum(a.size for a in arrays)
         elif len(arrays) > 1:
-            first = arrays[0].shape
-            if all(a.shape == first for a in arrays):
-                return  # same shapes: the result is no bigger than an input
+            bound = 1
+            for a in arrays:
+                bound *= a.size
+            if bound <= b.max_elements:
+                return  # a broadcast result never has more elements than the product of the inputs
             numel = math.prod(np.broadcast_shapes(*(a.shape for a in arrays)))
         elif params and "shape" in params:
             numel = math.prod(params["shape"])

@@ -138,6 +138,8 @@ class Guard:
         sa, sb = _shape(a), _shape(b)
         if sa is None or sb is None or sa == sb or not sa or not sb:
             return  # each operand is within the limits already, and so is the result
+        if _prod(sa) * _prod(sb) <= self.s.max_tensor_elements:
+            return  # a broadcast or matrix product is never bigger than that
         try:
             if op is ast.MatMult and len(sa) >= 2 and len(sb) >= 2:
                 batch = np.broadcast_shapes(sa[:-2], sb[:-2])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import warnings
 
 from .. import dtypes, factory, grad_mode, limits, printing_options
@@ -21,7 +22,9 @@ from .interpreter import Interpreter
 from .policy import Policy
 from .results import ProgramError, RunResult, Settings, UserError
 
-_RECURSION_LIMIT = 20_000  # Python frames: ~max_nesting x max_recursion levels of our own walker
+_RUN_LOCK = threading.Lock()
+_RECURSION_LIMIT = 10_000  # Python frames: enough for max_nesting x max_recursion of our walker,
+# low enough that C-level recursion (comparing deeply nested lists) stops before the C stack ends
 
 
 class Output:
@@ -150,8 +153,15 @@ def run_program(source: str, variables: dict | None = None, settings: Settings |
     """Run ``source`` (an expression with free names, or a program) safely in this process.
 
     Raises ``ProgramError`` when the program cannot run at all; every other failure is returned
-    in ``RunResult.error`` with everything that ran before it.
+    in ``RunResult.error`` with everything that ran before it. Runs in one process are serialized
+    (the engine's grad mode, limits and recorder are process-wide); use ``WorkerPool`` to run
+    several at once, each with a hard deadline.
     """
+    with _RUN_LOCK:
+        return _run(source, variables, settings)
+
+
+def _run(source: str, variables: dict | None, settings: Settings | None) -> RunResult:
     settings = settings or Settings()
     variables = dict(variables or {})
     for name in variables:

@@ -163,6 +163,9 @@ HOSTILE: list[tuple] = [
      "LimitError"),
     ("bare-except-limit", "try:\n    x = 10 ** 10 ** 10\nexcept:\n    pass", "LimitError"),
     ("map-loop", "x = list(map(abs, range(10 ** 9)))", "LimitError"),
+    ("deep-list-compare", "a = []\nb = []\nfor i in range(50000):\n    a = [a]\n    b = [b]\nc = a == b",
+     "LimitError"),
+    ("deep-list-tensor", "a = []\nfor i in range(50000):\n    a = [a]\nt = torch.tensor(a)", "LimitError"),
     # ---- nesting and size ------------------------------------------------------------------------
     ("parens-1000", "x = " + "(" * 1000 + "1" + ")" * 1000, "SyntaxError"),
     ("parens-150", "x = " + "(" * 150 + "1" + ")" * 150 + "\nfor i in range(10 ** 6):\n    pass",
