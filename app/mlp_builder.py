@@ -69,9 +69,26 @@ def parse_hidden(hidden: str | list[int]) -> tuple[int, ...]:
     return tuple(sizes)
 
 
+def ops_per_pass(hidden: tuple[int, ...], accumulate: int) -> int:
+    """Recorded ops of one forward pass, measured: 3 per hidden layer (t, addmm, activation), 2 for the
+    output layer, about 2 for the loss, 1 for ``/ accumulate``, 1 to spare (printing)."""
+    return 3 * len(hidden) + 2 + 2 + (1 if accumulate > 1 else 0) + 1
+
+
+def max_steps(hidden: tuple[int, ...], accumulate: int) -> int:
+    """The most steps whose ops the runner will record (it keeps every op: ``max_ops``)."""
+    from engine.runner import Settings
+
+    return max(1, Settings().max_ops // (accumulate * ops_per_pass(hidden, accumulate)))
+
+
 def plan(cfg: MlpConfig) -> Plan:
     """Check that the form's values fit together and work out the target encoding."""
     hidden = parse_hidden(cfg.hidden)
+    most = max_steps(hidden, cfg.accumulate)
+    if cfg.steps > most:
+        raise MlpConfigError(f"at most {most} steps for this network: the trace keeps every op of every "
+                             "step (limit: max_ops)", "steps")
     if cfg.dataset == "linear":
         if cfg.input_size != 1:
             raise MlpConfigError("linear regression has 1 input: set input size to 1", "input_size")

@@ -88,7 +88,7 @@ export class MlpBuilder {
         field("activation", select("activation", [["relu", "mlp_relu"], ["tanh", "mlp_tanh"], ["sigmoid", "mlp_sigmoid"]])),
         field("output_size", number("output_size", 2, { min: 1, max: 64 })),
         field("loss", select("loss", [["cross_entropy", "mlp_loss_ce"], ["mse", "mlp_loss_mse"], ["bce", "mlp_loss_bce"]])),
-        field("batch_size", number("batch_size", "", { min: 1, max: 2000, placeholder: "all" }), "mlp_batch_hint"),
+        field("batch_size", number("batch_size", "", { min: 1, max: 2000, placeholder: t("mlp_batch_all"), "data-i18n-placeholder": "mlp_batch_all" }), "mlp_batch_hint"),
         field("accumulate", number("accumulate", 1, { min: 1, max: 16 }), "mlp_accumulate_hint"),
         field("optimizer", select("optimizer", [["adam", "mlp_adam"], ["sgd", "mlp_sgd"]])),
         field("lr", number("lr", 0.01, { min: 0, max: 10, step: "any" })),

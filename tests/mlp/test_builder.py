@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from app import mlp_builder as mb
 from app.mlp_builder import MlpConfigError, build_program, parse_hidden, plan
 from app.schemas import MlpConfig
 
@@ -62,7 +63,7 @@ def test_program_text_variants():
     assert "model = nn.Sequential(" in seq and "nn.Tanh()," in seq and "class Net" not in seq
     sgd, _ = build_program(MlpConfig(optimizer="sgd", lr=0.1, momentum=0.9))
     assert "torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)" in sgd
-    acc, _ = build_program(MlpConfig(accumulate=4))
+    acc, _ = build_program(MlpConfig(accumulate=4, steps=100))
     assert "for micro in range(accumulate):" in acc and "/ accumulate" in acc
     forgot, _ = build_program(MlpConfig(zero_grad=False))
     assert "    optimizer.zero_grad()" not in forgot
@@ -100,3 +101,15 @@ def test_forgetting_zero_grad_hurts_in_torch(torch_run):
     bad, _ = torch_run(build_program(MlpConfig(**base, zero_grad=False))[0])
     assert good[-1] < 0.06
     assert bad[-1] > 2 * good[-1]
+
+
+def test_steps_are_limited_by_the_recorded_ops():
+    from engine.runner import Settings
+
+    most = mb.max_steps((16, 16), 1)
+    assert most * mb.ops_per_pass((16, 16), 1) <= Settings().max_ops
+    assert most >= 500  # the 500-step run fits
+    with pytest.raises(MlpConfigError, match="at most") as info:
+        plan(MlpConfig(steps=most + 1))
+    assert info.value.field == "steps"
+    assert mb.max_steps((16, 16), 4) < most
