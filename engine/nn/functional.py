@@ -132,25 +132,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     reduction = _reduction(size_average, reduce, reduction)
     if not isinstance(target, Tensor):
         raise TypeError(f"nll_loss(): argument 'target' must be Tensor, not {type(target).__name__}")
-    if target._data.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
+    _check_nll_shapes(input, target)
     nd = input.ndim
-    if nd < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd == 1:
-        if target.ndim != 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    elif target.shape[0:1] != input.shape[0:1]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.ndim else 0}).")
-    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)})")
     n_classes = input.shape[0 if nd == 1 else 1]
     t = target._data
     if t.size and (t.min() < 0 or t.max() >= n_classes):
         bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
         if np.any(bad):
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    if nd == 1:
+        t = t.reshape(())  # a (1,) target for a 1-D input counts as one sample, as in torch
     if nd in (1, 2, 4):
         return _nll_apply("nll_loss2d" if nd == 4 else "nll_loss", input, t, weight, reduction, ignore_index)
     # torch folds other shapes into (N, C, 1, -1) for the 2-D kernel and views the result back.
@@ -158,6 +149,32 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     flat = api.reshape(input, (n, n_classes, 1, -1))
     out = _nll_apply("nll_loss2d", flat, t.reshape(n, 1, -1), weight, reduction, ignore_index)
     return api.reshape(out, (n,) + tuple(input.shape[2:])) if reduction == "none" else out
+
+
+def _check_target_dtype(target: Tensor) -> None:
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
+
+
+def _check_nll_shapes(input: Tensor, target: Tensor) -> None:
+    """torch's checks of nll_loss's input and target, in torch's order and with its texts."""
+    nd, ishape, tshape = input.ndim, list(input.shape), list(target.shape)
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and ishape[0] != (tshape[0] if tshape else 0):
+        raise ValueError(f"Expected input batch_size ({ishape[0]}) to match target batch_size "
+                         f"({tshape[0] if tshape else 0}).")
+    if nd <= 2:
+        if len(tshape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if nd == 1 and len(tshape) == 1 and tshape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
+    elif nd == 4:
+        if tshape[1:] != ishape[2:]:
+            raise RuntimeError(f"size mismatch (got input: {ishape} , target: {tshape}")
+    elif tshape != [ishape[0]] + ishape[2:]:
+        raise RuntimeError(f"Expected target size {[ishape[0]] + ishape[2:]}, got {tshape}")
+    _check_target_dtype(target)
 
 
 def _nll_apply(op: str, input: Tensor, target, weight, reduction: str, ignore_index: int) -> Tensor:
@@ -174,16 +191,18 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if label_smoothing != 0.0:
         raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
     class_dim = 0 if input.ndim == 1 else 1
+    if tuple(input.shape) == tuple(target.shape):
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               f"{_scalar_name(target)}")
+        return _cross_entropy_probs(api.log_softmax(input, class_dim), target, weight, reduction, class_dim)
+    _check_nll_shapes(input, target)
     logp = api.log_softmax(input, class_dim)
-    if target.dtype.is_floating_point:
-        return _cross_entropy_probs(logp, target, weight, reduction, class_dim)
     return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
 
 
 def _cross_entropy_probs(logp: Tensor, target: Tensor, weight, reduction: str, class_dim: int) -> Tensor:
     """torch's cross_entropy with class-probability targets, op for op."""
-    if tuple(logp.shape) != tuple(target.shape):
-        raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
     prod = api.mul(logp, target)
     if weight is not None:
         shape = [1] * logp.ndim

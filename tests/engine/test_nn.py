@@ -478,6 +478,16 @@ ERRORS = {
     "bad-reduction": lambda t: t.nn.functional.mse_loss(t.zeros(3), t.zeros(3), reduction="avg"),
     "linear-shapes": lambda t: t.nn.functional.linear(t.zeros(3, 4), t.zeros(5, 3)),
     "softmax-long": lambda t: t.softmax(t.tensor([1, 2]), 0),
+    "ce-float-index-target": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 3), t.zeros(4)),
+    "ce-2d-target": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 3), t.zeros(4, 2)),
+    "ce-long-probs": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 3), t.zeros(4, 3, dtype=t.int64)),
+    "nll-5d-target": lambda t: t.nn.functional.nll_loss(t.zeros(4, 3, 2, 2, 2), t.zeros(4, 3, dtype=t.int64)),
+    "nll-4d-target": lambda t: t.nn.functional.nll_loss(t.zeros(4, 3, 2, 2), t.zeros(4, 2, 3, dtype=t.int64)),
+    "nll-4d-float": lambda t: t.nn.functional.nll_loss(t.zeros(4, 3, 2, 2), t.zeros(4, 2, 2)),
+    "nll-3d-float": lambda t: t.nn.functional.nll_loss(t.zeros(4, 3, 2), t.zeros(4, 2)),
+    "nll-1d-target-size": lambda t: t.nn.functional.nll_loss(t.zeros(3), t.zeros(2, dtype=t.int64)),
+    "nll-0d-target": lambda t: t.nn.functional.nll_loss(t.zeros(4, 3), t.zeros((), dtype=t.int64)),
+    "nll-0d-input": lambda t: t.nn.functional.nll_loss(t.zeros(()), t.zeros((), dtype=t.int64)),
     "ce-int32-target": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 5), t.zeros(4, dtype=t.int32)),
     "linear-input-dtype": lambda t: t.nn.Linear(2, 3)(t.zeros(4, 2, dtype=t.float64)),
     "linear-long-input": lambda t: t.nn.Linear(2, 3)(t.zeros(2, dtype=t.int64)),
@@ -791,3 +801,12 @@ def test_clip_grad_norm_matches_torch(norm_type):
     torch.nn.utils.clip_grad_value_(theirs.parameters(), 0.01)
     for name, p in ours.named_parameters():
         _close(p.grad, tp[name].grad)
+
+
+def test_nll_loss_on_a_vector_with_a_one_element_target():
+    xo, xt = _both([0.3, -1.2, 0.5])
+    for r in ("none", "mean"):
+        lo = F.nll_loss(xo, engine.tensor([1]), reduction=r)
+        lt = torch.nn.functional.nll_loss(xt, torch.tensor([1]), reduction=r)
+        assert tuple(lo.shape) == tuple(lt.shape) == ()
+        _close(lo, lt)
