@@ -176,9 +176,14 @@ def _check_node(node, in_fn, in_loop, in_class, settings, policy, pos) -> None:
 
 
 def _is_super_init(node: ast.Attribute) -> bool:
+    """``super().__init__`` or ``Base.__init__`` (``nn.Module.__init__(self)``); the runtime check
+    makes sure ``Base`` is a class of the program or of the engine."""
     v = node.value
-    return node.attr == "__init__" and isinstance(v, ast.Call) and isinstance(v.func, ast.Name) \
-        and v.func.id == "super"
+    if node.attr != "__init__":
+        return False
+    if isinstance(v, ast.Call):
+        return isinstance(v.func, ast.Name) and v.func.id == "super"
+    return isinstance(v, (ast.Name, ast.Attribute))
 
 
 def _check_args(args: ast.arguments, fname: str, pos, node) -> None:

@@ -118,6 +118,20 @@ class SuperMethod:
         return self.fn(*args, **kwargs)
 
 
+class InitMethod:
+    """``Base.__init__`` for a class of the program or an nn.Module class: only on an instance of it."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def __call__(self, obj=None, *args, **kwargs):
+        if not isinstance(obj, self.cls):
+            raise TypeError(f"descriptor '__init__' requires a '{self.cls.__name__}' object")
+        return self.cls.__init__(obj, *args, **kwargs)
+
+
 # How these objects are named in user-facing error messages.
 UserFunction.__name__ = UserFunction.__qualname__ = "function"
 SuperMethod.__name__ = SuperMethod.__qualname__ = "method"

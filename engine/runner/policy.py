@@ -22,7 +22,7 @@ from ..errors import LimitError
 from ..function import AccumulateGrad, Node
 from ..tensor import Size, Tensor
 from .errors import ForbiddenError
-from .functions import SuperMethod, SuperProxy, UserFunction
+from .functions import InitMethod, SuperMethod, SuperProxy, UserFunction
 
 # The engine modules user code can reach, and the torch names they stand for.
 TORCH_MODULES = {
@@ -115,7 +115,7 @@ class Policy:
         self.user_classes = user_classes
         self.checked = checked_methods  # (obj, name) -> checked wrapper for STR/LIST/DICT_CHECKED
         self.builtin_callables: set = set()
-        self.callable_types: tuple = (UserFunction, SuperMethod)
+        self.callable_types: tuple = (UserFunction, SuperMethod, InitMethod)
         self.exception_classes: set = set()
         import engine.nn as _nn
 
@@ -167,6 +167,10 @@ class Policy:
         """``obj.name`` for user code, or ForbiddenError."""
         if isinstance(obj, SuperProxy):
             return obj.get(name)
+        if name == "__init__" and isinstance(obj, type) and (
+                obj in self.user_classes or (self.module_base is not None and obj in self.engine_classes
+                                             and issubclass(obj, self.module_base))):
+            return InitMethod(obj)  # Base.__init__(self, ...), the older spelling of super()
         if name.startswith("_") or name in DENY_ATTRS:
             raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
         if isinstance(obj, types.ModuleType):

@@ -388,3 +388,19 @@ def test_seeded_runs_are_reproducible():
     a = run("x = torch.randn(3)\n").variables["x"].tolist()
     b = run("x = torch.randn(3)\n").variables["x"].tolist()
     assert a == b
+
+
+def test_explicit_base_init():
+    assert out("""
+        class Net(nn.Module):
+            def __init__(self):
+                nn.Module.__init__(self)
+                self.fc = nn.Linear(2, 1)
+        class Child(Net):
+            def __init__(self):
+                Net.__init__(self)
+                self.extra = 1
+        print(len(list(Child().parameters())))
+    """) == "2\n"
+    r = run_program("x = torch.ones(1)\ny = [1]\ny.__init__([2])\n")
+    assert r.error.type == "ForbiddenError"
