@@ -15,6 +15,6 @@ from .layers import (  # noqa: F401
     Softmax,
     Tanh,
 )
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss  # noqa: F401
+from .loss_modules import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss  # noqa: F401
 from .module import Module, name_module  # noqa: F401
 from .parameter import Parameter  # noqa: F401
