@@ -58,10 +58,11 @@ export function shortText(v) {
     const xs = flat(data);
     if (xs.length === 1) return num(xs[0]);
     if (xs.length <= 3) return `[${xs.map(num).join(", ")}]`;
+    // The edge already shows the shape: the label gives the gradient's size (its norm).
     const norm = Math.sqrt(xs.reduce((a, b) => a + (Number(b) || 0) ** 2, 0));
-    return `${shapeText(v.shape)} ‖${num(norm)}‖`;
+    return `‖${num(norm)}‖`;
   }
-  if (v.summary) return `${shapeText(v.shape)} ‖${num(v.summary.norm)}‖`;
+  if (v.summary) return `‖${num(v.summary.norm)}‖`;
   return shapeText(v.shape);
 }
 

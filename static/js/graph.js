@@ -10,6 +10,7 @@ import { PanZoom } from "./panzoom.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
+const READABLE_SCALE = 0.9; // screen pixels per drawing point at which node labels can be read
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
@@ -76,15 +77,27 @@ class Drawing {
     }
   }
 
-  /** The middle of an edge's path (all edges read at once, the first time). */
-  midpoint(id) {
-    if (!this.mid) {
-      this.mid = new Map();
-      for (const [eid, g] of this.edges) {
-        const path = g.querySelector("path");
-        if (path) this.mid.set(eid, path.getPointAtLength(path.getTotalLength() / 2));
-      }
+  /** Read every geometry the page needs at once (one layout), the first time it is mounted. */
+  measure() {
+    if (this.mid) return;
+    this.mid = new Map();
+    for (const [eid, g] of this.edges) {
+      const path = g.querySelector("path");
+      if (path) this.mid.set(eid, path.getPointAtLength(path.getTotalLength() / 2));
     }
+    // Node boxes in the svg's own coordinates (graphviz translates its root group).
+    const tr = this.root.transform && this.root.transform.baseVal.consolidate();
+    const m = tr ? tr.matrix : { a: 1, b: 0, c: 0, d: 1, e: 0, f: 0 };
+    this.boxes = new Map();
+    for (const [nid, g] of this.nodes) {
+      const b = g.getBBox();
+      this.boxes.set(nid, { x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
+    }
+  }
+
+  /** The middle of an edge's path. */
+  midpoint(id) {
+    this.measure();
     return this.mid.get(id) || null;
   }
 
@@ -222,6 +235,33 @@ export class GraphView {
       for (const id of ch.nodes) d.setNode(id, tl.nodeState(id, k));
       for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k));
     }
+    if (frame && frame.node !== undefined) this._follow(frame.node, full && prev < 0);
+  }
+
+  /**
+   * Keep the current node on screen. On a new run, a drawing too wide to read when fitted (a phone,
+   * a long chain) starts zoomed in at a readable scale around it; "Fit" shows it all.
+   */
+  _follow(id, fresh) {
+    const b = this.drawing.boxes && this.drawing.boxes.get(id);
+    const pz = this.panzoom;
+    if (!b || !pz.box) return;
+    const cx = b.x + b.w / 2;
+    const cy = b.y + b.h / 2;
+    const W = this.host.clientWidth || 1;
+    const H = this.host.clientHeight || 1;
+    if (fresh) {
+      const fitScale = Math.min(W / pz.home.w, H / pz.home.h);
+      if (fitScale < READABLE_SCALE * 0.7) {
+        const w = W / READABLE_SCALE;
+        const h = H / READABLE_SCALE;
+        pz.set({ x: cx - w / 2, y: cy - h / 2, w, h });
+      }
+      return;
+    }
+    const box = pz.box;
+    const inside = b.x >= box.x && b.y >= box.y && b.x + b.w <= box.x + box.w && b.y + b.h <= box.y + box.h;
+    if (!inside) pz.set({ ...box, x: cx - box.w / 2, y: cy - box.h / 2 });
   }
 
   _mount(view) {
@@ -241,7 +281,7 @@ export class GraphView {
     this.drawing = d;
     this.view = view;
     this._fitSize();
-    d.midpoint(-1);
+    d.measure();
     this._markSelected();
     return true;
   }

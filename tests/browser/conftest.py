@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "tests" / "screenshots"  # git-ignored
+SHOTS = ROOT / "tests" / "screenshots" / "page"  # git-ignored
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -36,7 +36,7 @@ export class VarsPanel {
     const tbody = h("tbody", {});
     for (const name of names) tbody.appendChild(this._row(st, name, vars[name] || extra[name], free.has(name)));
     const head = h("thead", {}, h("tr", {},
-      h("th", {}, t("col_name")), h("th", {}, t("col_shape")), h("th", {}, t("col_value")),
+      h("th", {}, t("col_name")), h("th", {}, t("col_value")),
       h("th", {}, t("col_rg")), h("th", {}, t("col_grad"))));
     this.host.replaceChildren(h("div", { class: "tablewrap" }, h("table", { class: "vars" }, head, tbody)));
   }
@@ -46,7 +46,7 @@ export class VarsPanel {
     const grad = h("td", { class: "v-grad" });
     const rg = h("td", { class: "v-rg" });
     const tr = h("tr", { "data-testid": `var-${name}` },
-      h("th", { scope: "row" }, h("code", {}, name)), h("td", { class: "v-shape" }, v ? shapeText(v.shape) : ""),
+      h("th", { scope: "row" }, h("code", {}, name), h("small", { class: "v-shape" }, v ? shapeText(v.shape) : "")),
       value, rg, grad);
     if (editable) {
       const given = st.variables[name];
@@ -116,10 +116,11 @@ export class VarsPanel {
   }
 
   _cell(td, val, note) {
-    const text = note || valueText(val, 160);
+    const text = note || valueText(val, 56);
     if (td.dataset.text === text) return;
     td.dataset.text = text;
     const heat = val ? heatMap(val) : null;
+    td.title = note || valueText(val, 2000);
     td.replaceChildren(h("code", {}, text), ...(heat ? [heat] : []));
   }
 }
