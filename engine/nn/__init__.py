@@ -16,5 +16,6 @@ from .layers import (  # noqa: F401
     Tanh,
 )
 from .loss_modules import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss  # noqa: F401
-from .module import Module, name_module  # noqa: F401
+from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401
+from .tracing import name_module  # noqa: F401

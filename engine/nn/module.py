@@ -1,8 +1,7 @@
-"""``nn.Module``: parameters and submodules registered by attribute assignment, and the trace hooks.
+"""``nn.Module``: parameters and submodules registered by attribute assignment.
 
-Calling a module runs ``forward``. With a trace recorder active, the call also pushes the module's
-path ("fc1", "net.0") onto ``rec.module_stack`` so every op recorded inside carries it, and the
-outermost call names the parameters it owns ("fc1.weight") in the trace. With recording off the
+Calling a module runs ``forward``; with a trace recorder active the call goes through
+``engine.nn.tracing`` (module paths and parameter names for the trace). With recording off the
 call is ``forward(*args)`` after one global read.
 """
 
@@ -15,9 +14,7 @@ import numpy as np
 from .. import trace as _trace
 from ..tensor import Tensor
 from .parameter import Parameter
-
-# One entry per active outermost module call: {module: path} for that module's whole tree.
-_ROOT_PATHS: list[dict] = []
+from .tracing import name_module, traced_call  # noqa: F401  (the runner imports name_module from here)
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -29,13 +26,6 @@ def _incompatible_repr(self) -> str:
 
 
 IncompatibleKeys.__repr__ = _incompatible_repr
-
-
-def name_module(module: Module, name: str) -> None:
-    """Runner hook: the user bound ``module`` to ``name``; an outermost call of it is traced under
-    that name (otherwise under its class name, e.g. "MSELoss")."""
-    if module.__dict__.get("_gv_label") is None:
-        object.__setattr__(module, "_gv_label", name)
 
 
 def _addindent(s: str, n: int) -> str:
@@ -323,7 +313,7 @@ class Module:
         rec = _trace.ACTIVE
         if rec is None:
             return self.forward(*args, **kwargs)
-        return _traced_call(self, rec, args, kwargs)
+        return traced_call(self, rec, args, kwargs)
 
     # ---- printing --------------------------------------------------------------------------------
     def extra_repr(self) -> str:
@@ -364,25 +354,3 @@ def _reset_grad(p: Tensor, set_to_none: bool) -> None:
         g._requires_grad = False
         g._data[...] = 0
         g._vc[0] += 1
-
-
-def _traced_call(module: Module, rec, args, kwargs):
-    """``module(*args)`` with a recorder active: push the module path while forward runs."""
-    paths = _ROOT_PATHS[-1] if _ROOT_PATHS else None
-    path = paths.get(module) if paths is not None else None
-    root = path is None
-    if root:
-        label = module._gv_label or type(module).__name__
-        paths = {m: p for p, m in module.named_modules()}
-        paths[module] = label
-        path = label
-        for name, p in module.named_parameters():
-            rec.name_tensor(p, name if "." in name else f"{label}.{name}")
-        _ROOT_PATHS.append(paths)
-    rec.module_stack.append(path)
-    try:
-        return module.forward(*args, **kwargs)
-    finally:
-        rec.module_stack.pop()
-        if root:
-            _ROOT_PATHS.pop()
