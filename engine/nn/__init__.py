@@ -2,6 +2,7 @@
 
 from . import functional, init, utils  # noqa: F401
 from .layers import (  # noqa: F401
+    ELU,
     Dropout,
     Flatten,
     Identity,
@@ -12,7 +13,9 @@ from .layers import (  # noqa: F401
     ReLU,
     Sequential,
     Sigmoid,
+    SiLU,
     Softmax,
+    Softplus,
     Tanh,
 )
 from .loss_modules import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss  # noqa: F401

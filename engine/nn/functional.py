@@ -42,6 +42,25 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return api.leaky_relu(input, negative_slope)
 
 
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x·σ(x) (SiluBackward0)."""
+    if inplace:
+        return apply_inplace(OPS["silu"], input, ())
+    return apply(OPS["silu"], (input,))
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x if x > 0 else α·(eˣ − 1) (EluBackward0; EluBackward1 in place)."""
+    if inplace:
+        return apply_inplace(OPS["elu_"], input, (), {"alpha": alpha})
+    return apply(OPS["elu"], (input,), {"alpha": alpha})
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(βx)) / β, and x itself where βx > threshold (SoftplusBackward0)."""
+    return apply(OPS["softplus"], (input,), {"beta": beta, "threshold": threshold})
+
+
 def _softmax_dim(ndim: int, stacklevel: int) -> int:
     warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
                   "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
@@ -122,6 +141,6 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return api.flatten(input, start_dim, end_dim)
 
 
-__all__ = ["dropout", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "nll_loss",
-           "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "one_hot", "flatten"]
+__all__ = ["relu", "leaky_relu", "elu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax",
+           "dropout", "linear", "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "one_hot", "flatten"]

@@ -81,6 +81,67 @@ register("leaky_relu_", "LeakyReluBackward1",
          description="x if x > 0 else slope·x, in place")
 
 
+# ---- smooth activations: silu, elu (and elu_ in place), softplus --------------------------------------
+def _sigmoid_of(xp, x):
+    return 1 / (1 + xp.exp(-x))
+
+
+def _silu(a):
+    return a / (1 + np.exp(-a))
+
+
+def _silu_vjp(g, s):
+    sig = _sigmoid_of(s.xp, s.a)
+    return g * sig * (1 + s.a * (1 - sig))
+
+
+register("silu", "SiluBackward0", _silu,
+         [_silu_vjp],
+         ["∂(x·σ(x))/∂x = σ(x)·(1 + x·(1 − σ(x)))"], saves=("a",), description="x·σ(x)")
+
+
+def _elu(a, alpha):
+    return np.where(a > 0, a, alpha * np.expm1(a)).astype(a.dtype, copy=False)
+
+
+def _elu_vjp(g, s):
+    xp = s.xp
+    return xp.where(s.a > 0, g, g * s.p["alpha"] * xp.exp(s.a))
+
+
+def _elu_inplace_vjp(g, s):
+    # torch's rule on the result (the input is gone): α·eˣ = y + α where y ≤ 0
+    xp = s.xp
+    return xp.where(s.out > 0, g, g * (s.out + s.p["alpha"]))
+
+
+register("elu", "EluBackward0", _elu,
+         [_elu_vjp],
+         ["∂elu(x)/∂x = 1 if x > 0 else α·eˣ"], saves=("a",), description="x if x > 0 else α·(eˣ − 1)")
+register("elu_", "EluBackward1", _elu,
+         [_elu_inplace_vjp],
+         ["∂elu(x)/∂x = 1 if y > 0 else y + α"], saves=("out",),
+         description="x if x > 0 else α·(eˣ − 1), in place")
+
+
+def _softplus(a, beta, threshold):
+    z = a * beta
+    return np.where(z > threshold, a, np.log1p(np.exp(z)) / beta).astype(a.dtype, copy=False)
+
+
+def _softplus_vjp(g, s):
+    xp = s.xp
+    z = s.a * s.p["beta"]
+    e = xp.exp(z)
+    return xp.where(z > s.p["threshold"], g, g * e / (e + 1))
+
+
+register("softplus", "SoftplusBackward0", _softplus,
+         [_softplus_vjp],
+         ["∂softplus(x)/∂x = σ(βx) (1 above the threshold)"], saves=("a",),
+         description="log(1 + e^(βx)) / β, linear above the threshold")
+
+
 # ---- reductions shared by the losses ------------------------------------------------------------
 def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "mean":

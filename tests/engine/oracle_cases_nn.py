@@ -6,7 +6,7 @@ are class targets.
 
 from __future__ import annotations
 
-from oracle_cases import Case, arr, inputs, ints
+from oracle_cases import Case, arr, inputs, ints, unary
 
 
 def _F(t):
@@ -240,5 +240,25 @@ CASES += [
         lambda t, x: t.nn.LeakyReLU(0.05, inplace=True)(t.exp(x) - 1.0),
         inputs(arr(5, away=0.1)),
         "module",
+    ),
+]
+CASES += [
+    *unary("silu", lambda t, x: t.nn.functional.silu(x)),
+    Case("silu", lambda t, x: t.nn.SiLU(inplace=True)(x * 1.0), inputs(arr(3, 4)), "inplace"),
+    *unary("elu", lambda t, x: t.nn.functional.elu(x), away=0.05),
+    Case("elu", lambda t, x: t.nn.ELU(alpha=0.5)(x), inputs(arr(3, 4, away=0.05)), "alpha"),
+    Case(
+        "elu_",
+        lambda t, x: t.nn.functional.elu(x * 1.0, 0.7, inplace=True),
+        inputs(arr(3, 4, away=0.05)),
+        "matrix",
+    ),
+    Case("elu_", lambda t, x: t.nn.ELU(inplace=True)(x * 2.0), inputs(arr(5, away=0.05)), "module"),
+    *unary("softplus", lambda t, x: t.nn.functional.softplus(x)),
+    Case(
+        "softplus",
+        lambda t, x: t.nn.Softplus(beta=2.0, threshold=3.0)(x * 2.0),
+        inputs(arr(3, 4, away=0.05)),
+        "beta-threshold",
     ),
 ]

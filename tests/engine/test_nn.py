@@ -153,6 +153,21 @@ def test_repr_matches_torch():
     )
 
 
+def test_more_activation_reprs_match_torch():
+    ours = nn.Sequential(
+        nn.SiLU(), nn.ELU(), nn.ELU(0.5, inplace=True), nn.Softplus(), nn.Softplus(2, 10), nn.Dropout(0.2)
+    )
+    theirs = torch.nn.Sequential(
+        torch.nn.SiLU(),
+        torch.nn.ELU(),
+        torch.nn.ELU(0.5, inplace=True),
+        torch.nn.Softplus(),
+        torch.nn.Softplus(2, 10),
+        torch.nn.Dropout(0.2),
+    )
+    assert repr(ours) == repr(theirs)
+
+
 def test_parameter_is_a_leaf_tensor_and_prints_like_torch():
     p = nn.Parameter(engine.ones(2))
     assert isinstance(p, engine.Tensor) and p.is_leaf and p.requires_grad
