@@ -17,7 +17,7 @@ from .guards import Guard
 EXCEPTIONS = (Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
               NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
               ValueError, ZeroDivisionError)
-RAW = (abs, range, enumerate, zip, reversed, map, filter, float, bool, round, divmod, chr, ord, hex, bin, oct,
+RAW = (abs, range, enumerate, zip, reversed, map, filter, float, bool, divmod, chr, ord, hex, bin, oct,
        callable, len, iter, next, slice)
 
 
@@ -73,6 +73,7 @@ class Builtins:
             "print": self.print, "min": self.min, "max": self.max, "sum": self.sum, "any": self.any,
             "all": self.all, "sorted": self.sorted, "isinstance": self.isinstance,
             "issubclass": self.issubclass, "pow": self.pow, "repr": self.repr, "format": self.format,
+            "round": self.round,
             "int": BuiltinType("int", int, self.int), "str": BuiltinType("str", str, self.str),
             "list": BuiltinType("list", list, self.list), "tuple": BuiltinType("tuple", tuple, self.tuple),
             "dict": BuiltinType("dict", dict, self.dict), "set": BuiltinType("set", set, self.set),
@@ -179,7 +180,17 @@ class Builtins:
     def pow(self, base, exp, mod=None):
         if mod is None:
             return self.interp.binop(ast.Pow, base, exp)
+        if type(exp) is int and type(mod) is int and exp > 0:
+            work = exp.bit_length() * mod.bit_length() ** 2  # modular exponentiation costs about this
+            if work > 10**11:
+                raise LimitError("pow(base, exp, mod) with numbers this large takes too long "
+                                 "(limit: max_int_bits)")
         return self.g.result(_py.pow(base, exp, mod))
+
+    def round(self, number, ndigits=None):
+        if ndigits is not None and type(number) in (int, bool) and ndigits < -self.g.s.max_int_bits:
+            return 0  # |number| < 2**max_int_bits < 10**-ndigits (Python would compute 10**-ndigits)
+        return _py.round(number, ndigits) if ndigits is not None else _py.round(number)
 
     # ---- checked methods of str / list / dict ----------------------------------------------------
     def checked_method(self, obj, name: str):

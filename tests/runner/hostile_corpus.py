@@ -110,6 +110,7 @@ HOSTILE: list[tuple] = [
     ("big-pow", "x = 2 ** 1000000", "LimitError"),
     ("big-shift", "x = 1 << 100000", "LimitError"),
     ("pow-builtin", "x = pow(7, 10 ** 8)", "LimitError"),
+    ("pow-mod-slow", "x = pow(3, 2 ** 9999, 2 ** 9999 - 1)", "LimitError"),
     ("square-loop", "x = 3\nfor i in range(100):\n    x = x * x", "LimitError"),
     ("int-from-str", "x = int('9' * 4000)", "LimitError"),
     # ---- string bombs ----------------------------------------------------------------------------

@@ -404,3 +404,8 @@ def test_explicit_base_init():
     """) == "2\n"
     r = run_program("x = torch.ones(1)\ny = [1]\ny.__init__([2])\n")
     assert r.error.type == "ForbiddenError"
+
+
+def test_round_and_pow_builtins():
+    src = "print(round(2.567, 2), round(7), round(1234, -2), round(5, -10 ** 9), pow(2, 10), pow(3, 4, 5))"
+    assert out(src) == "2.57 7 1200 0 1024 1\n"
