@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .table import OPS, register
+from .table import register
 
 _REDUCTIONS = ("none", "mean", "sum")
 BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_backward is a float
@@ -331,14 +331,7 @@ register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackwa
          description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced")
 
 
-# ---- squeeze over a list of dims (F.linear on a 1-D input without bias) -------------------------
-if "squeeze_dims" not in OPS:
-    register("squeeze_dims", "SqueezeBackward4", lambda a, shape, in_shape: a.reshape(shape),
-             [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-             ["unsqueeze the removed dims"], view=True, description="remove the given dims of size 1")
-
 # ---- tensor ÷ number as at::div(Tensor, Scalar) (cross_entropy with probability targets) ---------
-if "div_scalar" not in OPS:
-    register("div_scalar", "DivBackward1", lambda a, other: (a / other).astype(a.dtype, copy=False),
-             [lambda g, s: g / s.p["other"]],
-             ["∂(a/c)/∂a = 1/c"], description="a / c for a number c")
+register("div_scalar", "DivBackward1", lambda a, other: (a / other).astype(a.dtype, copy=False),
+         [lambda g, s: g / s.p["other"]],
+         ["∂(a/c)/∂a = 1/c"], description="a / c for a number c")
