@@ -20,7 +20,7 @@ from .functions import GradModeFunction, Scope, UserFunction, bind_arguments
 from .guards import Guard
 from .policy import Policy
 from .positions import Positions
-from .safe_builtins import EXCEPTIONS, Builtins, BuiltinType, _Bound
+from .safe_builtins import DECORATORS, EXCEPTIONS, Builtins, BuiltinType, _Bound
 
 BREAK = "break"
 CONTINUE = "continue"
@@ -249,10 +249,13 @@ class Interpreter(Expressions):
         value = fn
         for dec in reversed(st.decorator_list):
             d = self.eval(dec, scope)
-            if type(d) not in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.inference_mode):
-                raise ForbiddenError("decorators other than @torch.no_grad() / @torch.enable_grad() are not "
-                                     "supported by gradviz")
-            value = GradModeFunction(value, type(d))
+            if d in DECORATORS:
+                value = d(value)
+            elif type(d) in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.inference_mode):
+                value = GradModeFunction(value, type(d))
+            else:
+                raise ForbiddenError("decorators other than @torch.no_grad(), @torch.enable_grad(), @property, "
+                                     "@staticmethod and @classmethod are not supported by gradviz")
         scope.vars[st.name] = value
 
     def _classdef(self, st: ast.ClassDef, scope):
@@ -272,8 +275,12 @@ class Interpreter(Expressions):
         ns["__qualname__"] = st.name
         cls = type(st.name, tuple(bases), ns)
         for v in ns.values():
-            if isinstance(v, UserFunction):
-                v.owner = cls
+            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget \
+                if isinstance(v, property) else v
+            if isinstance(fn, GradModeFunction):
+                fn = fn.fn
+            if isinstance(fn, UserFunction):
+                fn.owner = cls
         self.user_classes.add(cls)
         scope.vars[st.name] = cls
 

@@ -18,7 +18,8 @@ EXCEPTIONS = (Exception, ArithmeticError, AssertionError, AttributeError, IndexE
               NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
               ValueError, ZeroDivisionError)
 RAW = (abs, range, enumerate, zip, reversed, map, filter, float, bool, divmod, chr, ord, hex, bin, oct,
-       callable, len, iter, next, slice)
+       callable, len, iter, next, slice, property, staticmethod, classmethod)
+DECORATORS = (property, staticmethod, classmethod)
 
 
 class BuiltinType:

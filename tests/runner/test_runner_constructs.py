@@ -409,3 +409,29 @@ def test_explicit_base_init():
 def test_round_and_pow_builtins():
     src = "print(round(2.567, 2), round(7), round(1234, -2), round(5, -10 ** 9), pow(2, 10), pow(3, 4, 5))"
     assert out(src) == "2.57 7 1200 0 1024 1\n"
+
+
+def test_property_staticmethod_classmethod_and_underscore_names():
+    assert out("""
+        class Counter:
+            start = 10
+            def __init__(self):
+                self.n = 1
+            @property
+            def doubled(self):
+                return self.start * 2
+            @staticmethod
+            def add(a, b):
+                return a + b
+            @classmethod
+            def make(cls):
+                return cls()
+        c = Counter.make()
+        total = 0
+        for _ in range(3):
+            total += Counter.add(1, 2)
+        print(c.doubled, total)
+    """) == "20 9\n"
+    with pytest.raises(ProgramError) as ei:
+        run_program("class A:\n    def __init__(self):\n        self._n = 1\n")
+    assert ei.value.error.type == "ForbiddenError" and "'_n'" in ei.value.error.message
