@@ -16,6 +16,7 @@ import { MlpBuilder } from "./mlp_builder.js";
 import { on, state } from "./state.js";
 import {
   accuracySeries,
+  forgotZeroGrad,
   frameForPass,
   frameOfPass,
   headOf,
@@ -199,8 +200,7 @@ class TrainingView {
     const legend = h("div", { class: "chart-legend" },
       this.series.map((s, i) => h("span", { class: "key", style: `--c:${PALETTE[i % PALETTE.length]}` }, s.label)));
     this.gradBox.replaceChildren(chart, legend);
-    const steps = (this.resp.optimizer_steps || []).length;
-    const forgot = steps > 0 && this.ord.zeroCount === 0 && this.n > 1;
+    const forgot = forgotZeroGrad(this.resp, this.ord, this.series);
     this.gradNote.hidden = !forgot;
     this.gradNote.textContent = forgot ? t("tr_no_zero_grad") : "";
   }

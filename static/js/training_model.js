@@ -7,10 +7,16 @@
  * (iteration.view != null); the rest are loss and norm summaries.
  */
 
-/** A run that looks like a training loop: several passes, or an optimizer step. */
+/**
+ * A run that looks like a training loop: an optimizer step, or backward passes on at least two
+ * different graphs (micro-batches). Two passes on one graph (retain_graph) are not training.
+ */
 export function isTraining(resp) {
   if (!resp) return false;
-  return (resp.iterations || []).length >= 2 || (resp.optimizer_steps || []).length > 0;
+  if ((resp.optimizer_steps || []).length > 0) return true;
+  const its = resp.iterations || [];
+  const views = new Set(its.filter((it) => it.view !== null && it.view !== undefined).map((it) => it.view));
+  return views.size + its.filter((it) => it.view === null || it.view === undefined).length >= 2;
 }
 
 /** Flattened numbers of a Value ({data} in full or {summary: {head}}). */
@@ -109,6 +115,19 @@ export function order(resp) {
   }
   for (const p of pending) group.set(p, pending);
   return { stepOfPass, group, zeroBefore, zeroCount };
+}
+
+/**
+ * The loop updates parameters (an optimizer step, or values that change between passes, as with a
+ * hand-written `w -= lr * w.grad`) but never resets .grad: the gradients of every pass add up.
+ */
+export function forgotZeroGrad(resp, ord, series) {
+  if (ord.zeroCount > 0 || (resp.iterations || []).length < 2) return false;
+  if ((resp.optimizer_steps || []).length > 0) return true;
+  return series.some((s) => {
+    const vals = s.value.filter((x) => x !== null && x !== undefined);
+    return vals.some((x) => Math.abs(x - vals[0]) > 1e-12 * Math.max(1, Math.abs(vals[0])));
+  });
 }
 
 /** Iterations that can be inspected (their graph was kept): [{pass, view, loss}]. */

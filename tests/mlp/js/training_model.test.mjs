@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  accuracySeries, frameForPass, frameOfPass, headOf, isTraining, keptIterations, lrOfRule, normOf, order,
+  accuracySeries, forgotZeroGrad, frameForPass, frameOfPass, headOf, isTraining, keptIterations, lrOfRule, normOf, order,
   paramLabels, paramSeries, passAtFrame, workedUpdate,
 } from "../../../static/js/training_model.js";
 
@@ -34,6 +34,9 @@ const resp = {
 test("isTraining", () => {
   assert.equal(isTraining(resp), true);
   assert.equal(isTraining({ iterations: [{}], optimizer_steps: [] }), false);
+  // Two passes on one graph (retain_graph) are not a training loop; two micro-batches are.
+  assert.equal(isTraining({ iterations: [{ view: 0 }, { view: 0 }], optimizer_steps: [] }), false);
+  assert.equal(isTraining({ iterations: [{ view: 0 }, { view: 1 }], optimizer_steps: [] }), true);
   assert.equal(isTraining(null), false);
 });
 
@@ -60,6 +63,17 @@ test("order: steps, groups and zero_grad", () => {
   assert.deepEqual(o.group.get(1), [0, 1]);
   assert.ok(o.zeroBefore.has(0) && o.zeroBefore.has(2) && !o.zeroBefore.has(1));
   assert.equal(o.zeroCount, 2);
+});
+
+test("a forgotten zero_grad", () => {
+  const o = order(resp);
+  assert.equal(forgotZeroGrad(resp, o, paramSeries(resp)), false); // it has zero_grads
+  const its = [{ params: { w: { value_norm: 1, grad_norm: 8 } } }, { params: { w: { value_norm: 0.9, grad_norm: 15 } } }];
+  const manual = { iterations: its, optimizer_steps: [], events: [] };
+  assert.equal(forgotZeroGrad(manual, order(manual), paramSeries(manual)), true);
+  const accum = { iterations: its.map((it) => ({ params: { w: { value_norm: 1, grad_norm: it.params.w.grad_norm } } })),
+    optimizer_steps: [], events: [] };
+  assert.equal(forgotZeroGrad(accum, order(accum), paramSeries(accum)), false); // micro-batches, no update
 });
 
 test("kept iterations", () => {
