@@ -254,8 +254,8 @@ class Interpreter(Expressions):
             elif type(d) in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.inference_mode):
                 value = GradModeFunction(value, type(d))
             else:
-                raise ForbiddenError("decorators other than @torch.no_grad(), @torch.enable_grad(), @property, "
-                                     "@staticmethod and @classmethod are not supported by gradviz")
+                raise ForbiddenError("decorators other than @torch.no_grad(), @torch.enable_grad(), "
+                                     "@property, @staticmethod and @classmethod are not supported by gradviz")
         scope.vars[st.name] = value
 
     def _classdef(self, st: ast.ClassDef, scope):
