@@ -262,9 +262,10 @@ class TrainingView {
     const w = chosen ? workedUpdate(step, chosen) : null;
     let worked = null;
     if (w && w.before !== undefined) {
+      const key = step.optimizer.startsWith("Adam") ? "tr_worked_adam" : "tr_worked_other";
       worked = w.lr !== null
         ? t("tr_worked", { p: fmt(w.before, 6), lr: w.lr, g: fmt(w.grad, 6), a: fmt(w.after, 6) })
-        : t("tr_worked_adam", { p: fmt(w.before, 6), a: fmt(w.after, 6) });
+        : t(key, { p: fmt(w.before, 6), a: fmt(w.after, 6) });
     }
     this.opt.replaceChildren(
       h("p", { class: "rule" }, h("code", { "data-testid": "optimizer-rule" }, `${step.optimizer}: ${step.rule}`)),

@@ -15,4 +15,4 @@ def test_training_model_js():
         pytest.skip("node is not installed")
     proc = subprocess.run([node, "--test", str(JS)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert "# fail 0" in proc.stdout and "# pass 9" in proc.stdout
+    assert "# fail 0" in proc.stdout and "# pass 10" in proc.stdout

@@ -120,3 +120,9 @@ test("boundary frames for passes", () => {
   assert.equal(frameForPass(b, o.stepOfPass, 3, 4, 2), 2);
   assert.equal(frameForPass(null, o.stepOfPass, 0, 4, 2), -1);
 });
+
+test("every builder and training string exists in English and Chinese", async () => {
+  const { EN, ZH } = await import("../../../static/js/training_i18n.js");
+  assert.deepEqual(Object.keys(EN).sort(), Object.keys(ZH).sort());
+  for (const [k, v] of Object.entries(ZH)) assert.ok(v.length > 0, k);
+});
