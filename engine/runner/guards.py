@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import LimitError
 from ..tensor import Tensor
+from .errors import ForbiddenError
 from .results import Settings
 
 _SEQ = (str, list, tuple)
@@ -100,6 +101,8 @@ class Guard:
         elif t is np.ndarray:
             if value.size > self.s.max_tensor_elements:
                 self.tensor_numel(value.size)
+            if value.dtype.kind not in "biufc":  # object or string arrays escape every size limit
+                raise ForbiddenError(f"NumPy arrays of dtype {value.dtype} are not supported by gradviz")
         return value
 
     # ---- operators -------------------------------------------------------------------------------

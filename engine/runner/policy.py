@@ -58,7 +58,7 @@ RANGE_ATTRS = frozenset({"start", "stop", "step"})
 NDARRAY_ATTRS = frozenset({
     "shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum", "mean", "max", "min", "argmax",
     "argmin", "std", "var", "reshape", "flatten", "copy", "transpose", "round", "cumsum", "prod", "any",
-    "all", "squeeze", "astype",
+    "all", "squeeze",
 })
 NPSCALAR_ATTRS = frozenset({"item", "tolist", "dtype", "shape", "ndim", "real", "imag"})
 NPDTYPE_ATTRS = frozenset({"name", "kind", "itemsize"})

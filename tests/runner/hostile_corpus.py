@@ -97,6 +97,8 @@ HOSTILE: list[tuple] = [
     ("numpy-tofile", f"t = torch.ones(2)\nt.numpy().tofile('{PWNED}')", "ForbiddenError"),
     ("numpy-dump", f"t = torch.ones(2)\nt.numpy().dump('{PWNED}')", "ForbiddenError"),
     ("numpy-ctypes", "t = torch.ones(2)\nt.numpy().ctypes", "ForbiddenError"),
+    ("numpy-astype-str", "a = torch.ones(1000).numpy().astype('U100000')", "ForbiddenError"),
+    ("numpy-object-array", "a = torch.ones(1000).numpy().cumsum(dtype=object)", "ForbiddenError"),
     ("numpy-interface", "t = torch.ones(2)\nt.numpy().__array_interface__", "ForbiddenError"),
     ("reduce-ex", "torch.ones(1).__reduce_ex__(2)", "ForbiddenError"),
     # ---- unsupported constructs ------------------------------------------------------------------
