@@ -112,7 +112,8 @@ def main() -> None:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                        args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(base + "/")
             page.wait_for_function("Number(document.body.dataset.runs || 0) > 0", timeout=60_000)

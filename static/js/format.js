@@ -92,10 +92,11 @@ export function heatColor(x, m) {
  * A heat map of a Value with 2..64 elements (1-D as one row, 2-D as a grid) as a DOM
  * element, or null when it does not apply.
  */
-export function heatMap(v, doc = document) {
+export function heatMap(v, { maxCells = 64, maxRows = 16 } = {}, doc = document) {
   if (!isValue(v) || v.data === null || v.data === undefined) return null;
   const shape = v.shape || [];
-  if (shape.length < 1 || shape.length > 2 || numel(shape) < 2 || numel(shape) > 64) return null;
+  if (shape.length < 1 || shape.length > 2 || numel(shape) < 2 || numel(shape) > maxCells) return null;
+  if (shape.length === 2 && shape[0] > maxRows) return null;
   const rows = shape.length === 1 ? [v.data] : v.data;
   const m = Math.max(...flat(v.data).map((x) => Math.abs(Number(x) || 0)));
   const table = doc.createElement("table");

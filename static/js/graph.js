@@ -30,9 +30,9 @@ g.edge[data-s=nograd] > path { stroke: #cbd5e1; stroke-dasharray: 2 4; }
 g.edge[data-s=send] > path { stroke: #dc2626; stroke-width: 3.5; marker-start: url(#gv-send); }
 g.edge[data-s=carried] > path { stroke: #b91c1c; stroke-width: 2; marker-start: url(#gv-carried); }
 g.sel > :is(polygon,ellipse,path) { stroke: #7c3aed !important; stroke-width: 4 !important; }
-text.glabel { text-anchor: middle; font: 600 9px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c;
+text.glabel { text-anchor: middle; font: 600 8px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c;
   paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; pointer-events: none; }
-text.glabel.send { font-size: 11px; fill: #dc2626; }
+text.glabel.send { font-size: 10px; fill: #dc2626; }
 g.node:focus { outline: none; }
 g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #7c3aed; stroke-width: 4; }
 @media (prefers-reduced-motion: reduce) { g.node[data-s=cur] { animation: none; } }

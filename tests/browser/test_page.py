@@ -386,3 +386,26 @@ def test_reduced_motion_turns_transitions_off(browser, server, errors):
     dur = page.evaluate(f"getComputedStyle({node}).transitionDuration")
     assert dur in ("0s", "")
     page.context.close()
+
+
+def test_passes_can_be_chosen_and_grad_grows(page):
+    source = ("x = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\n"
+              "y.backward(retain_graph=True)\ny.backward()\n")
+    run_source(page, source)
+    assert page.get_by_test_id("error").is_hidden()
+    chooser = page.locator("#chapter")
+    assert chooser.is_visible()
+    options = chooser.locator("option").all_inner_texts()
+    assert len(options) == 3, options  # forward, pass 1, pass 2
+    chooser.select_option(index=2)
+    start2 = page.evaluate("window.gradviz.state.timeline.passStart[1]")
+    assert step_label(page)[0] == start2 + 1
+    assert close(shown_grad(page, "x"), 12.0), "pass 1 wrote 12"
+    blur(page)
+    page.keyboard.press("End")
+    assert close(shown_grad(page, "x"), 24.0), "pass 2 accumulated: 12 + 12"
+    assert "x.grad = 24" in page.locator("#explain").inner_text()
+    page.keyboard.press("ArrowLeft")
+    assert "12 + 12 = 24" in page.locator("#explain").inner_text(), "before + contribution = after"
+    chooser.select_option(index=1)
+    assert shown_grad(page, "x") is None, "at the start of pass 1 nothing is written yet"

@@ -107,7 +107,10 @@ export class ExplainPanel {
   _rules(tl, node, step) {
     const out = [];
     const sent = new Map((step.sent || []).map((fl) => [fl.edge, fl.grad]));
-    const saved = (node.saved || []).map((s) => `${s.name} = ${valueText(s.value, 60)}`).join(", ");
+    const saved = [
+      ...(node.saved || []).map((s) => `${s.name} = ${valueText(s.value, 60)}`),
+      ...Object.entries(node.params || {}).map(([k, v]) => `${k} = ${typeof v === "number" ? num(v) : JSON.stringify(v)}`),
+    ].join(", ");
     (node.inputs || []).forEach((eid, i) => {
       const e = tl.edges.get(eid);
       const src = e ? tl.nodes.get(e.source) : null;

@@ -119,7 +119,7 @@ export class VarsPanel {
     const text = note || valueText(val, 56);
     if (td.dataset.text === text) return;
     td.dataset.text = text;
-    const heat = val ? heatMap(val) : null;
+    const heat = val ? heatMap(val, { maxCells: 32, maxRows: 5 }) : null;
     td.title = note || valueText(val, 2000);
     td.replaceChildren(h("code", {}, text), ...(heat ? [heat] : []));
   }
