@@ -825,3 +825,10 @@ def test_nll_loss_on_a_vector_with_a_one_element_target():
         lt = torch.nn.functional.nll_loss(xt, torch.tensor([1]), reduction=r)
         assert tuple(lo.shape) == tuple(lt.shape) == ()
         _close(lo, lt)
+
+
+def test_functional_names_are_defined_inside_the_package_or_reexported_from_engine():
+    """The program runner exposes a module's own functions (and engine's re-exports) only."""
+    for name in F.__all__:
+        fn = getattr(F, name)
+        assert fn.__module__.startswith("engine.nn.functional") or getattr(engine, name, None) is fn, name

@@ -8,11 +8,11 @@ import warnings
 
 import numpy as np
 
-from ..dispatch import apply, apply_inplace
-from ..ops import api
-from ..ops.table import OPS
-from ..tensor import Tensor
-from .loss_functions import (  # noqa: F401  (torch.nn.functional's namespace)
+from ...dispatch import apply, apply_inplace
+from ...ops import api
+from ...ops.table import OPS
+from ...tensor import Tensor
+from .losses import (  # noqa: F401  (torch.nn.functional's namespace)
     _reduction,
     _scalar_name,
     binary_cross_entropy,
@@ -90,7 +90,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    from .. import factory
+    from ... import factory
 
     keep = factory._rng.random(tuple(input.shape)) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)

@@ -1,4 +1,4 @@
-"""The losses of ``torch.nn.functional`` (re-exported there): nll_loss, cross_entropy, mse_loss,
+"""The losses of ``torch.nn.functional`` (re-exported by the package): nll_loss, cross_entropy, mse_loss,
 l1_loss, binary_cross_entropy and binary_cross_entropy_with_logits, with torch's argument checks,
 error texts and op structure."""
 
@@ -8,10 +8,10 @@ import warnings
 
 import numpy as np
 
-from ..dispatch import apply
-from ..ops import api
-from ..ops.table import OPS
-from ..tensor import Tensor
+from ...dispatch import apply
+from ...ops import api
+from ...ops.table import OPS
+from ...tensor import Tensor
 
 
 def _scalar_name(t: Tensor) -> str:
