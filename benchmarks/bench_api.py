@@ -119,7 +119,9 @@ def main() -> None:
         proc.terminate()
         proc.wait(timeout=15)
 
-    print(f"POST /api/run end to end vs `dot -Tsvg` alone (medians of {args.repeat}, seconds)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"POST /api/run end to end vs `dot -Tsvg` alone (medians of {args.repeat}, seconds; "
+          f"{os.cpu_count()} cores, load average {load:.1f})")
     print(f"{'case':<18} {'drawn':>6} {'cold e2e':>9} {'warm e2e':>9} {'dot alone':>10} {'cold/dot':>9}"
           f"   {'run':>7} {'serial.':>7} {'layout':>7}")
     for label, drawn, cold, warm, dot, parts in rows:
