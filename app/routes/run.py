@@ -46,6 +46,7 @@ def run(body: RunRequest, request: Request) -> Response:
 
 
 def _run(body: RunRequest, request: Request, settings, variables, deadline: float, t0: float) -> Response:
+    """Worker run (JSON with slots) → layout here → the spliced answer, or an error answer."""
     from engine.runner import RunTimeout, WorkerCrashed
 
     try:
