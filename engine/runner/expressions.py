@@ -225,7 +225,23 @@ class Expressions:
         return self._comprehension(node, scope, lambda n, s: self.eval(n.elt, s))
 
     def _genexp(self, node: ast.GeneratorExp, scope):
-        return iter(self._comprehension(node, scope, lambda n, s: self.eval(n.elt, s)))
+        """A lazy generator, as in Python (``any(x > 5 for x in range(10**9))`` stops early); the
+        first iterable is evaluated now, in the enclosing scope."""
+        first = self.eval(node.generators[0].iter, scope)
+        return self._gen_level(node, 0, Scope(scope, "comprehension"), first)
+
+    def _gen_level(self, node: ast.GeneratorExp, i: int, inner: Scope, iterable):
+        gen = node.generators[i]
+        if iterable is None:
+            iterable = self.eval(gen.iter, inner)
+        for item in iterable:
+            self.guard.tick()
+            self.assign(gen.target, item, inner)
+            if all(self.eval(c, inner) for c in gen.ifs):
+                if i + 1 < len(node.generators):
+                    yield from self._gen_level(node, i + 1, inner, None)
+                else:
+                    yield self.eval(node.elt, inner)
 
     def _setcomp(self, node: ast.SetComp, scope):
         return set(self._comprehension(node, scope, lambda n, s: self.eval(n.elt, s)))

@@ -171,6 +171,15 @@ class Guard:
                 self.list_len(len(out))
         return out
 
+    def iterate(self, iterable):
+        """Iterate lazily, counting each item of a lazy iterable as a loop iteration."""
+        if isinstance(iterable, _CONTAINERS):
+            yield from iterable
+            return
+        for item in iterable:
+            self.tick()
+            yield item
+
     def contains(self, item, container) -> bool:
         """``item in container`` without a C loop the limits cannot see."""
         if isinstance(container, _CONTAINERS) or isinstance(container, (Tensor, np.ndarray)):

@@ -162,10 +162,10 @@ class Builtins:
         return self._extreme("min", args, key, _MISSING if default is None else default, False)
 
     def any(self, iterable):
-        return any(self.g.consume(iterable))
+        return any(self.g.iterate(iterable))
 
     def all(self, iterable):
-        return all(self.g.consume(iterable))
+        return all(self.g.iterate(iterable))
 
     def sorted(self, iterable, /, *, key=None, reverse=False):
         items = self.g.consume(iterable)

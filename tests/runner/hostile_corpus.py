@@ -145,6 +145,7 @@ HOSTILE: list[tuple] = [
     ("in-enumerate", "b = (-1, 0) in enumerate(range(10 ** 12))", "LimitError"),
     ("iter-sentinel", "b = 1 in iter(int, 1)", "LimitError"),
     ("any-genexp", "b = any(x < 0 for x in range(10 ** 9))", "LimitError"),
+    ("sum-genexp", "b = sum(x for x in range(10 ** 9))", "LimitError"),
     # ---- tensor bombs ----------------------------------------------------------------------------
     ("zeros-huge", "t = torch.zeros(10 ** 5, 10 ** 5)", "LimitError"),
     ("broadcast-huge", "t = torch.ones(100000, 1) + torch.ones(1, 100000)", "LimitError"),

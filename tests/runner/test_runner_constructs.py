@@ -435,3 +435,11 @@ def test_property_staticmethod_classmethod_and_underscore_names():
     with pytest.raises(ProgramError) as ei:
         run_program("class A:\n    def __init__(self):\n        self._n = 1\n")
     assert ei.value.error.type == "ForbiddenError" and "'_n'" in ei.value.error.message
+
+
+def test_generator_expressions_are_lazy():
+    assert out("""
+        print(any(x > 5 for x in range(10 ** 9)), all(x < 3 for x in range(10 ** 9)))
+        g = (i * i for i in range(4) if i)
+        print(next(g), list(g), sum(a * b for a in range(3) for b in range(3)))
+    """) == "True False\n1 [4, 9] 9\n"
