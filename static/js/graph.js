@@ -88,11 +88,22 @@ class Drawing {
     // Node boxes in the svg's own coordinates (graphviz translates its root group).
     const tr = this.root.transform && this.root.transform.baseVal.consolidate();
     const m = tr ? tr.matrix : { a: 1, b: 0, c: 0, d: 1, e: 0, f: 0 };
+    const place = (b) => ({ x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
     this.boxes = new Map();
+    let lo = null;
+    const grow = (b) => {
+      if (!lo) lo = { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
+      else lo = { x0: Math.min(lo.x0, b.x), y0: Math.min(lo.y0, b.y), x1: Math.max(lo.x1, b.x + b.w), y1: Math.max(lo.y1, b.y + b.h) };
+    };
     for (const [nid, g] of this.nodes) {
-      const b = g.getBBox();
-      this.boxes.set(nid, { x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
+      const b = place(g.getBBox());
+      this.boxes.set(nid, b);
+      grow(b);
     }
+    for (const g of this.svg.querySelectorAll("g.node, g.edge")) grow(place(g.getBBox()));
+    // The graph without graphviz's own legend (the page shows a translated one): what "fit" shows.
+    const pad = 12;
+    this.content = lo ? { x: lo.x0 - pad, y: lo.y0 - pad, w: lo.x1 - lo.x0 + 2 * pad, h: lo.y1 - lo.y0 + 2 * pad } : null;
   }
 
   /** The middle of an edge's path. */
@@ -275,13 +286,13 @@ export class GraphView {
     }
     const keep = this.view === view ? this.panzoom.box : null;
     this.host.replaceChildren(d.svg);
-    this.panzoom.attach(d.svg, keep);
+    d.measure();
+    this.panzoom.attach(d.svg, keep, d.content);
     const home = this.panzoom.home;
     if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
     this.drawing = d;
     this.view = view;
     this._fitSize();
-    d.measure();
     this._markSelected();
     return true;
   }

@@ -174,7 +174,7 @@ $("#zoom-in").addEventListener("click", () => graph.panzoom.zoom(1.25));
 $("#zoom-out").addEventListener("click", () => graph.panzoom.zoom(0.8));
 
 function homeBox() {
-  const h = graph.panzoom.home;
+  const h = graph.panzoom.full; // the whole drawing, legend included
   return h ? { x: h.x, y: h.y, width: h.w, height: h.h } : null;
 }
 

@@ -19,11 +19,15 @@ export class PanZoom {
     host.addEventListener("pointercancel", (e) => this._up(e));
   }
 
-  /** Take over a freshly mounted svg; keep `box` (a previous view) when given. */
-  attach(svg, box = null) {
+  /**
+   * Take over a freshly mounted svg. `content` is the box of the graph itself (what "fit" shows;
+   * default the svg's viewBox, kept in `full` for export); `box` restores a previous view.
+   */
+  attach(svg, box = null, content = null) {
     this.svg = svg;
     const vb = svg.viewBox.baseVal;
-    this.home = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
+    this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
+    this.home = content || this.full;
     this.set(box || this.home);
   }
 
