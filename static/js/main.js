@@ -244,5 +244,5 @@ async function start() {
 }
 
 // For tests, benchmarks and later panels (a training view): the live modules.
-window.gradviz = { state, player, graph, run, on, loadExample };
+window.gradviz = Object.assign(window.gradviz || {}, { state, player, graph, run, on, loadExample });
 start();

@@ -95,7 +95,13 @@ export class PanZoom {
       return;
     }
     if (!this.dragged && Math.hypot(cur.x - this._start.x, cur.y - this._start.y) < 4) return;
-    if (!this.dragged) this.host.setPointerCapture?.(e.pointerId);
+    if (!this.dragged) {
+      try {
+        this.host.setPointerCapture(e.pointerId);
+      } catch {
+        /* a pointer the browser no longer tracks: dragging works without capture */
+      }
+    }
     this.dragged = true;
     const s = this._scale();
     this.set({ ...this.box, x: this.box.x - (cur.x - prev.x) * s, y: this.box.y - (cur.y - prev.y) * s });

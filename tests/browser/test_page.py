@@ -379,13 +379,37 @@ def test_pan_zoom_fit_and_details(page):
     assert "→" in page.locator("#details").inner_text()
 
 
-def test_reduced_motion_turns_transitions_off(browser, server, errors):
-    page = new_page(browser, server, errors=errors, reduced_motion="reduce")
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_reduced_motion_stops_the_pulse(browser, server, errors, motion):
+    page = new_page(browser, server, errors=errors, reduced_motion=motion)
     wait_ready(page)
-    node = "document.querySelector('[data-testid=graph] g.node')"
-    dur = page.evaluate(f"getComputedStyle({node}).transitionDuration")
-    assert dur in ("0s", "")
+    run_source(page, NEURON)
+    blur(page)
+    start = page.evaluate("window.gradviz.state.timeline.passStart[0]")
+    go_to(page, start + 1)
+    node = "document.querySelector('[data-testid=graph] g.node[data-s=cur]')"
+    name = page.evaluate(f"getComputedStyle({node}).animationName")
+    assert name == ("none" if motion == "reduce" else "gv-pulse")
     page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_pinch_zooms(page):
+    run_source(page, NEURON)
+    graph = page.get_by_test_id("graph")
+    before = float(graph.locator("svg").get_attribute("viewBox").split()[2])
+    page.evaluate("""() => {
+      const host = document.querySelector('[data-testid=graph]');
+      const r = host.getBoundingClientRect();
+      const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+      const ev = (type, id, x) => host.dispatchEvent(new PointerEvent(type, {
+        pointerId: id, clientX: x, clientY: cy, bubbles: true, button: 0, pointerType: 'touch' }));
+      ev('pointerdown', 11, cx - 20); ev('pointerdown', 12, cx + 20);
+      for (let d = 20; d <= 80; d += 10) { ev('pointermove', 11, cx - d); ev('pointermove', 12, cx + d); }
+      ev('pointerup', 11, cx - 80); ev('pointerup', 12, cx + 80);
+    }""")
+    after = float(graph.locator("svg").get_attribute("viewBox").split()[2])
+    assert after < before * 0.6, "spreading two fingers zooms in"
 
 
 def test_passes_can_be_chosen_and_grad_grows(page):
