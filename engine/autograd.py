@@ -30,7 +30,7 @@ def _collect(roots):
         seen.add(fn)
     while stack:
         fn = stack.pop()
-        for nxt, _ in fn.next_functions:
+        for nxt in fn._next:
             if nxt is None:
                 continue
             deps[nxt] = deps.get(nxt, 0) + 1
@@ -51,7 +51,7 @@ def _needed(seen, targets):
         for fn in order:
             if fn in needed:
                 continue
-            if any(nxt in needed for nxt, _ in fn.next_functions if nxt is not None):
+            if any(nxt in needed for nxt in fn._next if nxt is not None):
                 needed.add(fn)
                 changed = True
     return needed
@@ -133,7 +133,7 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
             if not retain_graph:
                 fn.release()
             i = -1
-            for nxt, _ in fn.next_functions:  # hot loop: _dec inlined
+            for nxt in fn._next:  # hot loop: _dec inlined
                 i += 1
                 if nxt is None:
                     continue
@@ -162,12 +162,12 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
     op = fn.op
     s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
     if op.saves:
-        for k, t, _ in fn.checked_saves():
+        for k, t in fn.checked_saves():
             setattr(s, k, t._data)
-    vjps, variadic, meta = op.vjps, op.variadic, fn.in_meta
+    vjps, variadic, shapes, dtypes = op.vjps, op.variadic, fn._shapes, fn._dtypes
     out = []
     i = -1
-    for nxt, _ in fn.next_functions:
+    for nxt in fn._next:
         i += 1
         if nxt is None or (needed is not None and nxt not in needed):
             out.append(None)
@@ -182,7 +182,7 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
         gi = rule(g, s)
         if type(gi) is not np.ndarray:
             gi = np.asarray(gi)
-        shape, dt = meta[i]
+        shape, dt = shapes[i], dtypes[i]
         if gi.shape != shape:
             gi = sum_to_shape(gi, shape)
         if gi.dtype != dt:
@@ -199,10 +199,10 @@ def _run_node_tx(fn: Node, g, needed):
     op = fn.op
     s = Saved(TX, fn.params or {}, fn.extras)
     if op.saves:
-        for k, t, _ in fn.checked_saves():
+        for k, t in fn.checked_saves():
             setattr(s, k, t)
     out = []
-    for i, (nxt, _) in enumerate(fn.next_functions):
+    for i, nxt in enumerate(fn._next):
         if nxt is None or (needed is not None and nxt not in needed):
             out.append(None)
             continue
@@ -213,7 +213,7 @@ def _run_node_tx(fn: Node, g, needed):
             rule = op.vjps[i]
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
-        shape, dt = fn.in_meta[i]
+        shape, dt = fn._shapes[i], fn._dtypes[i]
         gi = TX.sum_to(rule(g, s), shape)
         if gi._data.dtype != dt:
             gi = _cast(gi, dt)

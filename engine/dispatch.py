@@ -163,9 +163,5 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
     if fn is not None:
         target._grad_fn = fn
         target._requires_grad = True
-        if "out" in fn.op.saves:
-            # The node's output is the target itself now: watch its version from here on.
-            fn._versions = [
-                (k, target, target._vc[0]) if k == "out" else (k, t, v) for k, t, v in fn._versions
-            ]
+        fn.resave_output(target)  # the node's output is the target itself now
     return target

@@ -15,13 +15,19 @@ from . import errors
 _seq = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # PyTorch runs AccumulateGrad as soon as it is ready
 _NO_GRAD = (None, 0)  # next_functions entry of an input that needs no gradient
-_SLOT = {"a": 0, "b": 1, "c": 2}
+_SLOT = {"a": 0, "b": 1, "c": 2, "out": -1}
 
 
 class Node:
-    """A grad_fn: the backward of one op application."""
+    """A grad_fn: the backward of one op application.
 
-    __slots__ = ("op", "next_functions", "params", "extras", "_versions", "in_meta",
+    Few objects per node (the garbage collector visits each one, and a program makes many):
+    ``_next`` holds the next grad_fn of each graph input (None: needs no grad), ``_shapes`` and
+    ``_dtypes`` that input's metadata, ``_saved``/``_saved_v`` the saved tensors (in the order of
+    ``op.saves`` without "indices") and their versions at save time.
+    """
+
+    __slots__ = ("op", "_next", "_shapes", "_dtypes", "params", "extras", "_saved", "_saved_v",
                  "seq", "released", "_trace", "retained", "__weakref__")
 
     def __init__(self, op, inputs, out, params, extras):
@@ -33,8 +39,9 @@ class Node:
         self.released = False
         self._trace = None
         self.retained = None  # the output tensor, once retain_grad() was called on it
-        nf = []
-        meta = []
+        nxt = []
+        shapes = []
+        dtypes = []
         for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
             if t._requires_grad:
                 fn = t._grad_fn
@@ -42,26 +49,32 @@ class Node:
                     fn = t._acc
                     if fn is None:
                         fn = t._accumulator()
-                nf.append((fn, 0))
+                nxt.append(fn)
             else:
-                nf.append(_NO_GRAD)
+                nxt.append(None)
             d = t._data
-            meta.append((d.shape, d.dtype))
-        self.next_functions = tuple(nf)
-        self.in_meta = meta
-        saves = op.saves
-        if saves:
-            # (key, tensor, version at save time); the dict the rules read is built at backward.
-            versions = []
-            for k in saves:
-                if k == "out":
-                    versions.append((k, out, out._vc[0]))
-                elif k != "indices":
-                    t = inputs[_SLOT[k]]
-                    versions.append((k, t, t._vc[0]))
-            self._versions = versions
+            shapes.append(d.shape)
+            dtypes.append(d.dtype)
+        self._next = tuple(nxt)
+        self._shapes = tuple(shapes)
+        self._dtypes = tuple(dtypes)
+        keys = op.save_keys
+        if keys:
+            if len(keys) == 1:
+                t = out if keys[0] == "out" else inputs[_SLOT[keys[0]]]
+                self._saved = (t,)
+                self._saved_v = (t._vc[0],)
+            else:
+                saved = tuple([out if k == "out" else inputs[_SLOT[k]] for k in keys])
+                self._saved = saved
+                self._saved_v = tuple([t._vc[0] for t in saved])
         else:
-            self._versions = ()
+            self._saved = self._saved_v = ()
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's ``next_functions``: ``(grad_fn or AccumulateGrad, 0)``, or ``(None, 0)``."""
+        return tuple(_NO_GRAD if fn is None else (fn, 0) for fn in self._next)
 
     def name(self) -> str:
         """PyTorch's name of this grad_fn, e.g. ``MulBackward0``."""
@@ -74,13 +87,14 @@ class Node:
         """The tensors kept for backward, checked against in-place changes and release."""
         if not self.op.saves:
             return {}
-        return {key: t for key, t, _ in self.checked_saves()}
+        return dict(self.checked_saves())
 
     def checked_saves(self):
-        """``(key, tensor, version)`` of each saved tensor, after the release and version checks."""
+        """``(key, tensor)`` of each saved tensor, after the release and version checks."""
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
-        for key, t, version in self._versions:
+        keys = self.op.save_keys
+        for key, t, version in zip(keys, self._saved, self._saved_v):
             now = t._vc[0]
             if now != version:
                 fn = t._grad_fn
@@ -92,22 +106,32 @@ class Node:
                     where = None
                 raise RuntimeError(errors.inplace_modified(
                     t.dtype._type_desc, tuple(t._data.shape), 0, where or "", now, version))
-        return self._versions
+        return zip(keys, self._saved)
+
+    def resave_output(self, out) -> None:
+        """An in-place op made ``out`` this node's output: watch its version from now on."""
+        keys = self.op.save_keys
+        if "out" in keys:
+            i = keys.index("out")
+            self._saved = self._saved[:i] + (out,) + self._saved[i + 1:]
+            self._saved_v = self._saved_v[:i] + (out._vc[0],) + self._saved_v[i + 1:]
 
     def release(self) -> None:
         """Free the saved tensors (after a backward without retain_graph)."""
-        self._versions = ()
+        self._saved = self._saved_v = ()
         self.released = True
 
 
 class AccumulateGrad:
     """The grad_fn-like node that writes into a leaf's ``.grad``."""
 
-    __slots__ = ("variable", "next_functions", "seq", "_trace", "__weakref__")
+    __slots__ = ("variable", "seq", "_trace", "__weakref__")
+
+    _next = ()
+    next_functions = ()
 
     def __init__(self, variable):
         self.variable = variable
-        self.next_functions = ()
         self.seq = ACCUMULATE_SEQ
         self._trace = None
 

@@ -268,6 +268,9 @@ def is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+_CONSTANTS: dict = {}  # (number, dtype) -> read-only 0-dim array: wrapping 2.0 once, not per op
+
+
 def as_tensor_like(value, like: Tensor) -> Tensor:
     """Wrap a Python number for an op with ``like``: torch's wrapped-number promotion."""
     kind = type(value)
@@ -287,7 +290,15 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
         from .factory import tensor
 
         return tensor(value)
-    t = Tensor._make(np.array(value, dtype=dt))
+    key = (value, dt)
+    arr = _CONSTANTS.get(key) if value else None  # 0.0 == -0.0: zeros are not shared
+    if arr is None:
+        if len(_CONSTANTS) > 4096:
+            _CONSTANTS.clear()
+        arr = np.array(value, dtype=dt)
+        arr.flags.writeable = False  # shared by every use of the same number
+        _CONSTANTS[key] = arr
+    t = Tensor._make(arr)
     if _trace_mod.ACTIVE is not None:
         t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
     return t

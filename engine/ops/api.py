@@ -73,6 +73,22 @@ def _binary(name: str, a, b) -> Tensor:
     return apply(OPS[name], (a, b))
 
 
+def _operator(name: str):
+    """``Tensor.__mul__`` and friends: ``_binary`` for one op, in a single Python frame (hot path)."""
+    op = OPS[name]
+
+    def operator(self: Tensor, other) -> Tensor:
+        if not isinstance(other, Tensor):
+            other = as_tensor_like(other, self)
+        sa, sb = self._data.shape, other._data.shape
+        if sa != sb and sa and sb:
+            _broadcast_check(self, other)
+        return apply(op, (self, other))
+
+    operator.__name__ = f"__{name}__"
+    return operator
+
+
 # ---- arithmetic -------------------------------------------------------------------------
 def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other, with broadcasting."""
@@ -457,13 +473,13 @@ def _inplace(name: str):
 # ---- the Tensor's methods and operators -------------------------------------------------------------
 def _attach() -> None:
     T = Tensor
-    T.__add__ = add  # direct: one Python frame less per operator
-    T.__radd__ = add
-    T.__sub__ = sub
+    T.__add__ = _operator("add")
+    T.__radd__ = T.__add__
+    T.__sub__ = _operator("sub")
     T.__rsub__ = lambda self, o: rsub(self, o)
-    T.__mul__ = mul
-    T.__rmul__ = mul
-    T.__truediv__ = div
+    T.__mul__ = _operator("mul")
+    T.__rmul__ = T.__mul__
+    T.__truediv__ = _operator("div")
     T.__rtruediv__ = lambda self, o: mul(reciprocal(self), o)
     T.__pow__ = lambda self, o: pow(self, o)
     T.__rpow__ = lambda self, o: pow(o, self)

@@ -40,6 +40,7 @@ class OpDef:
     view: bool = False  # the output shares the first input's storage and version counter
     variadic: bool = False  # any number of tensor inputs, all served by vjps[0] (it reads ``s.i``)
     aux: int = 0  # trailing tensor arguments that are data, not graph inputs (where's condition)
+    save_keys: tuple[str, ...] = ()  # ``saves`` without "indices": the tensors a Node keeps
 
 
 OPS: dict[str, OpDef] = {}
@@ -53,7 +54,7 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
     if len(vjps) != len(formulas):
         raise ValueError(f"op {name!r}: one formula per rule")
     entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
-                  view, variadic, aux)
+                  view, variadic, aux, tuple(k for k in saves if k != "indices"))
     OPS[name] = entry
     return entry
 
