@@ -96,24 +96,22 @@ def _walk(tree: ast.Module, settings: Settings, policy: Policy, pos: Positions) 
             raise _fail("LimitError", f"the code is nested more than {settings.max_nesting} levels deep "
                         "(limit: max_nesting)", pos.of(node))
         _check_node(node, in_fn, in_loop, in_class, settings, policy, pos)
-        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-            inner = [(c, True, False, False) for c in _body(node)]
-            outer = [c for c in ast.iter_child_nodes(node) if c not in _body(node)]
-            children = [(c, in_fn, in_loop, False) for c in outer] + inner
-        elif isinstance(node, ast.ClassDef):
-            children = [(c, in_fn, in_loop, False) for c in node.bases + node.keywords + node.decorator_list]
-            children += [(c, False, False, True) for c in node.body]
-        elif isinstance(node, (ast.For, ast.While)):
-            children = [(c, in_fn, True, False) for c in node.body]
-            children += [(c, in_fn, in_loop, False) for c in ast.iter_child_nodes(node) if c not in node.body]
-        else:
-            children = [(c, in_fn, in_loop, False) for c in ast.iter_child_nodes(node)]
+        kind = type(node)
+        children = []
+        for field, value in ast.iter_fields(node):
+            if kind in (ast.FunctionDef, ast.Lambda) and field == "body":
+                ctx = (True, False, False)  # a new function: no loop around it
+            elif kind is ast.ClassDef and field == "body":
+                ctx = (False, False, True)
+            elif kind in (ast.For, ast.While) and field == "body":
+                ctx = (in_fn, True, False)
+            else:
+                ctx = (in_fn, in_loop, False)
+            for c in value if isinstance(value, list) else [value]:
+                if isinstance(c, ast.AST):
+                    children.append((c, *ctx))
         for c, f, lp, cl in reversed(children):
             stack.append((c, depth + 1, f, lp, cl))
-
-
-def _body(node) -> list:
-    return node.body if isinstance(node.body, list) else [node.body]
 
 
 def _dunder(name: str) -> bool:
