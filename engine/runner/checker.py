@@ -98,12 +98,12 @@ def _walk(tree: ast.Module, settings: Settings, policy: Policy, pos: Positions) 
         _check_node(node, in_fn, in_loop, in_class, settings, policy, pos)
         kind = type(node)
         children = []
-        for field, value in ast.iter_fields(node):
-            if kind in (ast.FunctionDef, ast.Lambda) and field == "body":
+        for name, value in ast.iter_fields(node):
+            if kind in (ast.FunctionDef, ast.Lambda) and name == "body":
                 ctx = (True, False, False)  # a new function: no loop around it
-            elif kind is ast.ClassDef and field == "body":
+            elif kind is ast.ClassDef and name == "body":
                 ctx = (False, False, True)
-            elif kind in (ast.For, ast.While) and field == "body":
+            elif kind in (ast.For, ast.While) and name == "body":
                 ctx = (in_fn, True, False)
             else:
                 ctx = (in_fn, in_loop, False)
