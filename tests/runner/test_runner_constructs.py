@@ -443,3 +443,43 @@ def test_generator_expressions_are_lazy():
         g = (i * i for i in range(4) if i)
         print(next(g), list(g), sum(a * b for a in range(3) for b in range(3)))
     """) == "True False\n1 [4, 9] 9\n"
+
+
+def test_ops_carry_the_innermost_call_position():
+    r = run("""
+        x = torch.tensor(1.0, requires_grad=True)
+        y = torch.exp(torch.sin(x)) + x.cos()
+    """)
+    ops = {n.op: (n.line, n.col) for n in r.trace.nodes if n.kind == "op"}
+    assert ops["sin"] == (3, 15)
+    assert ops["exp"] == (3, 5)
+    assert ops["cos"] == (3, 31)
+    assert ops["add"] == (3, 5)
+
+
+def test_ops_inside_methods_carry_their_own_positions_and_module():
+    r = run("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 1)
+            def forward(self, x):
+                h = self.fc(x)
+                return torch.sigmoid(h)
+        net = Net()
+        out = net(torch.ones(3, 2))
+    """)
+    sig = next(n for n in r.trace.nodes if n.kind == "op" and n.op == "sigmoid")
+    assert (sig.line, sig.col) == (8, 16)
+    assert sig.module == "net"
+    fc_ops = [n for n in r.trace.nodes if n.kind == "op" and n.module and n.module.endswith("fc")]
+    assert fc_ops
+
+
+def test_expression_mode_leaf_and_non_tensor_results():
+    r = run_program("a", {"a": {"value": 3.0}})
+    assert r.auto_backward and r.variables["a"].grad.item() == 1.0
+    r = run_program("1 + 2")
+    assert r.mode == "expression" and r.result is None and r.error is None and r.free_names == []
+    r = run_program("a.sum()", {"a": {"value": [[1.0, 2.0], [3.0, 4.0]]}})
+    assert r.auto_backward and r.variables["a"].grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
