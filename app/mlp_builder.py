@@ -75,20 +75,48 @@ def ops_per_pass(hidden: tuple[int, ...], accumulate: int) -> int:
     return 3 * len(hidden) + 2 + 2 + (1 if accumulate > 1 else 0) + 1
 
 
-def max_steps(hidden: tuple[int, ...], accumulate: int) -> int:
-    """The most steps whose ops the runner will record (it keeps every op: ``max_ops``)."""
+def bytes_per_pass(hidden: tuple[int, ...], output_size: int, batch: int, itemsize: int) -> int:
+    """Bytes of op results one forward pass allocates (the runner counts them all): per hidden layer
+    addmm and activation outputs, the output layer, the loss's log-probabilities, with a margin."""
+    return itemsize * batch * (2 * sum(hidden) + 3 * output_size) + 256
+
+
+def step_limits(cfg: MlpConfig, hidden: tuple[int, ...], output_size: int) -> dict[str, int]:
+    """The most steps each runner limit allows: it keeps every op and tensor of every step for the
+    page (max_ops, max_tensor_bytes), and a pass of the interpreted loop takes up to ~5 ms (timeout_s)."""
     from engine.runner import Settings
 
-    return max(1, Settings().max_ops // (accumulate * ops_per_pass(hidden, accumulate)))
+    s = Settings()
+    k = cfg.accumulate
+    batch = cfg.batch_size if cfg.batch_size and cfg.batch_size < cfg.n_points else cfg.n_points // k
+    itemsize = 8 if cfg.dtype == "float64" else 4
+    return {
+        "max_ops": s.max_ops // (k * ops_per_pass(hidden, k)),
+        "max_tensor_bytes": int(0.9 * s.max_tensor_bytes) // (k * bytes_per_pass(hidden, output_size, batch,
+                                                                                 itemsize)),
+        "timeout_s": int(s.timeout_s * 200) // k,
+    }
+
+
+def check_steps(cfg: MlpConfig, p: Plan) -> None:
+    """Refuse more steps than the runner can record, naming the limit that binds."""
+    limits = step_limits(cfg, p.hidden, p.output_size)
+    name = min(limits, key=limits.get)
+    most = max(1, limits[name])
+    if cfg.steps > most:
+        raise MlpConfigError(f"at most {most} steps for this network and data: the page keeps every op and "
+                             f"tensor of every step (limit: {name})", "steps")
 
 
 def plan(cfg: MlpConfig) -> Plan:
-    """Check that the form's values fit together and work out the target encoding."""
+    """Check that the form's values fit together, work out the target encoding, check the steps."""
+    p = _plan(cfg)
+    check_steps(cfg, p)
+    return p
+
+
+def _plan(cfg: MlpConfig) -> Plan:
     hidden = parse_hidden(cfg.hidden)
-    most = max_steps(hidden, cfg.accumulate)
-    if cfg.steps > most:
-        raise MlpConfigError(f"at most {most} steps for this network: the trace keeps every op of every "
-                             "step (limit: max_ops)", "steps")
     if cfg.dataset == "linear":
         if cfg.input_size != 1:
             raise MlpConfigError("linear regression has 1 input: set input size to 1", "input_size")

@@ -103,13 +103,19 @@ def test_forgetting_zero_grad_hurts_in_torch(torch_run):
     assert bad[-1] > 2 * good[-1]
 
 
-def test_steps_are_limited_by_the_recorded_ops():
+def test_steps_are_limited_by_what_the_runner_keeps():
     from engine.runner import Settings
 
-    most = mb.max_steps((16, 16), 1)
-    assert most * mb.ops_per_pass((16, 16), 1) <= Settings().max_ops
+    cfg = MlpConfig()
+    limits = mb.step_limits(cfg, (16, 16), 2)
+    assert set(limits) == {"max_ops", "max_tensor_bytes", "timeout_s"}
+    assert limits["max_ops"] * mb.ops_per_pass((16, 16), 1) <= Settings().max_ops
+    most = min(limits.values())
     assert most >= 500  # the 500-step run fits
+    plan(MlpConfig(steps=most))
     with pytest.raises(MlpConfigError, match="at most") as info:
         plan(MlpConfig(steps=most + 1))
-    assert info.value.field == "steps"
-    assert mb.max_steps((16, 16), 4) < most
+    assert info.value.field == "steps" and "limit: " in str(info.value)
+    # Bigger batches and micro-batches allow fewer steps.
+    assert min(mb.step_limits(MlpConfig(accumulate=4), (16, 16), 2).values()) < most
+    assert min(mb.step_limits(MlpConfig(n_points=1000), (64, 64), 2).values()) < most
