@@ -3,6 +3,7 @@
 from . import functional, init, utils  # noqa: F401
 from .layers import (  # noqa: F401
     ELU,
+    GELU,
     Dropout,
     Flatten,
     Identity,

@@ -8,9 +8,11 @@ tuples, which the trace can show and serialize.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .table import register
+from .table import OPS, register
 
 _REDUCTIONS = ("none", "mean", "sum")
 BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_backward is a float
@@ -140,6 +142,57 @@ register("softplus", "SoftplusBackward0", _softplus,
          [_softplus_vjp],
          ["∂softplus(x)/∂x = σ(βx) (1 above the threshold)"], saves=("a",),
          description="log(1 + e^(βx)) / β, linear above the threshold")
+
+
+# ---- gelu (exact, with erf) and its backward as an op of its own, as torch has it ---------------------
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _gelu(a, approximate):
+    return (a * (0.5 * (1.0 + _erf(a / _SQRT2)))).astype(a.dtype, copy=False)
+
+
+def _gelu_grad(g, x, approximate):
+    """g·(Φ(x) + x·φ(x)): the gradient of gelu, itself the forward of GeluBackwardBackward0."""
+    cdf = 0.5 * (1.0 + _erf(x / _SQRT2))
+    pdf = np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return (g * (cdf + x * pdf)).astype(np.result_type(g, x), copy=False)
+
+
+def _gelu_backward(g, x, approximate):
+    """Arrays: compute it. Tensors (create_graph): record it as one GeluBackwardBackward0 node, so
+    gradients of gradients come from that entry's rules (Φ has no closed form in exp alone)."""
+    if isinstance(g, np.ndarray) or np.isscalar(g):
+        return _gelu_grad(g, x, approximate)
+    from ..dispatch import apply
+
+    return apply(OPS["gelu_backward"], (g, x), {"approximate": approximate})
+
+
+def _gelu_vjp(g, s):
+    return _gelu_backward(g, s.a, s.p["approximate"])
+
+
+def _gelu_backward_vjp_grad(gg, s):
+    return _gelu_backward(gg, s.b, s.p["approximate"])
+
+
+def _gelu_backward_vjp_x(gg, s):
+    # d/dx [g·(Φ(x) + x·φ(x))] = g·φ(x)·(2 − x²)
+    xp, x = s.xp, s.b
+    pdf = xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return gg * s.a * pdf * (2 - x * x)
+
+
+register("gelu", "GeluBackward0", _gelu,
+         [_gelu_vjp],
+         ["∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)"], saves=("a",), description="x·Φ(x), Φ the normal CDF")
+register("gelu_backward", "GeluBackwardBackward0", _gelu_grad,
+         [_gelu_backward_vjp_grad, _gelu_backward_vjp_x],
+         ["∂(g·gelu′(x))/∂g = gelu′(x)", "∂(g·gelu′(x))/∂x = g·φ(x)·(2 − x²)"], saves=("a", "b"),
+         promote=True, description="the gradient of gelu, g·(Φ(x) + x·φ(x))")
 
 
 # ---- reductions shared by the losses ------------------------------------------------------------

@@ -262,3 +262,20 @@ CASES += [
         "beta-threshold",
     ),
 ]
+CASES += [
+    *unary("gelu", lambda t, x: t.nn.functional.gelu(x)),
+    Case("gelu", lambda t, x: t.nn.GELU()(x * 3.0), inputs(arr(3, 4)), "module-wide"),
+    # torch records gelu's gradient as one GeluBackwardBackward0 node under create_graph=True
+    Case(
+        "gelu_backward",
+        lambda t, x: t.autograd.grad(t.nn.functional.gelu(x).sum(), x, create_graph=True)[0],
+        inputs(arr(3, 4)),
+        "grad",
+    ),
+    Case(
+        "gelu_backward",
+        lambda t, x, v: t.autograd.grad(t.nn.functional.gelu(x), x, v, create_graph=True)[0],
+        inputs(arr(5), arr(5)),
+        "grad-of-weighted",
+    ),
+]

@@ -156,7 +156,13 @@ def test_repr_matches_torch():
 
 def test_more_activation_reprs_match_torch():
     ours = nn.Sequential(
-        nn.SiLU(), nn.ELU(), nn.ELU(0.5, inplace=True), nn.Softplus(), nn.Softplus(2, 10), nn.Dropout(0.2)
+        nn.SiLU(),
+        nn.ELU(),
+        nn.ELU(0.5, inplace=True),
+        nn.Softplus(),
+        nn.Softplus(2, 10),
+        nn.Dropout(0.2),
+        nn.GELU(),
     )
     theirs = torch.nn.Sequential(
         torch.nn.SiLU(),
@@ -165,6 +171,7 @@ def test_more_activation_reprs_match_torch():
         torch.nn.Softplus(),
         torch.nn.Softplus(2, 10),
         torch.nn.Dropout(0.2),
+        torch.nn.GELU(),
     )
     assert repr(ours) == repr(theirs)
 
@@ -494,6 +501,7 @@ ERRORS = {
     "bad-reduction": lambda t: t.nn.functional.mse_loss(t.zeros(3), t.zeros(3), reduction="avg"),
     "linear-shapes": lambda t: t.nn.functional.linear(t.zeros(3, 4), t.zeros(5, 3)),
     "softmax-long": lambda t: t.softmax(t.tensor([1, 2]), 0),
+    "gelu-approximate": lambda t: t.nn.functional.gelu(t.zeros(2), approximate="x"),
     "ce-float-index-target": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 3), t.zeros(4)),
     "ce-2d-target": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 3), t.zeros(4, 2)),
     "ce-long-probs": lambda t: t.nn.functional.cross_entropy(t.zeros(4, 3), t.zeros(4, 3, dtype=t.int64)),
@@ -698,9 +706,9 @@ FD_CASES = _nn_oracle_cases()
 
 
 def _scalar(case, arrays, v):
-    """Σ v·f(inputs) as a float, the inputs rebuilt from arrays (no grad)."""
+    """Σ v·f(inputs) as a float, the inputs rebuilt from arrays (leaves: some cases differentiate inside)."""
     ts = [
-        engine.tensor(a.tolist(), dtype=engine.float64)
+        engine.tensor(a.tolist(), dtype=engine.float64, requires_grad=True)
         if a.dtype == np.float64
         else engine.tensor(a.tolist())
         for a in arrays

@@ -56,6 +56,15 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return apply(OPS["elu"], (input,), {"alpha": alpha})
 
 
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x·Φ(x), Φ the standard normal CDF (GeluBackward0); only the exact form is supported."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate != "none":
+        raise RuntimeError("gelu(approximate='tanh') is not supported by gradviz")
+    return apply(OPS["gelu"], (input,), {"approximate": approximate})
+
+
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx)) / β, and x itself where βx > threshold (SoftplusBackward0)."""
     return apply(OPS["softplus"], (input,), {"beta": beta, "threshold": threshold})
@@ -141,6 +150,6 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return api.flatten(input, start_dim, end_dim)
 
 
-__all__ = ["relu", "leaky_relu", "elu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax",
-           "dropout", "linear", "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "one_hot", "flatten"]
+__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
+           "log_softmax", "dropout", "linear", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "flatten"]
