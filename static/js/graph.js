@@ -15,26 +15,26 @@ const READABLE_SCALE = 0.9; // screen pixels per drawing point at which node lab
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
 g[data-s=hidden] { visibility: hidden; }
-g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #f97316; stroke-width: 3.5; }
-g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #f97316; stroke-width: 5; }
-g.node[data-s=cur] { animation: gv-pulse 1.2s ease-in-out infinite alternate; filter: drop-shadow(0 0 5px #fb923c); }
-@keyframes gv-pulse { from { filter: drop-shadow(0 0 2px #fb923c); } to { filter: drop-shadow(0 0 9px #f97316); } }
-g.node[data-s=done] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 3; }
-g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #15803d; stroke-width: 2; stroke-dasharray: 5 4; fill-opacity: .35; }
+g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #c026d3; stroke-width: 3.5; }
+g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #c026d3; stroke-width: 5; }
+g.node[data-s=cur] { animation: gv-pulse 1.2s ease-in-out infinite alternate; filter: drop-shadow(0 0 5px #e879f9); }
+@keyframes gv-pulse { from { filter: drop-shadow(0 0 2px #e879f9); } to { filter: drop-shadow(0 0 9px #c026d3); } }
+g.node[data-s=done] > :is(polygon,ellipse,path) { stroke: #0d9488; stroke-width: 3.5; }
+g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #0d9488; stroke-width: 2.5; stroke-dasharray: 5 4; fill-opacity: .35; }
 g.node[data-s=freed] > text { fill: #64748b; }
-g.edge[data-s=new] > path { stroke: #f97316; stroke-width: 2.5; }
-g.edge[data-s=new] > polygon { stroke: #f97316; fill: #f97316; }
+g.edge[data-s=new] > path { stroke: #c026d3; stroke-width: 2.5; }
+g.edge[data-s=new] > polygon { stroke: #c026d3; fill: #c026d3; }
 g.edge:is([data-s=bw],[data-s=send],[data-s=carried],[data-s=nograd]) > polygon { display: none; }
 g.edge[data-s=bw] > path { stroke: #94a3b8; stroke-dasharray: 5 4; marker-start: url(#gv-bw); }
 g.edge[data-s=nograd] > path { stroke: #cbd5e1; stroke-dasharray: 2 4; }
 g.edge[data-s=send] > path { stroke: #dc2626; stroke-width: 3.5; marker-start: url(#gv-send); }
 g.edge[data-s=carried] > path { stroke: #b91c1c; stroke-width: 2; marker-start: url(#gv-carried); }
-g.sel > :is(polygon,ellipse,path) { stroke: #7c3aed !important; stroke-width: 4 !important; }
+g.sel > :is(polygon,ellipse,path) { stroke: #0f172a !important; stroke-width: 3 !important; stroke-dasharray: 3 2; }
 text.glabel { text-anchor: middle; font: 600 8px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c;
   paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; pointer-events: none; }
 text.glabel.send { font-size: 10px; fill: #dc2626; }
 g.node:focus { outline: none; }
-g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #7c3aed; stroke-width: 4; }
+g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #0f172a; stroke-width: 4; }
 @media (prefers-reduced-motion: reduce) { g.node[data-s=cur] { animation: none; } }
 `;
 
