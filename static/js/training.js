@@ -434,6 +434,11 @@ function mount() {
     view.startProgress();
     showPanel();
   });
+  // Any run while a training view is shown (an edited loop, another graph level): show progress too.
+  new MutationObserver(() => {
+    const busy = document.body.classList.contains("busy");
+    if (busy && view.resp && !view.progressTimer) view.startProgress();
+  }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
   on("run", (resp) => {
     if (view.build && state.ranSource !== view.build.program.source && !sameShape(state.ranSource, view.build)) view.build = null;
     view.load(resp);
