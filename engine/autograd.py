@@ -61,7 +61,7 @@ def _seed(t: Tensor, g, create_graph: bool):
     if g is None:
         if t._data.size != 1:
             raise RuntimeError(errors.IMPLICIT_NON_SCALAR)
-        arr = np.ones_like(t._data)
+        arr = np.ones(t._data.shape, t._data.dtype)
         return Tensor._make(arr) if create_graph else arr
     if not isinstance(g, Tensor):
         from .factory import tensor as make

@@ -32,12 +32,9 @@ class _ReturnType(tuple):
         return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-class MaxResult(_ReturnType):
-    _name = "max"
-
-
-class MinResult(_ReturnType):
-    _name = "min"
+# Named as torch names them (``type(torch.max(x, 0)).__name__ == "max"``).
+MaxResult = type("max", (_ReturnType,), {"_name": "max", "__slots__": ()})
+MinResult = type("min", (_ReturnType,), {"_name": "min", "__slots__": ()})
 
 
 def _extreme(name: str, result_type, input: Tensor, dim=None, keepdim: bool = False, *, out=None):

@@ -90,9 +90,9 @@ def _slice_params(sl: slice, size: int) -> tuple[int, int, int]:
     return start, max(stop, start), step
 
 
-def _select(x: Tensor, dim: int, index: int) -> Tensor:
+def _select(x: Tensor, dim: int, index: int, orig: int) -> Tensor:
     shp = x._data.shape
-    index = _check_index(index, dim, shp[dim])
+    index = _check_index(index, orig, shp[dim])  # torch names the dim of the original tensor
     return apply(OPS["select"], (x,), {"dim": dim, "index": index, "in_shape": shp})
 
 
@@ -121,12 +121,14 @@ def getitem(x: Tensor, key) -> Tensor:
         return _slice(x, 0, key, always=True)
     entries = _normalize(x, key)
     out, dim, adv = x, 0, []
+    orig = 0  # the dim of ``x`` the entry indexes (for error messages)
     for k in entries:
         if k is None:
             out = _unsqueeze(out, dim)
             dim += 1
-        elif type(k) is int:
-            out = _select(out, dim, k)
+            continue
+        if type(k) is int:
+            out = _select(out, dim, k, orig)
         elif type(k) is slice:
             out = _slice(out, dim, k, always=False)
             dim += 1
@@ -141,9 +143,10 @@ def getitem(x: Tensor, key) -> Tensor:
             size = out._data.shape[dim]
             if k.size and (k.max() >= size or k.min() < -size):
                 bad = int(k.max()) if k.max() >= size else int(k.min())
-                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {bad} is out of bounds for dimension {orig} with size {size}")
             adv.append((dim, np.where(k < 0, k + size, k)))
             dim += 1
+        orig += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
     if not adv:
         return out if out is not x else apply(OPS["alias"], (x,))
     full = [_FULL] * out._data.ndim

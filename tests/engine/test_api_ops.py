@@ -1,0 +1,128 @@
+"""Public API details of the ops added on top of the table, compared with torch: return types,
+argument forms, errors, integer inputs."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from test_semantics import same
+
+import engine
+
+
+def _x(t):
+    return t.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], dtype=t.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "x.max()",
+        "x.min()",
+        "torch.max(x, 1)",
+        "x.max(dim=0, keepdim=True)",
+        "x.min(1)",
+        "torch.min(x, -1, True)",
+        "torch.max(x, x.detach() * 0.5)",
+        "x.max(x.detach() + 1)",
+        "torch.argmax(x)",
+        "x.argmax(1)",
+        "x.argmin(dim=0, keepdim=True)",
+        "torch.clamp(x, min=2)",
+        "x.clamp(max=3)",
+        "x.clamp(2, 4)",
+        "torch.cat([x, x], 1)",
+        "torch.stack([x, x], 2)",
+        "x.var(1)",
+        "x.std(0, unbiased=False)",
+        "x.sum((0, 1))",
+        "x.mean(dim=(1,), keepdim=True)",
+        "x[1, 0]",
+        "x[:, -1]",
+        "x[..., 1:]",
+        "x[x > 2]",
+        "x[[1, 0], [2, 2]]",
+        "x[None, :, None, 1]",
+        "torch.tensor([3, 1, 2]).max()",
+        "torch.tensor([3, 1, 2]).max(0)",
+        "torch.tensor([3, 1, 2]).clamp(min=2)",
+    ],
+)
+def test_forms_match(form):
+    def program(t):
+        x = _x(t)
+        r = eval(form, {"torch": t, "x": x})  # noqa: S307 - test literals
+        if isinstance(r, tuple):
+            return type(r).__name__, r.values.tolist(), r.indices.tolist(), r[0].grad_fn is None, repr(r)[:24]
+        return r.tolist(), str(r.dtype), None if r.grad_fn is None else r.grad_fn.name()
+
+    assert same(program)[0] == "ok"
+
+
+def test_max_dim_unpacks_and_backpropagates():
+    def program(t):
+        x = _x(t)
+        values, indices = t.max(x, dim=1)
+        values.sum().backward()
+        return indices.tolist(), x.grad.tolist(), str(indices.dtype)
+
+    assert same(program)[1][0] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "x[2]",
+        "x[0, 3]",
+        "x[-3]",
+        "x[0, 0, 0]",
+        "x[[0, 5]]",
+        "x[::-1]",
+        "x[torch.tensor([True, False, True])]",
+        "torch.cat([x, x[0]])",
+        "torch.cat([x, torch.ones(2, 2)], 0)",
+        "torch.stack([x, x[:, :2]])",
+        "torch.clamp(x)",
+        "x.max(2)",
+    ],
+)
+def test_errors_match(form):
+    def program(t):
+        x = t.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        return eval(form, {"torch": t, "x": x})  # noqa: S307 - test literals
+
+    result = same(program)
+    assert result[0] in ("IndexError", "RuntimeError", "ValueError")
+
+
+def test_setitem_forms_match():
+    def program(t):
+        x = t.zeros(3, 4)
+        x[0] = 1.0
+        x[1, 1:3] = t.tensor([2.0, 3.0])
+        x[:, 3] = t.tensor([7.0, 8.0, 9.0])
+        x[x > 8] = -1.0
+        x[[2, 2], [0, 1]] = 5.0
+        x[..., 0] += 10
+        return x.tolist(), x._version
+
+    assert same(program)[0] == "ok"
+
+
+def test_inplace_fill_zero_copy_and_clamp():
+    def program(t):
+        x = _x(t)
+        a = (x * 2).fill_(3.0)
+        b = (x * 2).zero_()
+        c = (x * 2).copy_(t.tensor([1.0, 2.0, 3.0], dtype=t.float64))
+        d = (x * 2).clamp_(0.0, 7.0)
+        (a.sum() + b.sum() + (c * c).sum() + (d * d).sum()).backward()
+        return [v.grad_fn.name() for v in (a, b, c, d)], x.grad.tolist()
+
+    assert same(program)[0] == "ok"
+
+
+def test_torch_max_exists_with_the_same_signature_forms():
+    assert torch.max is not None
+    x = engine.tensor([1.0, 3.0, 2.0])
+    assert x.max().item() == 3.0 and engine.max(x, 0).indices.item() == 1
