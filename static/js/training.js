@@ -312,11 +312,17 @@ class TrainingView {
 
   // ---- the decision boundary --------------------------------------------------------------------
   async _fetchBoundary() {
-    this.boundary = null;
-    this.bFig.hidden = true;
     const b = this.build;
+    const source = state.ranSource ?? (b ? b.program.source : null);
+    // The same program again (e.g. drawn at another graph level): the frames are the same.
+    if (this.boundary && b && source === this.boundarySource) {
+      this.bFig.hidden = false;
+      return;
+    }
+    this.boundary = null;
+    this.boundarySource = null;
+    this.bFig.hidden = true;
     if (!b || b.program.task !== "classification" || b.program.input_size !== 2) return;
-    const source = state.ranSource ?? b.program.source;
     const seq = (this.bSeq = (this.bSeq || 0) + 1);
     this.bFig.hidden = false;
     this.bLabel.textContent = t("tr_boundary_loading");
@@ -337,6 +343,7 @@ class TrainingView {
       return;
     }
     this.boundary = data;
+    this.boundarySource = source;
     this.bRange.max = data.frames.length - 1;
     this._summary();
     this._lossChart();

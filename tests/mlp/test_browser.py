@@ -3,8 +3,12 @@ and browser fixtures of tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from browser.conftest import SHOTS, new_page, runs, wait_ready
+from browser.conftest import new_page, runs, wait_ready
+
+SHOTS = Path(__file__).resolve().parents[1] / "screenshots" / "mlp"  # git-ignored
 
 pytestmark = pytest.mark.browser
 
