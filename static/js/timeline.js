@@ -7,6 +7,7 @@
  *   {kind: "pass_end", pass}        the pass is over: freed (or kept) graph, the .grad written
  *   {kind: "optim", index}          an optimizer step
  *   {kind: "zero_grad"}             gradients reset
+ *   {kind: "skipped", from, to}     training iterations left out of the response (1-based)
  *   {kind: "error"}                 the run stopped with an error here
  * Every frame carries `view`: the drawing (response.views) it is shown on.
  *
@@ -61,16 +62,26 @@ export class Timeline {
 
   _buildFrames(resp) {
     let view = 0;
+    // Events name passes and optimizer steps by their index in the run; middle iterations of a
+    // long training loop are left out of the response, so look them up by that index.
+    const passAt = new Map(this.passes.map((p, i) => [p.index ?? i, i]));
+    const optimAt = new Map((resp.optimizer_steps || []).map((o, i) => [o.index ?? i, i]));
+    let lastPass = -1;
     for (const ev of this._events(resp)) {
+      const prev = this.frames[this.frames.length - 1];
       if (ev.kind === "op") {
         if (!this.nodes.has(ev.index)) continue; // an op of a summarized iteration
         view = this._viewOf(ev.index, view);
         this.frames.push({ kind: "op", node: ev.index, view });
       } else if (ev.kind === "backward") {
-        // Events name passes by index; a long training loop keeps only some of them, in order.
-        const p = this.passes.find((q) => q.index === ev.index);
-        if (!p) continue;
-        const pi = this.passes.indexOf(p);
+        const pi = passAt.get(ev.index);
+        if (pi === undefined) continue;
+        const p = this.passes[pi];
+        const runIndex = p.index ?? pi;
+        if (runIndex > lastPass + 1 && lastPass >= 0) {
+          this.frames.push({ kind: "skipped", from: lastPass + 2, to: runIndex, view });
+        }
+        lastPass = runIndex;
         const start = this.frames.length;
         view = p.view ?? view;
         p.steps.forEach((s, si) => {
@@ -83,9 +94,12 @@ export class Timeline {
           this.frames.push({ kind: "pass_end", pass: pi, view });
         }
       } else if (ev.kind === "optim") {
-        this.optimFrame.set(ev.index, this.frames.length);
-        this.frames.push({ kind: "optim", index: ev.index, view });
+        const oi = optimAt.get(ev.index);
+        if (oi === undefined) continue;
+        this.optimFrame.set(oi, this.frames.length);
+        this.frames.push({ kind: "optim", index: oi, view });
       } else if (ev.kind === "zero_grad") {
+        if (prev && prev.kind === "zero_grad") continue; // zero_grads of left-out iterations
         this.zeroFrames.push(this.frames.length);
         this.frames.push({ kind: "zero_grad", view });
       }

@@ -54,7 +54,8 @@ export class Controls {
       let text = t("ch_forward");
       if (c.kind === "pass") {
         const p = tl.passes[c.pass];
-        text = p.line ? t("ch_pass", { n: c.pass + 1, line: p.line }) : t("ch_pass_noline", { n: c.pass + 1 });
+        const n = (p.index ?? c.pass) + 1; // the pass's number in the whole run
+        text = p.line ? t("ch_pass", { n, line: p.line }) : t("ch_pass_noline", { n });
       }
       return h("option", { value: c.frame }, text);
     });

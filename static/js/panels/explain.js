@@ -28,6 +28,7 @@ export class ExplainPanel {
       f.kind === "optim" ? this._optim(st, f) :
       f.kind === "zero_grad" ? [h("p", {}, t("ex_zero"))] :
       f.kind === "pass_end" ? this._passEnd(st, f) :
+      f.kind === "skipped" ? [h("p", { class: "note" }, t("ex_skipped", { from: f.from, to: f.to }))] :
       this._error(st);
     this.host.replaceChildren(...body);
   }
@@ -66,7 +67,7 @@ export class ExplainPanel {
     const pass = tl.passes[f.pass];
     const step = pass.steps[f.step];
     const node = tl.nodes.get(step.node);
-    const out = [h("h3", {}, t("ex_step_title", { pass: f.pass + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
+    const out = [h("h3", {}, t("ex_step_title", { pass: (pass.index ?? f.pass) + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {
@@ -89,7 +90,7 @@ export class ExplainPanel {
   _passEnd(st, f) {
     const tl = st.timeline;
     const pass = tl.passes[f.pass];
-    const out = [h("h3", {}, t("ex_pass_end", { n: f.pass + 1 }))];
+    const out = [h("h3", {}, t("ex_pass_end", { n: (pass.index ?? f.pass) + 1 }))];
     const writes = pass.steps.filter((s) => s.grad_after);
     if (writes.length) {
       out.push(h("p", {}, t("ex_pass_grads")));

@@ -141,6 +141,22 @@ test("no events: ops in id order, then the passes", () => {
   eq(new Timeline(r).frames.map((f) => f.kind).join(","), "op,op,op,step,step,step,step,step,pass_end");
 });
 
+test("left-out iterations: passes found by their run index, one skipped frame, one zero_grad", () => {
+  const r = abResponse({ passes: 2, retain: true });
+  r.backward[1].index = 7; // passes 1..6 were summarized away
+  r.events = [
+    ...r.events.slice(0, 4),
+    ...Array.from({ length: 6 }, () => ({ kind: "zero_grad", index: null })),
+    { kind: "backward", index: 7 },
+  ];
+  const tl = new Timeline(r);
+  const kinds = tl.frames.map((f) => f.kind);
+  eq(kinds.filter((k) => k === "zero_grad").length, 1);
+  const sk = tl.frames.find((f) => f.kind === "skipped");
+  eq([sk.from, sk.to], [2, 7]);
+  eq(tl.passStart[1] > 0, true, "the pass with run index 7 is played");
+});
+
 test("player: stands at the first step, moves, clamps, keys", () => {
   const p = new Player({ schedule: () => 1, cancel: () => {} });
   const seen = [];
