@@ -10,7 +10,7 @@
 
 import { h } from "./dom.js";
 import { apply, t } from "./i18n.js";
-import { emit } from "./state.js";
+import { emit, state } from "./state.js";
 import { registerStrings } from "./training_i18n.js";
 
 registerStrings();
@@ -198,6 +198,14 @@ export class MlpBuilder {
     this._status("");
     emit("mlp-build", { config: cfg, program: body });
     writeEditor(body.source);
+    // A program, not an example or an expression: no free-name inputs carried over from before.
+    state.variables = {};
+    state.exampleId = null;
+    const examples = document.querySelector('[data-testid="examples"]');
+    if (examples) examples.value = "";
+    // Fold the form away so the program it wrote is in view (it keeps its values when reopened).
+    const details = this.host.closest("details");
+    if (details) details.open = false;
     const run = document.querySelector('[data-testid="run"]');
     if (run) run.click();
   }

@@ -169,3 +169,14 @@ def test_screenshots(browser, server, errors, width, height, locale):
     page.get_by_test_id("mlp-panel").screenshot(path=str(SHOTS / f"mlp-form-{tag}.png"))
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_build_replaces_the_previous_example(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)  # the first example, an expression with free names, ran
+    build(page, steps=5, hidden="4")
+    assert page.get_by_test_id("examples").input_value() == ""
+    assert page.evaluate("Object.keys(window.gradviz.state.variables).length") == 0
+    assert page.get_by_test_id("mlp-panel").get_attribute("open") is None  # folded to show the code
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
