@@ -15,7 +15,17 @@ import numpy as np
 from .mlp_builder import Plan, build_program, plan
 from .schemas import MlpConfig
 
-ACT = {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh, "sigmoid": lambda z: 1.0 / (1.0 + np.exp(-z))}
+
+
+def relu(z: np.ndarray) -> np.ndarray:
+    return np.maximum(z, 0.0)
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+ACT = {"relu": relu, "tanh": np.tanh, "sigmoid": sigmoid}  # the builder's activations, as nn applies them
 
 
 class BoundaryError(ValueError):

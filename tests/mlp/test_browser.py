@@ -180,3 +180,27 @@ def test_build_replaces_the_previous_example(browser, server, errors):
     assert page.get_by_test_id("mlp-panel").get_attribute("open") is None  # folded to show the code
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def test_progress_while_training_and_language_switch(browser, server, errors):
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    form = open_builder(page)
+    page.get_by_test_id("mlp-steps").fill("800")
+    before = runs(page)
+    form.get_by_test_id("build").click()
+    progress = page.get_by_test_id("train-progress")
+    progress.wait_for(state="visible", timeout=10_000)  # shown while the request is pending
+    assert "Training" in progress.inner_text()
+    # The page stays responsive meanwhile: the language toggle works.
+    page.get_by_test_id("lang").click()
+    page.wait_for_function(f"""() => document.querySelector('[data-testid=train-progress]').textContent
+        .includes('训练中') || Number(document.body.dataset.runs || 0) > {before}""", timeout=10_000)
+    wait_ready(page, before, timeout=120_000)
+    assert not progress.is_visible()
+    assert "次迭代" in page.get_by_test_id("train-summary").inner_text()
+    page.get_by_test_id("lang").click()
+    assert "iterations" in page.get_by_test_id("train-summary").inner_text()
+    assert "Build an MLP" in page.get_by_test_id("mlp-panel").locator("summary").text_content()
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
