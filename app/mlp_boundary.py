@@ -16,7 +16,6 @@ from .mlp_builder import Plan, build_program, plan
 from .schemas import MlpConfig
 
 
-
 def relu(z: np.ndarray) -> np.ndarray:
     return np.maximum(z, 0.0)
 
