@@ -113,49 +113,33 @@ def _cast(t: Tensor, np_dtype) -> Tensor:
 
 
 def check_inplace(target: Tensor, others: tuple = ()) -> None:
-    """PyTorch refuses an in-place op on a leaf that requires grad (or a view of one) while grad
-    mode is on. gradviz does not rebase views, so it refuses in-place ops on other views whose
-    data belongs to a graph, with a clear message instead of a silently wrong gradient."""
+    """PyTorch refuses an in-place op on a leaf that requires grad (or on a view of one) while
+    grad mode is on."""
     if not grad_mode._enabled:
         return
     if target._requires_grad and target._grad_fn is None:
         raise RuntimeError(errors.LEAF_INPLACE)
     base = target._base
-    if base is not None:
-        if base._requires_grad and base._grad_fn is None:
-            raise RuntimeError(errors.VIEW_LEAF_INPLACE)
-        if base._requires_grad or any(t._requires_grad for t in others):
-            raise RuntimeError(errors.VIEW_INPLACE_UNSUPPORTED)
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(errors.VIEW_LEAF_INPLACE)
 
 
 def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None = None) -> Tensor:
     """``target.op_(others)``: compute out of place, then write into target's storage.
 
     The target's old history becomes the new node's first input, as in PyTorch; the version
-    counter is bumped so rules that saved the old value notice.
+    counter is bumped so rules that saved the old value notice. On a view whose data belongs to
+    a graph, the base is rebased instead (see ``_inplace_on_view``).
     """
     check_inplace(target, others)
-    keep = op.saves and "a" in op.saves
-    old = Tensor._make(target._data.copy() if keep else target._data, target._requires_grad, [target._vc[0]])
-    old._grad_fn = target._grad_fn
-    old._trace = target._trace
-    old._name = target._name
-    result = apply(op, (old, *others), params)
-    if result._data.dtype != target._data.dtype:
-        if target.dtype.is_floating_point or result._data.dtype.kind != "f":
-            result_data = result._data.astype(target._data.dtype)
-        else:
-            raise RuntimeError(
-                f"result type {dtypes.from_numpy_dtype(result._data.dtype).name.capitalize()} can't be "
-                f"cast to the desired output type {target.dtype.name.capitalize()}"
-            )
-    else:
-        result_data = result._data
-    if result_data.shape != target._data.shape:
-        raise RuntimeError(
-            f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match the broadcast "
-            f"shape [{', '.join(map(str, result_data.shape))}]"
-        )
+    base = target._base
+    if base is not None and grad_mode._enabled:
+        if base._requires_grad or target._requires_grad or any(t._requires_grad for t in others):
+            return _inplace_on_view(op, target, base, others, params)
+    result = _out_of_place(op, target, others, params)
+    result_data = result._data
+    if result_data.dtype != target._data.dtype:
+        result_data = result_data.astype(target._data.dtype)
     np.copyto(target._data, result_data)
     target._vc[0] += 1
     target._trace = None  # its old node keeps the old value; a later use is a new node
@@ -165,3 +149,78 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         target._requires_grad = True
         fn.resave_output(target)  # the node's output is the target itself now
     return target
+
+
+def _out_of_place(op: OpDef, target: Tensor, others: tuple, params) -> Tensor:
+    """The in-place op computed on a snapshot of ``target`` (its value and history), checked
+    against the target's dtype and shape as PyTorch checks them."""
+    keep = op.saves and "a" in op.saves
+    old = Tensor._make(target._data.copy() if keep else target._data, target._requires_grad, [target._vc[0]])
+    old._grad_fn = target._grad_fn
+    old._trace = target._trace
+    old._name = target._name
+    result = apply(op, (old, *others), params)
+    if result._data.dtype != target._data.dtype:
+        if not (target.dtype.is_floating_point or result._data.dtype.kind != "f"):
+            raise RuntimeError(
+                f"result type {dtypes.from_numpy_dtype(result._data.dtype).name.capitalize()} can't be "
+                f"cast to the desired output type {target.dtype.name.capitalize()}"
+            )
+    if result._data.shape != target._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, result._data.shape))}]"
+        )
+    return result
+
+
+def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, params) -> Tensor:
+    """An in-place op on a view (``y[0] += x``, ``h[1:].mul_(2)``, ``h.view(-1).add_(1)``).
+
+    As in PyTorch, the base is what changes: the op runs out of place on the view, the result is
+    written into the base through CopySlices (which also updates the view's memory), and the
+    view's new history is read back from the new base. The view's place in the base is found
+    from the arrays' memory layout, so any view of a contiguous base works.
+    """
+    from .ops.index_ops import encode_key
+    from .ops.table import OPS
+
+    pos = _positions(target._data, base._data)
+    if pos is None:
+        raise RuntimeError(errors.VIEW_INPLACE_UNSUPPORTED)
+    result = _out_of_place(op, target, others, params)
+    if result._data.dtype != target._data.dtype:
+        result = _cast(result, target._data.dtype) if result._requires_grad else Tensor._make(
+            result._data.astype(target._data.dtype))
+    key = encode_key(np.unravel_index(pos, base._data.shape))
+    apply_inplace(OPS["copy_slices"], base, (result,), {"key": key, "accumulate": False})
+    fresh = apply(OPS["index"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
+    target._trace = None
+    if fresh._grad_fn is not None:
+        target._grad_fn = fresh._grad_fn
+        target._requires_grad = True
+    return target
+
+
+def _positions(view: np.ndarray, base: np.ndarray):
+    """Flat positions in ``base`` of each element of ``view`` (an int64 array shaped like the
+    view), or None when the view does not sit inside a contiguous base."""
+    isz = base.itemsize
+    if not base.flags.c_contiguous or view.itemsize != isz or view.size == 0:
+        return None
+    off = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if off < 0 or off % isz or any(s % isz for s in view.strides):
+        return None
+    start = off // isz
+    steps = [s // isz for s in view.strides]
+    hi = start + sum((n - 1) * st for n, st in zip(view.shape, steps) if st > 0)
+    lo = start + sum((n - 1) * st for n, st in zip(view.shape, steps) if st < 0)
+    if lo < 0 or hi >= base.size:
+        return None
+    if any(st == 0 and n > 1 for n, st in zip(view.shape, steps)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation.")
+    flat = np.arange(base.size, dtype=np.int64)
+    pos = np.lib.stride_tricks.as_strided(flat[start:], view.shape, tuple(st * 8 for st in steps))
+    return np.array(pos)

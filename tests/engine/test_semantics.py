@@ -425,3 +425,67 @@ def test_fan_out_sums():
 
     ours = same(program)[1]
     assert np.isclose(ours[0], 4.0 + np.exp(2.0))
+
+
+VIEW_INPLACE = {
+    "augmented-setitem": lambda t, x, w: _aug(t, x, w),
+    "slice-mul_": lambda t, x, w: _slice_mul(x, w),
+    "view-add_": lambda t, x, w: _view_add(x, w),
+    "transpose-mul_": lambda t, x, w: _t_mul(x, w),
+    "setitem-on-view": lambda t, x, w: _set_view(x, w),
+    "loop-fill": lambda t, x, w: _loop(t, x, w),
+}
+
+
+def _aug(t, x, w):
+    y = t.zeros(2, 3, dtype=t.float64)
+    y[0] += x[0] * w[0]
+    y[1, 1:] -= x[1, :2]
+    return y
+
+
+def _slice_mul(x, w):
+    h = x * 2
+    h[1:].mul_(w[1:])
+    return h
+
+
+def _view_add(x, w):
+    h = x * 2
+    h.view(-1).add_(1.5)
+    return h * w
+
+
+def _t_mul(x, w):
+    h = x + 0
+    h.t().mul_(w.t())
+    return h
+
+
+def _set_view(x, w):
+    h = x * 1.0
+    row = h[0]
+    row[1] = w[0, 0] * 3
+    return h * row
+
+
+def _loop(t, x, w):
+    res = t.zeros(3, dtype=t.float64)
+    for i in range(3):
+        res[i] = (x[0, i] * w[1, i]).sin()
+    return res
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_INPLACE))
+def test_inplace_through_views_matches_torch(name):
+    def program(t):
+        x = leaf(t, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        w = leaf(t, [[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]])
+        out = VIEW_INPLACE[name](t, x, w)
+        (out * out).sum().backward()
+        return out.tolist(), x.grad.tolist(), w.grad.tolist(), out.grad_fn.name()
+
+    ours, theirs = outcome(engine, program), outcome(torch, program)
+    assert ours[0] == theirs[0] == "ok"
+    for a, b in zip(ours[1][:3], theirs[1][:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
