@@ -164,7 +164,7 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
     if op.saves:
         for k, t in fn.checked_saves():
             setattr(s, k, t._data)
-    vjps, variadic, shapes, dtypes = op.vjps, op.variadic, fn._shapes, fn._dtypes
+    vjps, variadic, meta = op.vjps, op.variadic, fn._meta
     out = []
     i = -1
     for nxt in fn._next:
@@ -182,7 +182,7 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
         gi = rule(g, s)
         if type(gi) is not np.ndarray:
             gi = np.asarray(gi)
-        shape, dt = shapes[i], dtypes[i]
+        shape, dt = meta[2 * i], meta[2 * i + 1]
         if gi.shape != shape:
             gi = sum_to_shape(gi, shape)
         if gi.dtype != dt:
@@ -213,7 +213,7 @@ def _run_node_tx(fn: Node, g, needed):
             rule = op.vjps[i]
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
-        shape, dt = fn._shapes[i], fn._dtypes[i]
+        shape, dt = fn._meta[2 * i], fn._meta[2 * i + 1]
         gi = TX.sum_to(rule(g, s), shape)
         if gi._data.dtype != dt:
             gi = _cast(gi, dt)

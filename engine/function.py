@@ -21,13 +21,13 @@ _SLOT = {"a": 0, "b": 1, "c": 2, "out": -1}
 class Node:
     """A grad_fn: the backward of one op application.
 
-    Few objects per node (the garbage collector visits each one, and a program makes many):
-    ``_next`` holds the next grad_fn of each graph input (None: needs no grad), ``_shapes`` and
-    ``_dtypes`` that input's metadata, ``_saved``/``_saved_v`` the saved tensors (in the order of
-    ``op.saves`` without "indices") and their versions at save time.
+    Few objects per node (the garbage collector counts and visits each one, and a program makes
+    many): ``_next`` holds the next grad_fn of each graph input (None: needs no grad), ``_meta``
+    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` each saved tensor
+    and its version at save time (flat: tensor0, version0, ...; in the order of ``op.save_keys``).
     """
 
-    __slots__ = ("op", "_next", "_shapes", "_dtypes", "params", "extras", "_saved", "_saved_v",
+    __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
                  "seq", "released", "_trace", "retained", "__weakref__")
 
     def __init__(self, op, inputs, out, params, extras):
@@ -40,8 +40,7 @@ class Node:
         self._trace = None
         self.retained = None  # the output tensor, once retain_grad() was called on it
         nxt = []
-        shapes = []
-        dtypes = []
+        meta = []
         for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
             if t._requires_grad:
                 fn = t._grad_fn
@@ -53,23 +52,24 @@ class Node:
             else:
                 nxt.append(None)
             d = t._data
-            shapes.append(d.shape)
-            dtypes.append(d.dtype)
+            meta.append(d.shape)
+            meta.append(d.dtype)
         self._next = tuple(nxt)
-        self._shapes = tuple(shapes)
-        self._dtypes = tuple(dtypes)
+        self._meta = tuple(meta)
         keys = op.save_keys
         if keys:
             if len(keys) == 1:
                 t = out if keys[0] == "out" else inputs[_SLOT[keys[0]]]
-                self._saved = (t,)
-                self._saved_v = (t._vc[0],)
+                self._saved = (t, t._vc[0])
             else:
-                saved = tuple([out if k == "out" else inputs[_SLOT[k]] for k in keys])
-                self._saved = saved
-                self._saved_v = tuple([t._vc[0] for t in saved])
+                saved = []
+                for k in keys:
+                    t = out if k == "out" else inputs[_SLOT[k]]
+                    saved.append(t)
+                    saved.append(t._vc[0])
+                self._saved = tuple(saved)
         else:
-            self._saved = self._saved_v = ()
+            self._saved = ()
 
     @property
     def next_functions(self) -> tuple:
@@ -94,7 +94,8 @@ class Node:
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
         keys = self.op.save_keys
-        for key, t, version in zip(keys, self._saved, self._saved_v):
+        saved = self._saved
+        for key, t, version in zip(keys, saved[::2], saved[1::2]):
             now = t._vc[0]
             if now != version:
                 fn = t._grad_fn
@@ -106,19 +107,18 @@ class Node:
                     where = None
                 raise RuntimeError(errors.inplace_modified(
                     t.dtype._type_desc, tuple(t._data.shape), 0, where or "", now, version))
-        return zip(keys, self._saved)
+        return zip(keys, saved[::2])
 
     def resave_output(self, out) -> None:
         """An in-place op made ``out`` this node's output: watch its version from now on."""
         keys = self.op.save_keys
         if "out" in keys:
-            i = keys.index("out")
-            self._saved = self._saved[:i] + (out,) + self._saved[i + 1:]
-            self._saved_v = self._saved_v[:i] + (out._vc[0],) + self._saved_v[i + 1:]
+            i = 2 * keys.index("out")
+            self._saved = self._saved[:i] + (out, out._vc[0]) + self._saved[i + 2:]
 
     def release(self) -> None:
         """Free the saved tensors (after a backward without retain_graph)."""
-        self._saved = self._saved_v = ()
+        self._saved = ()
         self.released = True
 
 

@@ -269,6 +269,7 @@ def is_tensor(x) -> bool:
 
 
 _CONSTANTS: dict = {}  # (number, dtype) -> read-only 0-dim array: wrapping 2.0 once, not per op
+_CONST_VC = [0]  # wrapped numbers are never written in place: one shared version counter
 
 
 def as_tensor_like(value, like: Tensor) -> Tensor:
@@ -298,7 +299,7 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
         arr = np.array(value, dtype=dt)
         arr.flags.writeable = False  # shared by every use of the same number
         _CONSTANTS[key] = arr
-    t = Tensor._make(arr)
+    t = Tensor._make(arr, False, _CONST_VC)
     if _trace_mod.ACTIVE is not None:
         t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
     return t

@@ -99,8 +99,11 @@ class NP:
     matmul = staticmethod(np.matmul)
     sum_to = staticmethod(sum_to_shape)
 
+    # Array methods where the value is an ndarray: NumPy's module functions add a Python wrapper.
     @staticmethod
     def sum(x, axis=None, keepdims=False):
+        if type(x) is np.ndarray:
+            return x.sum(axis=axis, keepdims=keepdims)
         return np.sum(x, axis=axis, keepdims=keepdims)
 
     @staticmethod
@@ -109,11 +112,16 @@ class NP:
 
     @staticmethod
     def reshape(x, shape):
-        return np.reshape(x, shape)
+        return x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape)
 
     @staticmethod
     def transpose(x, axes):
-        return np.transpose(x, axes)
+        return x.transpose(axes) if type(x) is np.ndarray else np.transpose(x, axes)
+
+    @staticmethod
+    def mT(x):
+        """Swap the last two dims (a matrix transpose, batched)."""
+        return x.swapaxes(-1, -2)
 
     @staticmethod
     def const(x, like):

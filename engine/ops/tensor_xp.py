@@ -90,3 +90,7 @@ class TX:
 
         zeros = Tensor._make(np.zeros(tuple(shape), dtype=g._data.dtype))
         return apply(OPS["index_put"], (zeros, g), {"key": encode_key(key), "accumulate": True})
+
+    @staticmethod
+    def mT(x: Tensor) -> Tensor:
+        return api.transpose(x, -2, -1)
