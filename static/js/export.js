@@ -8,6 +8,7 @@ export function svgText(svg, box) {
   const clone = svg.cloneNode(true);
   const vb = box || { x: svg.viewBox.baseVal.x, y: svg.viewBox.baseVal.y, width: svg.viewBox.baseVal.width, height: svg.viewBox.baseVal.height };
   clone.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  clone.removeAttribute("style"); // the page's pan/zoom transform
   clone.removeAttribute("width");
   clone.removeAttribute("height");
   if (vb && vb.width) {

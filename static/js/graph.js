@@ -207,9 +207,9 @@ export class GraphView {
     host.addEventListener("pointerover", (e) => this._hover(e));
     host.addEventListener("pointerleave", () => this.on.hover?.(null));
     host.addEventListener("keydown", (e) => this._key(e));
-    // The svg gets its size in pixels: with width/height 100% Chromium lays out the whole drawing
-    // again whenever anything else on the page changes (~25 ms per step on a 600-node graph).
-    this._resize = new ResizeObserver(() => this._fitSize());
+    // The svg has a fixed size in pixels (see panzoom.js): with width/height 100% Chromium lays out
+    // the whole drawing again whenever anything else on the page changes (~25 ms per step at 600 nodes).
+    this._resize = new ResizeObserver(() => this.panzoom.apply());
     this._resize.observe(host);
     host.addEventListener("focusin", (e) => {
       const hit = this._hit(e.target);
@@ -270,9 +270,17 @@ export class GraphView {
       }
       return;
     }
+    // Off screen: bring it back on the side it left by, so the walk goes on across the screen
+    // (backward runs right to left in these drawings, forward left to right).
     const box = pz.box;
-    const inside = b.x >= box.x && b.y >= box.y && b.x + b.w <= box.x + box.w && b.y + b.h <= box.y + box.h;
-    if (!inside) pz.set({ ...box, x: cx - box.w / 2, y: cy - box.h / 2 });
+    const place = (lo, size, bLo, bSize, c) => {
+      if (bLo < lo) return c - size * 0.75;
+      if (bLo + bSize > lo + size) return c - size * 0.25;
+      return lo;
+    };
+    const x = place(box.x, box.w, b.x, b.w, cx);
+    const y = place(box.y, box.h, b.y, b.h, cy);
+    if (x !== box.x || y !== box.y) pz.set({ ...box, x, y });
   }
 
   _mount(view) {
@@ -292,18 +300,8 @@ export class GraphView {
     if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
     this.drawing = d;
     this.view = view;
-    this._fitSize();
     this._markSelected();
     return true;
-  }
-
-  _fitSize() {
-    if (!this.drawing) return;
-    const w = Math.floor(this.host.clientWidth);
-    const hgt = Math.floor(this.host.clientHeight);
-    const svg = this.drawing.svg;
-    if (svg.getAttribute("width") !== String(w)) svg.setAttribute("width", String(w));
-    if (svg.getAttribute("height") !== String(hgt)) svg.setAttribute("height", String(hgt));
   }
 
   /** The current <svg> element (for export), or null. */

@@ -1,6 +1,9 @@
 /**
- * Pan (drag), zoom (wheel, pinch, buttons) and fit for one <svg>, by moving its viewBox.
- * The drawing itself is never laid out again.
+ * Pan (drag), zoom (wheel, pinch, buttons) and fit for one <svg>.
+ * `box` is the part of the drawing on screen, in the drawing's units. It is shown with a CSS
+ * transform on the <svg> (drawn at one pixel per unit), not by changing its viewBox: a viewBox
+ * change makes Chromium lay out the whole drawing again (~25 ms at 1,000 nodes), a transform
+ * does not (~0.3 ms). The drawing itself is never laid out again.
  */
 
 export class PanZoom {
@@ -28,12 +31,26 @@ export class PanZoom {
     const vb = svg.viewBox.baseVal;
     this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
     this.home = content || this.full;
+    svg.setAttribute("width", String(this.full.w));
+    svg.setAttribute("height", String(this.full.h));
     this.set(box || this.home);
   }
 
   set(b) {
     this.box = { ...b };
-    if (this.svg) this.svg.setAttribute("viewBox", `${b.x} ${b.y} ${b.w} ${b.h}`);
+    this.apply();
+  }
+
+  /** Place the svg so that `box` fills the host (aspect kept, centred). Also after a resize. */
+  apply() {
+    if (!this.svg || !this.box) return;
+    const W = this.host.clientWidth || 1;
+    const H = this.host.clientHeight || 1;
+    const b = this.box;
+    const s = Math.min(W / b.w, H / b.h);
+    const tx = W / 2 - (b.x + b.w / 2 - this.full.x) * s;
+    const ty = H / 2 - (b.y + b.h / 2 - this.full.y) * s;
+    this.svg.style.transform = `translate(${tx}px, ${ty}px) scale(${s})`;
   }
 
   fit() {
@@ -43,7 +60,7 @@ export class PanZoom {
   /** Zoom by factor f (>1 zooms in) around the point (cx, cy) in client pixels, or the centre. */
   zoom(f, cx, cy) {
     if (!this.svg || !this.box) return;
-    const r = this.svg.getBoundingClientRect();
+    const r = this.host.getBoundingClientRect();
     const p = this._toSvg(cx ?? r.left + r.width / 2, cy ?? r.top + r.height / 2);
     const w = Math.min(Math.max(this.box.w / f, this.home.w / 40), this.home.w * 8);
     const k = w / this.box.w;
@@ -51,13 +68,13 @@ export class PanZoom {
   }
 
   _scale() {
-    // svg units per client pixel (preserveAspectRatio "meet": the larger ratio wins)
-    const r = this.svg.getBoundingClientRect();
+    // drawing units per client pixel (the box is fitted: the larger ratio wins)
+    const r = this.host.getBoundingClientRect();
     return Math.max(this.box.w / (r.width || 1), this.box.h / (r.height || 1));
   }
 
   _toSvg(cx, cy) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.host.getBoundingClientRect();
     const s = this._scale();
     const ox = this.box.x + this.box.w / 2 - (r.left + r.width / 2) * s;
     const oy = this.box.y + this.box.h / 2 - (r.top + r.height / 2) * s;
