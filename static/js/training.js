@@ -62,7 +62,7 @@ class TrainingView {
     this.gradNote = h("p", { class: "warn", "data-testid": "zero-grad-note", hidden: true });
     this.accum = h("div", { class: "accum", "data-testid": "accumulation" });
     this.opt = h("div", { class: "optstep", "data-testid": "optimizer-step" });
-    this.canvas = h("canvas", { width: 320, height: 320, "data-testid": "boundary", class: "boundary" });
+    this.canvas = h("canvas", { width: 320, height: 320, "data-testid": "boundary", class: "boundary", role: "img" });
     this.bRange = h("input", { type: "range", min: 0, max: 0, value: 0, "data-testid": "boundary-frame" });
     this.bPlay = h("button", { type: "button", class: "small", "data-testid": "boundary-play" }, "▶");
     this.bLabel = h("span", { class: "b-label", "data-testid": "boundary-label" });
@@ -365,6 +365,7 @@ class TrainingView {
     drawBoundary(this.canvas, data, i);
     const f = data.frames[i];
     this.bLabel.textContent = t("tr_boundary_step", { s: f.step, acc: pct(f.accuracy) });
+    this.canvas.setAttribute("aria-label", `${t("tr_boundary")}: ${this.bLabel.textContent}`);
     this.canvas.dataset.step = String(f.step);
   }
 
