@@ -306,13 +306,18 @@ export class Timeline {
     return f && f.kind === "step" ? this.passes[f.pass].steps[f.step] : null;
   }
 
-  /** Chapters for the pass chooser: the forward part and each backward pass with frames. */
+  /** Chapters for the pass chooser: each run of forward ops and each backward pass, in order. */
   chapters() {
     const out = [];
-    if (this.frames.length && this.frames[0].kind !== "step") out.push({ kind: "forward", frame: 0 });
-    this.passes.forEach((p, i) => {
-      if (this.passStart[i] !== NONE) out.push({ kind: "pass", pass: i, frame: this.passStart[i], view: p.view ?? 0 });
+    let forwards = 0;
+    this.frames.forEach((f, k) => {
+      const prev = this.frames[k - 1];
+      if (f.kind === "op" && (!prev || prev.kind !== "op")) out.push({ kind: "forward", frame: k, n: ++forwards });
+      else if (f.kind === "step" && this.passStart[f.pass] === k) {
+        out.push({ kind: "pass", pass: f.pass, frame: k, view: this.passes[f.pass].view ?? 0 });
+      }
     });
+    if (forwards === 1) for (const c of out) if (c.kind === "forward") c.n = null;
     return out;
   }
 }

@@ -51,7 +51,7 @@ export class Controls {
   /** Texts that depend on the language. */
   lang(tl) {
     const opts = this.chapters.map((c) => {
-      let text = t("ch_forward");
+      let text = c.n ? t("ch_forward_n", { n: c.n }) : t("ch_forward");
       if (c.kind === "pass") {
         const p = tl.passes[c.pass];
         const n = (p.index ?? c.pass) + 1; // the pass's number in the whole run
