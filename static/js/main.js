@@ -54,7 +54,7 @@ const runBtn = $("[data-testid=run]");
 let runSeq = 0;
 
 /** Run the editor's program; resolves when the page shows the result (frame: where to stand). */
-async function run(frame = 0) {
+async function run(frame = 0, autofilled = false) {
   const seq = ++runSeq;
   const source = editor.value;
   state.source = source;
@@ -82,6 +82,14 @@ async function run(frame = 0) {
     return;
   }
   const resp = res.data;
+  if (!autofilled && needsValues(resp)) {
+    // An expression whose free names have no values yet: give each a starting value (editable
+    // in the table) and run again, instead of stopping at "no value for a".
+    resp.free_names.forEach((name, i) => {
+      if (!state.variables[name]) state.variables[name] = { value: DEFAULTS[i % DEFAULTS.length], requires_grad: true };
+    });
+    return run(frame, true);
+  }
   state.response = resp;
   state.ranSource = source;
   state.selected = null;
@@ -101,6 +109,13 @@ async function run(frame = 0) {
   player.load(state.timeline.length, frame);
   if (resp.error) emit("error", resp.error);
   document.body.dataset.runs = String(seq); // tests and benchmarks wait on this
+}
+
+const DEFAULTS = [2.0, -3.0, 10.0, 0.5, 4.0, -1.0];
+
+function needsValues(resp) {
+  return resp.mode === "expression" && resp.error && resp.error.type === "NameError" &&
+    (resp.free_names || []).some((name) => !state.variables[name]);
 }
 
 function emptyNote() {

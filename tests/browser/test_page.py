@@ -433,3 +433,21 @@ def test_passes_can_be_chosen_and_grad_grows(page):
     assert "12 + 12 = 24" in page.locator("#explain").inner_text(), "before + contribution = after"
     chooser.select_option(index=1)
     assert shown_grad(page, "x") is None, "at the start of pass 1 nothing is written yet"
+
+
+def test_expression_without_values_gets_starting_values(page):
+    run_source(page, "(p + q) * r")
+    assert page.get_by_test_id("error").is_hidden()
+    for name in ("p", "q", "r"):
+        assert page.get_by_test_id(f"var-{name}").locator("input[type=text]").input_value() != ""
+    blur(page)
+    page.keyboard.press("End")
+    assert shown_grad(page, "p") is not None, "the expression ran backward from its result"
+    # untick requires_grad of r: it re-runs and r gets no .grad
+    before = runs(page)
+    page.get_by_test_id("var-r").locator("input[type=checkbox]").uncheck()
+    wait_ready(page, before)
+    blur(page)
+    page.keyboard.press("End")
+    assert shown_grad(page, "r") is None
+    assert shown_grad(page, "p") is not None
