@@ -6,6 +6,8 @@
  * does not (~0.3 ms). The drawing itself is never laid out again.
  */
 
+const MAX_FIT = 1.8; // "fit" never shows the drawing larger than this (pixels per drawing unit)
+
 export class PanZoom {
   constructor(host) {
     this.host = host;
@@ -30,10 +32,20 @@ export class PanZoom {
     this.svg = svg;
     const vb = svg.viewBox.baseVal;
     this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
-    this.home = content || this.full;
+    this.home = this._capped(content || this.full);
     svg.setAttribute("width", String(this.full.w));
     svg.setAttribute("height", String(this.full.h));
     this.set(box || this.home);
+  }
+
+  /** A tiny graph is not blown up past MAX_FIT pixels per unit: widen its box around its centre. */
+  _capped(b) {
+    const W = this.host.clientWidth;
+    const H = this.host.clientHeight;
+    if (!W || !H || Math.min(W / b.w, H / b.h) <= MAX_FIT) return b;
+    const w = Math.max(b.w, W / MAX_FIT);
+    const h = Math.max(b.h, H / MAX_FIT);
+    return { x: b.x + b.w / 2 - w / 2, y: b.y + b.h / 2 - h / 2, w, h };
   }
 
   set(b) {
