@@ -23,8 +23,8 @@ class Node:
 
     Few objects per node (the garbage collector counts and visits each one, and a program makes
     many): ``_next`` holds the next grad_fn of each graph input (None: needs no grad), ``_meta``
-    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` each saved tensor
-    and its version at save time (flat: tensor0, version0, ...; in the order of ``op.save_keys``).
+    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` each kept tensor
+    with its key and its version at save time (flat: key0, tensor0, version0, key1, ...).
     """
 
     __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
@@ -41,8 +41,11 @@ class Node:
         self.retained = None  # the output tensor, once retain_grad() was called on it
         nxt = []
         meta = []
+        mask = 0
+        bit = 1
         for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
             if t._requires_grad:
+                mask |= bit
                 fn = t._grad_fn
                 if fn is None:
                     fn = t._acc
@@ -54,19 +57,21 @@ class Node:
             d = t._data
             meta.append(d.shape)
             meta.append(d.dtype)
+            bit <<= 1
         self._next = tuple(nxt)
         self._meta = tuple(meta)
-        keys = op.save_keys
+        keep = op.keep_by_mask
+        keys = keep[mask] if keep is not None else op.save_keys
         if keys:
             if len(keys) == 1:
-                t = out if keys[0] == "out" else inputs[_SLOT[keys[0]]]
-                self._saved = (t, t._vc[0])
+                k = keys[0]
+                t = out if k == "out" else inputs[_SLOT[k]]
+                self._saved = (k, t, t._vc[0])
             else:
                 saved = []
                 for k in keys:
                     t = out if k == "out" else inputs[_SLOT[k]]
-                    saved.append(t)
-                    saved.append(t._vc[0])
+                    saved += (k, t, t._vc[0])
                 self._saved = tuple(saved)
         else:
             self._saved = ()
@@ -93,9 +98,8 @@ class Node:
         """``(key, tensor)`` of each saved tensor, after the release and version checks."""
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
-        keys = self.op.save_keys
         saved = self._saved
-        for key, t, version in zip(keys, saved[::2], saved[1::2]):
+        for key, t, version in zip(saved[::3], saved[1::3], saved[2::3]):
             now = t._vc[0]
             if now != version:
                 fn = t._grad_fn
@@ -107,19 +111,21 @@ class Node:
                     where = None
                 raise RuntimeError(errors.inplace_modified(
                     t.dtype._type_desc, tuple(t._data.shape), 0, where or "", now, version))
-        return zip(keys, saved[::2])
+        return zip(saved[::3], saved[1::3])
 
     def resave_output(self, out) -> None:
         """An in-place op made ``out`` this node's output: watch its version from now on."""
-        keys = self.op.save_keys
+        keys = self._saved[::3]
         if "out" in keys:
-            i = 2 * keys.index("out")
-            self._saved = self._saved[:i] + (out, out._vc[0]) + self._saved[i + 2:]
+            i = 3 * keys.index("out")
+            self._saved = self._saved[:i] + ("out", out, out._vc[0]) + self._saved[i + 3:]
 
     def release(self) -> None:
-        """Free the saved tensors (after a backward without retain_graph)."""
-        self._saved = ()
-        self.released = True
+        """Free the saved tensors (after a backward without retain_graph). A node that kept
+        nothing can be walked again, as in PyTorch."""
+        if self._saved or "indices" in self.op.saves:
+            self._saved = ()
+            self.released = True
 
 
 class AccumulateGrad:

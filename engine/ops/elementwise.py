@@ -46,10 +46,12 @@ register("rsub_scalar", "RsubBackward1", lambda a, other: other - a,
          ["∂(c−a)/∂a = −1"], description="c − a")
 register("mul", "MulBackward0", np.multiply,
          [lambda g, s: g * s.b, lambda g, s: g * s.a],
-         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True, description="a · b")
+         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True, description="a · b",
+         needs=(("b",), ("a",)))
 register("div", "DivBackward0", _true_div,
          [lambda g, s: g / s.b, lambda g, s: -g * s.a / (s.b * s.b)],
-         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True, description="a / b")
+         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True, description="a / b",
+         needs=(("b",), ("a", "b")))
 register("reciprocal", "ReciprocalBackward0", lambda a: 1.0 / a,
          [lambda g, s: -g * s.out * s.out],
          ["∂(1/x)/∂x = −1/x²"], saves=("out",), description="1 / x")
@@ -82,7 +84,7 @@ register("pow_scalar", "PowBackward0", lambda a, exponent: np.power(a, exponent)
 register("pow", "PowBackward1", lambda a, b: np.power(a, b),
          [_pow_tt_vjp_base, _pow_tt_vjp_exp],
          ["∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a"], saves=("a", "b", "out"), promote=True,
-         description="aᵇ")
+         description="aᵇ", needs=(("a", "b"), ("a", "b", "out")))
 register("rpow_scalar", "PowBackward2", lambda a, base: np.power(np.asarray(base, dtype=a.dtype), a),
          [lambda g, s: g * s.out * math.log(s.p["base"]) if s.p["base"] > 0 else g * 0.0],
          ["∂(cˣ)/∂x = cˣ·ln c"], saves=("out",), description="cˣ")
@@ -163,11 +165,13 @@ def _pick_vjp(first: bool, larger: bool):
 register("maximum", "MaximumBackward0", np.maximum,
          [_pick_vjp(True, True), _pick_vjp(False, True)],
          ["∂max(a,b)/∂a = 1 if a > b (½ if equal)", "∂max(a,b)/∂b = 1 if b > a (½ if equal)"],
-         saves=("a", "b"), promote=True, description="elementwise maximum")
+         saves=("a", "b"), promote=True, description="elementwise maximum",
+         needs=(("a", "b"), ("a", "b")))
 register("minimum", "MinimumBackward0", np.minimum,
          [_pick_vjp(True, False), _pick_vjp(False, False)],
          ["∂min(a,b)/∂a = 1 if a < b (½ if equal)", "∂min(a,b)/∂b = 1 if b < a (½ if equal)"],
-         saves=("a", "b"), promote=True, description="elementwise minimum")
+         saves=("a", "b"), promote=True, description="elementwise minimum",
+         needs=(("a", "b"), ("a", "b")))
 
 
 def _clamp(a, min=None, max=None):  # noqa: A002 - torch's argument names

@@ -20,6 +20,7 @@ register(
     saves=("a", "b"),
     promote=True,
     description="matrix product A @ B",
+    needs=(("b",), ("a",)),
 )
 register(
     "dot",
@@ -30,6 +31,7 @@ register(
     saves=("a", "b"),
     promote=True,
     description="dot product Σ aᵢbᵢ",
+    needs=(("b",), ("a",)),
 )
 register(
     "mv",
@@ -43,6 +45,7 @@ register(
     saves=("a", "b"),
     promote=True,
     description="matrix-vector product A @ v",
+    needs=(("b",), ("a",)),
 )
 register(
     "bmm",
@@ -53,6 +56,7 @@ register(
     saves=("a", "b"),
     promote=True,
     description="batched matrix product",
+    needs=(("b",), ("a",)),
 )
 register(
     "addmm",
@@ -67,4 +71,5 @@ register(
     saves=("b", "c"),
     promote=True,
     description="bias + input @ weightᵀ (nn.Linear)",
+    needs=((), ("c",), ("b",)),
 )

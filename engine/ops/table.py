@@ -41,20 +41,35 @@ class OpDef:
     variadic: bool = False  # any number of tensor inputs, all served by vjps[0] (it reads ``s.i``)
     aux: int = 0  # trailing tensor arguments that are data, not graph inputs (where's condition)
     save_keys: tuple[str, ...] = ()  # ``saves`` without "indices": the tensors a Node keeps
+    # Which saved keys each input's rule reads (None: all of them). A Node keeps only what the
+    # rules of its inputs that require grad read, as PyTorch does, so an in-place change to a
+    # tensor nobody will read is not an error. Derived: bitmask of grad inputs -> keys to keep.
+    needs: tuple | None = None
+    keep_by_mask: dict | None = None
 
 
 OPS: dict[str, OpDef] = {}
 
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
-             description: str = "", view: bool = False, variadic: bool = False, aux: int = 0) -> OpDef:
+             description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
+             needs=None) -> OpDef:
     """Add one entry to the table (each name once)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is registered twice")
     if len(vjps) != len(formulas):
         raise ValueError(f"op {name!r}: one formula per rule")
+    save_keys = tuple(k for k in saves if k != "indices")
+    keep = None
+    if needs is not None:
+        if len(needs) != len(vjps) or variadic:
+            raise ValueError(f"op {name!r}: needs lists the saved keys of each input")
+        keep = {}
+        for mask in range(1 << len(needs)):
+            used = {k for i, ks in enumerate(needs) if mask >> i & 1 for k in ks}
+            keep[mask] = tuple(k for k in save_keys if k in used)
     entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
-                  view, variadic, aux, tuple(k for k in saves if k != "indices"))
+                  view, variadic, aux, save_keys, needs, keep)
     OPS[name] = entry
     return entry
 

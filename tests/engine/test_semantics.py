@@ -328,33 +328,33 @@ def _structure(fn, depth=3):
     return fn.name(), tuple((_structure(f, depth - 1), i) for f, i in fn.next_functions)
 
 
-@pytest.mark.parametrize(
-    "expr",
-    [
-        "x * 2",
-        "x * c",
-        "c * x",
-        "x + c",
-        "(x * w).sum()",
-        "torch.where(x > 0, x, c)",
-        "x.max(0).values",
-        "torch.cat([x, c, x])",
-        "x ** 2",
-        "2 ** x",
-        "x ** w",
-        "1 - x",
-        "2 / x",
-        "x[0]",
-        "x[[0, 1]]",
-        "torch.nn.functional.leaky_relu(x)",
-    ],
-)
+EXPRS = {
+    "x * 2": lambda torch, x, w, c: x * 2,
+    "x * c": lambda torch, x, w, c: x * c,
+    "c * x": lambda torch, x, w, c: c * x,
+    "x + c": lambda torch, x, w, c: x + c,
+    "(x * w).sum()": lambda torch, x, w, c: (x * w).sum(),
+    "torch.where(x > 0, x, c)": lambda torch, x, w, c: torch.where(x > 0, x, c),
+    "x.max(0).values": lambda torch, x, w, c: x.max(0).values,
+    "torch.cat([x, c, x])": lambda torch, x, w, c: torch.cat([x, c, x]),
+    "x ** 2": lambda torch, x, w, c: x**2,
+    "2 ** x": lambda torch, x, w, c: 2**x,
+    "x ** w": lambda torch, x, w, c: x**w,
+    "1 - x": lambda torch, x, w, c: 1 - x,
+    "2 / x": lambda torch, x, w, c: 2 / x,
+    "x[0]": lambda torch, x, w, c: x[0],
+    "x[[0, 1]]": lambda torch, x, w, c: x[[0, 1]],
+    "torch.nn.functional.leaky_relu(x)": lambda torch, x, w, c: torch.nn.functional.leaky_relu(x),
+}
+
+
+@pytest.mark.parametrize("expr", sorted(EXPRS))
 def test_next_functions_match(expr):
     def program(t):
         x = leaf(t, [1.0, -2.0])
         w = leaf(t, [3.0, 4.0])
         c = t.tensor([5.0, 6.0], dtype=t.float64)
-        return _structure(eval(expr, {"torch": t, "x": x, "w": w, "c": c}).grad_fn)  # noqa: S307 - test literals
+        return _structure(EXPRS[expr](t, x, w, c).grad_fn)
 
     assert same(program)[0] == "ok"
 
@@ -489,3 +489,52 @@ def test_inplace_through_views_matches_torch(name):
     assert ours[0] == theirs[0] == "ok"
     for a, b in zip(ours[1][:3], theirs[1][:3]):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+KEEP_ONLY_WHAT_IS_READ = {  # which tensor is changed in place after use
+    "mul-constant-changed": "c",  # x * c keeps c (read by x's rule): error
+    "mul-input-changed": "h",  # h * c keeps no h (c needs no grad): fine
+    "div-denominator-changed": "d",  # c / d keeps d: error
+    "matmul-changed": "m",  # m @ c keeps c only: fine
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEEP_ONLY_WHAT_IS_READ))
+def test_only_tensors_a_rule_reads_are_kept(name):
+    def program(t):
+        x = leaf(t, [1.0, 2.0])
+        c = t.tensor([3.0, 4.0], dtype=t.float64)
+        h = x * 1
+        d = x * 1
+        m = x * 1
+        y = (x * c).sum() + (h * c).sum() + (c / d).sum() + (m @ c)
+        {"c": c, "h": h, "d": d, "m": m}[KEEP_ONLY_WHAT_IS_READ[name]].add_(1)
+        y.backward()
+        return x.grad.tolist()
+
+    same(program)
+
+
+def test_setitem_of_a_scaled_row_is_allowed():
+    def program(t):
+        x = leaf(t, [[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+        w = leaf(t, [0.5, 1.0, -1.0])
+        h = x * w
+        h[0] = h[0] * 2
+        h.sum().backward()
+        return x.grad.tolist(), w.grad.tolist()
+
+    assert same(program)[0] == "ok"
+
+
+def test_backward_twice_through_a_node_that_kept_nothing():
+    def program(t):
+        x = t.tensor([[1.0, 2.0]], dtype=t.float64)
+        w = t.tensor([[3.0], [4.0]], dtype=t.float64)
+        b = leaf(t, [0.5])
+        y = t.addmm(b, x, w).sum()
+        y.backward()
+        y.backward()
+        return b.grad.tolist()
+
+    same(program)
