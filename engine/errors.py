@@ -17,9 +17,9 @@ IMPLICIT_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_INPLACE_UNSUPPORTED = (
-    "gradviz does not support in-place operations on a view (a slice, select, reshape, transpose ...) "
-    "of a tensor that is part of a graph; write it out of place instead, e.g. y = torch.cat(...) or "
-    "y = y * mask")
+    "gradviz cannot write in place through this view: its data is not laid out inside its base "
+    "tensor (e.g. a reshape that had to copy); write it out of place instead, e.g. y = y * mask"
+)
 NON_LEAF_REQUIRES_GRAD = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
