@@ -115,6 +115,43 @@ OPS = {
         None,
         {"vector": [(4,), (4,)], "matrix": [(2, 3), (2, 3)]},
     ),
+    "min": (lambda t, a: (a * a.cos()).min(), 1, -2, 2, _distinct, SHAPES),
+    "min_dim": (lambda t, a: (a * a.cos()).min(-1, keepdim=True).values, 1, -2, 2, _distinct, SHAPES),
+    "minimum": (lambda t, a, b: t.minimum(a * a, b), 2, -2, 2, _distinct, SHAPES),
+    "clamp_min_max": (
+        lambda t, a: a.clamp_min(-0.5) * a.clamp_max(0.5),
+        1,
+        -2,
+        2,
+        _kink_free(-0.5, 0.5),
+        SHAPES,
+    ),
+    "mean": (lambda t, a: (a * a.exp()).mean(), 1, -2, 2, None, SHAPES),
+    "var_dim": (lambda t, a: a.var(0, keepdim=True) * a, 1, -2, 2, None, {"matrix": [(3, 2)]}),
+    "index_put": (
+        lambda t, a, v: t.index_put(a * a, (t.tensor([0, 2, 0]),), v * v, accumulate=True),
+        2,
+        -2,
+        2,
+        None,
+        {"vector": [(4,), (3,)]},
+    ),
+    "copy_fill": (
+        lambda t, a, b: (a * 1.0).copy_(b * b) * a + (a * 1.0).fill_(b.sum()) * a,
+        2,
+        -2,
+        2,
+        None,
+        {"matrix": [(2, 3), (3,)]},
+    ),
+    "squeeze_unsqueeze": (
+        lambda t, a: a.reshape(1, -1, 1).squeeze(0).squeeze(-1).unsqueeze(0) ** 3,
+        1,
+        -2,
+        2,
+        None,
+        SHAPES,
+    ),
 }
 
 
