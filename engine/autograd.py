@@ -116,12 +116,13 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
         while heap:
             _, _, fn = heappop(heap)
             g = buffers.pop(fn, None)
-            flows_in = received.pop(fn, None)
-            if fn in capture:
-                for i in capture[fn]:
-                    results[i] = g
-            if needed is not None and fn not in needed:
-                continue
+            flows_in = received.pop(fn, None) if bpass is not None else None
+            if needed is not None:  # autograd.grad: capture the inputs' gradients, run only what leads there
+                if fn in capture:
+                    for i in capture[fn]:
+                        results[i] = g
+                if fn not in needed:
+                    continue
             if type(fn) is AccumulateGrad:
                 if inputs is None:
                     _accumulate(fn, g, create_graph, rec, bpass, flows_in)
