@@ -306,7 +306,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-    _mm_check(mat1.shape, mat2.shape)
+    _mm_check(mat1._data.shape, mat2._data.shape)
     return apply(OPS["addmm"], (input, mat1, mat2))
 
 
@@ -360,11 +360,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return apply(OPS["transpose"], (input,), {"perm": tuple(perm)})
 
 
+_T_PERM = {0: (), 1: (0,), 2: (1, 0)}
+
+
 def t(input: Tensor) -> Tensor:
-    if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    perm = tuple(reversed(range(input.ndim)))
-    return apply(OPS["t"], (input,), {"perm": perm})
+    nd = input._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return apply(OPS["t"], (input,), {"perm": _T_PERM[nd]})
 
 
 def permute(input: Tensor, *dims) -> Tensor:
