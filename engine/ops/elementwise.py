@@ -151,24 +151,36 @@ register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
          description="where(condition, a, b)")
 
 
-def _pick_vjp(first: bool, larger: bool):
+def _share(g, s, a_wins):
     """maximum/minimum: the gradient goes to the chosen side; ties split it in half (as torch)."""
-    def rule(g, s):
-        a, b = s.xp.data(s.a), s.xp.data(s.b)
-        win = (a > b) if larger == first else (a < b)
-        w = np.where(a == b, 0.5, win.astype(np.float64))
-        return g * s.xp.const(w, a)
+    a, b = s.xp.data(s.a), s.xp.data(s.b)
+    w = np.where(a == b, 0.5, a_wins(a, b).astype(np.float64))
+    return g * s.xp.const(w, a)
 
-    return rule
+
+def _maximum_vjp_a(g, s):
+    return _share(g, s, np.greater)
+
+
+def _maximum_vjp_b(g, s):
+    return _share(g, s, np.less)
+
+
+def _minimum_vjp_a(g, s):
+    return _share(g, s, np.less)
+
+
+def _minimum_vjp_b(g, s):
+    return _share(g, s, np.greater)
 
 
 register("maximum", "MaximumBackward0", np.maximum,
-         [_pick_vjp(True, True), _pick_vjp(False, True)],
+         [_maximum_vjp_a, _maximum_vjp_b],
          ["∂max(a,b)/∂a = 1 if a > b (½ if equal)", "∂max(a,b)/∂b = 1 if b > a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise maximum",
          needs=(("a", "b"), ("a", "b")))
 register("minimum", "MinimumBackward0", np.minimum,
-         [_pick_vjp(True, False), _pick_vjp(False, False)],
+         [_minimum_vjp_a, _minimum_vjp_b],
          ["∂min(a,b)/∂a = 1 if a < b (½ if equal)", "∂min(a,b)/∂b = 1 if b < a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise minimum",
          needs=(("a", "b"), ("a", "b")))

@@ -51,16 +51,22 @@ def _keep(g, s):
     return s.xp.reshape(g, tuple(shape))
 
 
-def _extreme_dim(pick):
-    def forward(a, dim, keepdim, shape):
-        idx = pick(a, axis=dim, keepdims=True)
-        values = np.take_along_axis(a, idx, axis=dim)
-        if not keepdim:
-            idx = idx.squeeze(dim)
-            values = values.squeeze(dim)
-        return values, {"indices": idx}
+def _pick_along(pick, a, dim, keepdim):
+    """(values, {"indices"}) of ``pick`` (argmax/argmin) along ``dim``."""
+    idx = pick(a, axis=dim, keepdims=True)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        idx = idx.squeeze(dim)
+        values = values.squeeze(dim)
+    return values, {"indices": idx}
 
-    return forward
+
+def _max_dim(a, dim, keepdim, shape):
+    return _pick_along(np.argmax, a, dim, keepdim)
+
+
+def _min_dim(a, dim, keepdim, shape):
+    return _pick_along(np.argmin, a, dim, keepdim)
 
 
 def _to_index_vjp(g, s):
@@ -87,10 +93,10 @@ register("max", "MaxBackward1", lambda a: np.max(a),
 register("min", "MinBackward1", lambda a: np.min(a),
          [_evenly_vjp], ["∂min(x)/∂xᵢ = 1 at the min (shared by ties)"], saves=("a", "out"),
          description="smallest element")
-register("max_dim", "MaxBackward0", _extreme_dim(np.argmax),
+register("max_dim", "MaxBackward0", _max_dim,
          [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
          description="max along a dim")
-register("min_dim", "MinBackward0", _extreme_dim(np.argmin),
+register("min_dim", "MinBackward0", _min_dim,
          [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
          description="min along a dim")
 
