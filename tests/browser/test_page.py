@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
-from .conftest import SHOTS, new_page, pick_example, run_source, runs, step_label, wait_ready
+from .support import SHOTS, new_page, pick_example, run_source, runs, step_label, wait_ready
 
 pytestmark = pytest.mark.browser
 

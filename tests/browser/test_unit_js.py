@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import new_page
+from .support import new_page
 
 UNIT = Path(__file__).parent / "js" / "unit_tests.js"
 

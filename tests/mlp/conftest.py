@@ -41,7 +41,3 @@ def run_in_torch(source: str, workdir: Path) -> tuple[list[float], str]:
 def torch_run(tmp_path):
     """``torch_run(source)`` → (losses at each backward, stdout) under real PyTorch."""
     return lambda source: run_in_torch(source, tmp_path)
-
-
-# The browser tests share the real-server and Chromium fixtures of tests/browser.
-from browser.conftest import browser, errors, server  # noqa: E402, F401

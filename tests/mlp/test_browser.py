@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser.conftest import new_page, runs, wait_ready
+from browser.support import new_page, runs, wait_ready
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots" / "mlp"  # git-ignored
 
@@ -143,8 +143,8 @@ def test_form_error_is_shown(browser, server, errors):
     page.get_by_test_id("mlp-hidden").fill("8, x")
     page.get_by_test_id("build").click()
     status = page.get_by_test_id("mlp-status")
-    status.wait_for(state="visible")
-    page.wait_for_function("document.querySelector('[data-testid=mlp-status]').textContent.length > 0")
+    # The status first says the program is being written; wait for the answer's error.
+    page.wait_for_function("document.querySelector('[data-testid=mlp-status]').dataset.kind === 'error'")
     assert "hidden" in status.inner_text()
     page.context.close()
 

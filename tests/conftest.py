@@ -1,0 +1,86 @@
+"""Session fixtures shared by every test folder: the real server (python -m app on a free port)
+and Debian's Chromium driven by Playwright; page errors fail the test that caused them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import httpx
+import pytest
+from browser.support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    PageErrors,
+    free_port,
+    new_page,
+    wait_healthy,
+    wait_ready,
+)
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of a running gradviz (GRADVIZ_BASE_URL to reuse one that is already running)."""
+    given = os.environ.get("GRADVIZ_BASE_URL")
+    if given:
+        wait_healthy(given, None)
+        yield given.rstrip("/")
+        return
+    port = free_port()
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)]
+    # The log goes to a file: a pipe nobody reads would fill up and stall the server.
+    log = tempfile.NamedTemporaryFile("w+", prefix="gradviz-server-", suffix=".log", delete=False)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    proc.log_path = log.name
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, proc)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def examples(server):
+    """GET /api/examples."""
+    return httpx.get(f"{server}/api/examples", timeout=30).json()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def errors():
+    return PageErrors()
+
+
+@pytest.fixture
+def page(browser, server, errors):
+    """The page at 1280x720 in English, first example drawn; fails the test on page errors."""
+    pg = new_page(browser, server, errors=errors)
+    wait_ready(pg)
+    yield pg
+    pg.context.close()
+    # A 4xx answer is logged by Chromium as a failed resource load; that is the API's contract,
+    # not a page error.
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, f"errors in the browser console: {real}"
