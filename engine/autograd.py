@@ -225,17 +225,19 @@ def _run_node_tx(fn: Node, g, needed):
 _NO_PARAMS: dict = {}  # shared, never written: what a rule sees as ``s.p`` for an op without params
 
 
+def _added(before: Tensor | None, g, create_graph: bool) -> Tensor:
+    """``.grad`` after adding ``g``: a copy of ``g`` the first time, else before + g (as torch)."""
+    if create_graph:
+        return g if before is None else before + g
+    # 0-d arrays add up to NumPy scalars: keep .grad an ndarray so in-place ops on it work.
+    data = np.array(g, copy=True) if before is None else np.asarray(before._data + g)
+    return Tensor._make(data)
+
+
 def _accumulate(acc: AccumulateGrad, g, create_graph, rec, bpass, flows_in) -> None:
     var = acc.variable
     before = var._grad
-    if create_graph:
-        new = g if before is None else before + g
-    else:
-        gd = g if before is None else before._data + g
-        if before is None:
-            gd = np.array(gd, copy=True)
-        new = Tensor._make(gd)
-    var._grad = new
+    new = var._grad = _added(before, g, create_graph)
     if bpass is not None:
         _record_leaf_step(rec, bpass, var, g, flows_in, before, new)
 
@@ -243,11 +245,7 @@ def _accumulate(acc: AccumulateGrad, g, create_graph, rec, bpass, flows_in) -> N
 def _retain(var: Tensor, g, create_graph, step) -> None:
     """retain_grad() on a non-leaf: keep (accumulate) the gradient that reached it."""
     before = var._grad
-    if create_graph:
-        new = g if before is None else before + g
-    else:
-        new = Tensor._make(np.array(g, copy=True) if before is None else before._data + g)
-    var._grad = new
+    new = var._grad = _added(before, g, create_graph)
     if step is not None:
         step.retained = True
         step.grad_before = None if before is None else np.array(before._data, copy=True)

@@ -538,3 +538,13 @@ def test_backward_twice_through_a_node_that_kept_nothing():
         return b.grad.tolist()
 
     same(program)
+
+
+def test_zero_dim_grad_accumulates_to_a_tensor_that_supports_in_place_ops():
+    for lib in (engine, torch):
+        w = lib.tensor(1.0, requires_grad=True)
+        (w * 2).backward()
+        (w * 3).backward()
+        assert w.grad.item() == 5.0
+        w.grad.zero_()
+        assert w.grad.item() == 0.0

@@ -126,7 +126,6 @@ print(w.grad.tolist())
 """
 
 
-@pytest.mark.xfail(reason="engine: 0-d grads accumulate to a NumPy scalar; zero_() fails", strict=False)
 def test_zero_grad_of_a_scalar_after_accumulation():
     r = run_program(ACCUMULATE.replace("VALUE", "1.0"))
     assert r.error is None and r.stdout == "0.0\n"
