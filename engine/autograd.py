@@ -201,6 +201,9 @@ def _run_node_tx(fn: Node, g, needed):
     s = Saved(TX, fn.params or {}, fn.extras)
     if op.saves:
         for k, t in fn.checked_saves():
+            if k == "out":  # the node's own output, re-attached to the node (see _output_alias)
+                t = Tensor._make(t._data, True, t._vc)
+                t._grad_fn = fn
             setattr(s, k, t)
     out = []
     for i, nxt in enumerate(fn._next):

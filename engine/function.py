@@ -48,9 +48,7 @@ class Node:
                 mask |= bit
                 fn = t._grad_fn
                 if fn is None:
-                    fn = t._acc
-                    if fn is None:
-                        fn = t._accumulator()
+                    fn = t._accumulator()
                 nxt.append(fn)
             else:
                 nxt.append(None)
@@ -65,12 +63,12 @@ class Node:
         if keys:
             if len(keys) == 1:
                 k = keys[0]
-                t = out if k == "out" else inputs[_SLOT[k]]
+                t = _output_alias(out) if k == "out" else inputs[_SLOT[k]]
                 self._saved = (k, t, t._vc[0])
             else:
                 saved = []
                 for k in keys:
-                    t = out if k == "out" else inputs[_SLOT[k]]
+                    t = _output_alias(out) if k == "out" else inputs[_SLOT[k]]
                     saved += (k, t, t._vc[0])
                 self._saved = tuple(saved)
         else:
@@ -118,7 +116,7 @@ class Node:
         keys = self._saved[::3]
         if "out" in keys:
             i = 3 * keys.index("out")
-            self._saved = self._saved[:i] + ("out", out, out._vc[0]) + self._saved[i + 3:]
+            self._saved = self._saved[:i] + ("out", _output_alias(out), out._vc[0]) + self._saved[i + 3:]
 
     def release(self) -> None:
         """Free the saved tensors (after a backward without retain_graph). A node that kept
@@ -126,6 +124,14 @@ class Node:
         if self._saved or "indices" in self.op.saves:
             self._saved = ()
             self.released = True
+
+
+def _output_alias(out):
+    """What a node keeps of its own output: the data and version counter without the history.
+    Keeping the output itself would make a reference cycle (output -> grad_fn -> output) that
+    only the cyclic GC frees; PyTorch saves outputs the same way and re-attaches the node when
+    a saved output is unpacked for create_graph."""
+    return out.__class__._make(out._data, False, out._vc)
 
 
 class AccumulateGrad:

@@ -7,6 +7,7 @@ behaviour lives in one place; this module holds the state and the autograd-facin
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -59,9 +60,13 @@ class Tensor:
         return t
 
     def _accumulator(self) -> AccumulateGrad:
-        acc = self._acc
+        # The leaf holds its AccumulateGrad weakly (the graph holds it strongly), as PyTorch does:
+        # a strong pair would be a reference cycle per leaf, freed only by the cyclic GC.
+        ref = self._acc
+        acc = ref() if ref is not None else None
         if acc is None:
-            acc = self._acc = AccumulateGrad(self)
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
         return acc
 
     # ---- metadata ----------------------------------------------------------------------

@@ -37,6 +37,16 @@ def _distinct(xs):
     return flat.size < 2 or np.min(np.diff(np.sort(flat))) > 1e-3
 
 
+def _distinct_after(f):
+    """The values an op compares (``f`` of its input) have no near-ties: max/min are smooth there."""
+    return lambda xs: _distinct([f(xs[0])])
+
+
+def _apart(f):
+    """Elementwise max/min of ``f(a)`` and ``b``: no pair closer than a finite-difference step."""
+    return lambda xs: np.all(np.abs(f(xs[0]) - xs[1]) > 1e-3)
+
+
 # name -> (fn(t, *xs), arity, low, high, condition on inputs, shape families)
 OPS = {
     "add": (lambda t, a, b: a + b, 2, -2, 2, None, SHAPES),
@@ -60,12 +70,13 @@ OPS = {
     "relu": (lambda t, a: t.relu(a) * a, 1, -2, 2, _kink_free(0.0), SHAPES),
     "leaky_relu": (lambda t, a: t.nn.functional.leaky_relu(a, 0.1) * a, 1, -2, 2, _kink_free(0.0), SHAPES),
     "clamp": (lambda t, a: a.clamp(-0.5, 0.5) * a, 1, -2, 2, _kink_free(-0.5, 0.5), SHAPES),
-    "maximum": (lambda t, a, b: t.maximum(a, b) * a, 2, -2, 2, _distinct, SHAPES),
+    "maximum": (lambda t, a, b: t.maximum(a, b) * a, 2, -2, 2, _apart(lambda a: a), SHAPES),
     "where": (lambda t, a, b: t.where(a > 0, a * a, b * a), 2, -2, 2, _kink_free(0.0), SHAPES),
     "sum": (lambda t, a: (a * a).sum(), 1, -2, 2, None, SHAPES),
     "mean_dim": (lambda t, a: (a * a).mean(-1), 1, -2, 2, None, SHAPES),
-    "max": (lambda t, a: (a * a).max(), 1, -2, 2, _distinct, SHAPES),
-    "max_dim": (lambda t, a: (a * a.sin()).max(0).values, 1, -2, 2, _distinct, SHAPES),
+    "max": (lambda t, a: (a * a).max(), 1, -2, 2, _distinct_after(lambda a: a * a), SHAPES),
+    "max_dim": (lambda t, a: (a * a.sin()).max(0).values, 1, -2, 2, _distinct_after(lambda a: a * np.sin(a)),
+                SHAPES),
     "var": (lambda t, a: a.var() if a.numel() > 1 else a * a, 1, -2, 2, None, SHAPES),
     "std": (lambda t, a: a.std(-1), 1, -2, 2, _distinct, {"vector": [(4,)], "matrix": [(2, 3)]}),
     "matmul": (
@@ -115,9 +126,10 @@ OPS = {
         None,
         {"vector": [(4,), (4,)], "matrix": [(2, 3), (2, 3)]},
     ),
-    "min": (lambda t, a: (a * a.cos()).min(), 1, -2, 2, _distinct, SHAPES),
-    "min_dim": (lambda t, a: (a * a.cos()).min(-1, keepdim=True).values, 1, -2, 2, _distinct, SHAPES),
-    "minimum": (lambda t, a, b: t.minimum(a * a, b), 2, -2, 2, _distinct, SHAPES),
+    "min": (lambda t, a: (a * a.cos()).min(), 1, -2, 2, _distinct_after(lambda a: a * np.cos(a)), SHAPES),
+    "min_dim": (lambda t, a: (a * a.cos()).min(-1, keepdim=True).values, 1, -2, 2,
+                _distinct_after(lambda a: a * np.cos(a)), SHAPES),
+    "minimum": (lambda t, a, b: t.minimum(a * a, b), 2, -2, 2, _apart(lambda a: a * a), SHAPES),
     "clamp_min_max": (
         lambda t, a: a.clamp_min(-0.5) * a.clamp_max(0.5),
         1,
