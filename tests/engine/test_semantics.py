@@ -548,3 +548,28 @@ def test_zero_dim_grad_accumulates_to_a_tensor_that_supports_in_place_ops():
         assert w.grad.item() == 5.0
         w.grad.zero_()
         assert w.grad.item() == 0.0
+
+
+def test_a_graph_is_freed_by_reference_counting_alone():
+    """No reference cycles per op or per leaf: dropping the output frees the whole graph at once."""
+    import weakref
+
+    gc.disable()
+    try:
+        x = engine.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * 2).relu().exp().sigmoid().tanh().sum()  # ops that save their own output
+        nodes = []
+        fn = y.grad_fn
+        while fn is not None and fn.next_functions:
+            nodes.append(weakref.ref(fn))
+            fn = fn.next_functions[0][0]
+        acc = weakref.ref(fn)  # the leaf's AccumulateGrad
+        assert len(nodes) == 6 and type(fn).__name__ == "AccumulateGrad"
+        del y, fn
+        assert all(r() is None for r in nodes)
+        assert acc() is None
+        # The leaf makes a new AccumulateGrad on its next use, and gradients still arrive.
+        (x * 3).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0]
+    finally:
+        gc.enable()
