@@ -75,25 +75,16 @@ def ops_per_pass(hidden: tuple[int, ...], accumulate: int) -> int:
     return 3 * len(hidden) + 2 + 2 + (1 if accumulate > 1 else 0) + 1
 
 
-def bytes_per_pass(hidden: tuple[int, ...], output_size: int, batch: int, itemsize: int) -> int:
-    """Bytes of op results one forward pass allocates (the runner counts them all): per hidden layer
-    addmm and activation outputs, the output layer, the loss's log-probabilities, with a margin."""
-    return itemsize * batch * (2 * sum(hidden) + 3 * output_size) + 256
-
-
 def step_limits(cfg: MlpConfig, hidden: tuple[int, ...], output_size: int) -> dict[str, int]:
-    """The most steps each runner limit allows: it keeps every op and tensor of every step for the
-    page (max_ops, max_tensor_bytes), and a pass of the interpreted loop takes up to ~5 ms (timeout_s)."""
+    """The most steps each runner limit allows: it records every op of every step for the page
+    (max_ops), and a pass of the interpreted loop takes up to ~5 ms (timeout_s). Tensors are not a
+    limit here: a step frees what the previous one allocated (the runner counts live tensors)."""
     from engine.runner import Settings
 
     s = Settings()
     k = cfg.accumulate
-    batch = cfg.batch_size if cfg.batch_size and cfg.batch_size < cfg.n_points else cfg.n_points // k
-    itemsize = 8 if cfg.dtype == "float64" else 4
     return {
         "max_ops": s.max_ops // (k * ops_per_pass(hidden, k)),
-        "max_tensor_bytes": int(0.9 * s.max_tensor_bytes) // (k * bytes_per_pass(hidden, output_size, batch,
-                                                                                 itemsize)),
         "timeout_s": int(s.timeout_s * 200) // k,
     }
 

@@ -15,7 +15,10 @@ from .errors import LimitError
 
 @dataclass
 class Budget:
-    """What one run may allocate."""
+    """What one run may hold: ``used_bytes`` counts allocations since the last count of live
+    tensors; only when it passes ``max_bytes`` are the live tensors counted (``_over_budget``),
+    so a training loop that frees what it allocates runs on, and a program that keeps more
+    than ``max_bytes`` of tensors alive is stopped."""
 
     max_elements: int = 1_000_000
     max_bytes: int = 64 * 1024 * 1024
@@ -36,9 +39,7 @@ def check_alloc(numel: int, itemsize: int) -> None:
             "(limit: max_tensor_elements)")
     b.used_bytes += numel * itemsize
     if b.used_bytes > b.max_bytes:
-        raise LimitError(
-            f"the program allocated more than {b.max_bytes // (1024 * 1024)} MB of tensors "
-            "(limit: max_tensor_bytes)")
+        _over_budget(b, numel * itemsize)
 
 
 def _refuse_numel(b: Budget, numel: int) -> None:
@@ -89,6 +90,36 @@ def count_result(res, is_view: bool) -> None:
     if not is_view:
         b.used_bytes += int(res.nbytes)
         if b.used_bytes > b.max_bytes:
-            raise LimitError(
-                f"the program allocated more than {b.max_bytes // (1024 * 1024)} MB of tensors "
-                "(limit: max_tensor_bytes)")
+            _over_budget(b, 0)
+
+
+def live_tensor_bytes() -> int:
+    """Bytes of the distinct arrays behind every tensor alive in this process."""
+    import gc
+
+    from .tensor import Tensor
+
+    seen: set[int] = set()
+    total = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, Tensor):
+            a = obj._data
+            while a.base is not None and isinstance(a.base, np.ndarray):
+                a = a.base
+            if id(a) not in seen:
+                seen.add(id(a))
+                total += a.nbytes
+    return total
+
+
+def _over_budget(b: Budget, pending: int) -> None:
+    """The allocations since the last count passed the budget: count what is really alive
+    (plus the allocation about to happen) and refuse only if that is over the budget."""
+    live = live_tensor_bytes() + pending
+    if live > b.max_bytes:
+        raise LimitError(
+            f"the program holds more than {b.max_bytes // (1024 * 1024)} MB of tensors "
+            "(limit: max_tensor_bytes)")
+    # Count again after another quarter of the budget at least, so a program living close to
+    # the limit does not pay for a count at every op.
+    b.used_bytes = min(live, b.max_bytes - b.max_bytes // 4)

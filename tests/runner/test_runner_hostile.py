@@ -64,6 +64,15 @@ def test_limit_messages_name_each_limit():
     assert "(limit: timeout_s)" in error.message
 
 
+def test_tensor_bytes_count_what_is_alive_not_what_was_ever_allocated():
+    # 20 x 4 MB allocated in turn, one alive at a time: more than 64 MB in all, never 64 MB alive.
+    r = run_program("for i in range(20):\n    t = torch.zeros(1000, 1000)\nprint(t.shape)")
+    assert r.error is None and r.stdout == "torch.Size([1000, 1000])\n"
+    # The same tensors kept in a list are refused once 64 MB are alive.
+    error, _ = refusal("ts = []\nfor i in range(20):\n    ts.append(torch.zeros(1000, 1000))")
+    assert error.type == "LimitError" and "(limit: max_tensor_bytes)" in error.message
+
+
 def test_refusals_keep_what_ran_before():
     r = run_program("print('hi')\nx = torch.ones(2)\nimport_me = 2 ** 100000\n")
     assert r.stdout == "hi\n" and "x" in r.variables
