@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .table import OPS, register
+from .table import register
 
 
 def _inverse(perm):
@@ -14,23 +14,22 @@ def _inverse(perm):
     return tuple(inv)
 
 
-register(
-    "view",
-    "ViewBackward0",
-    lambda a, shape, in_shape: a.reshape(shape),
-    [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-    ["reshape back to the input's shape"],
-    view=True,
-    description="view / reshape",
-)
-register(
-    "unsafe_view",
-    "UnsafeViewBackward0",
-    lambda a, shape, in_shape: a.reshape(shape),
-    [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-    ["reshape back to the input's shape"],
-    description="reshape of a fresh result",
-)
+def _reshape_op(name: str, grad_fn: str, formula: str, description: str, view: bool = True) -> None:
+    """An op that only changes the shape: forward reshapes, backward reshapes the gradient back."""
+    register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape),
+             [lambda g, s: s.xp.reshape(g, s.p["in_shape"])], [formula], view=view, description=description)
+
+
+_reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view / reshape")
+_reshape_op("unsafe_view", "UnsafeViewBackward0", "reshape back to the input's shape",
+            "reshape of a fresh result", view=False)
+_reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1")
+_reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1")
+_reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1")
+_reshape_op("squeeze_tuple", "SqueezeBackward2", "unsqueeze the removed dims",
+            "remove the listed dims of size 1")
+_reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
+            "remove dims of size 1 (squeeze_ in matmul and F.linear)")
 register(
     "transpose",
     "TransposeBackward0",
@@ -58,52 +57,6 @@ register(
     view=True,
     description="permute dims",
 )
-register(
-    "unsqueeze",
-    "UnsqueezeBackward0",
-    lambda a, shape, in_shape: a.reshape(shape),
-    [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-    ["squeeze the inserted dim"],
-    view=True,
-    description="insert a dim of size 1",
-)
-register(
-    "squeeze",
-    "SqueezeBackward0",
-    lambda a, shape, in_shape: a.reshape(shape),
-    [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-    ["unsqueeze the removed dims"],
-    view=True,
-    description="remove dims of size 1",
-)
-register(
-    "squeeze_dim",
-    "SqueezeBackward1",
-    lambda a, shape, in_shape: a.reshape(shape),
-    [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-    ["unsqueeze the removed dim"],
-    view=True,
-    description="remove one dim of size 1",
-)
-register(
-    "squeeze_tuple",
-    "SqueezeBackward2",
-    lambda a, shape, in_shape: a.reshape(shape),
-    [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-    ["unsqueeze the removed dims"],
-    view=True,
-    description="remove the listed dims of size 1",
-)
-if "squeeze_dims" not in OPS:  # engine.ops.nn_ops may have registered the same entry first
-    register(
-        "squeeze_dims",
-        "SqueezeBackward4",
-        lambda a, shape, in_shape: a.reshape(shape),
-        [lambda g, s: s.xp.reshape(g, s.p["in_shape"])],
-        ["unsqueeze the removed dims"],
-        view=True,
-        description="remove dims of size 1 (squeeze_ in matmul and F.linear)",
-    )
 register(
     "expand",
     "ExpandBackward0",
