@@ -10,7 +10,10 @@ import { PanZoom } from "./panzoom.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
-const READABLE_SCALE = 0.9; // screen pixels per drawing point at which node labels can be read
+// Node labels are drawn this tall (CSS px) when a drawing starts zoomed in; a fitted drawing whose
+// labels would come out smaller than MIN_FIT_PX starts zoomed in instead (Fit still shows it all).
+const READABLE_PX = 12;
+const MIN_FIT_PX = 9;
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
@@ -104,6 +107,19 @@ class Drawing {
     // The graph without graphviz's own legend (the page shows a translated one): what "fit" shows.
     const pad = 12;
     this.content = lo ? { x: lo.x0 - pad, y: lo.y0 - pad, w: lo.x1 - lo.x0 + 2 * pad, h: lo.y1 - lo.y0 + 2 * pad } : null;
+    // The size the node labels are written in (drawing units): what "readable" is measured by.
+    let font = 0;
+    for (const g of this.nodes.values()) {
+      for (const tx of g.querySelectorAll("text")) font = Math.max(font, Number(tx.getAttribute("font-size")) || 0);
+      if (font) break;
+    }
+    this.font = font || 14;
+  }
+
+  /** Screen pixels per drawing unit at which node labels are READABLE_PX tall. */
+  readableScale() {
+    this.measure();
+    return READABLE_PX / this.font;
   }
 
   /** The middle of an edge's path. */
@@ -150,6 +166,12 @@ class Drawing {
     lab.setAttribute("class", s === "send" ? "glabel send" : "glabel");
     lab.textContent = text;
   }
+}
+
+/** The start of a window of `size` moved to lie within [lo, lo + span] where it fits. */
+function clampInto(start, size, lo, span) {
+  if (size >= span) return lo + span / 2 - size / 2;
+  return Math.max(lo, Math.min(lo + span - size, start));
 }
 
 function elementId(g) {
@@ -225,6 +247,7 @@ export class GraphView {
     this.view = -1;
     this.drawing = null;
     this.selected = null;
+    this.fresh = true;
     this.host.replaceChildren();
   }
 
@@ -233,9 +256,11 @@ export class GraphView {
     const frame = tl.frames[k];
     const view = frame ? frame.view ?? 0 : 0;
     let full = prev < 0;
+    let mounted = false;
     if (view !== this.view || !this.drawing) {
       if (!this._mount(view)) return;
       full = true;
+      mounted = true;
     }
     const d = this.drawing;
     if (full) {
@@ -246,15 +271,35 @@ export class GraphView {
       for (const id of ch.nodes) d.setNode(id, tl.nodeState(id, k));
       for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k));
     }
-    if (frame && frame.node !== undefined) this._follow(frame.node, full && prev < 0);
+    // A new run, or another drawing mounted (a training iteration): start at a readable scale
+    // around the current node, or the first node coming up when the frame has none (zero_grad).
+    const fresh = this.fresh || mounted;
+    const focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
+    if (focus !== undefined) {
+      this._follow(focus, fresh);
+      this.fresh = false;
+    }
+  }
+
+  /** The node of the first frame at or after k on the same drawing (undefined when none). */
+  _nextNode(tl, k, view) {
+    for (let i = k; i < tl.frames.length; i++) {
+      const f = tl.frames[i];
+      if ((f.view ?? 0) !== view) break;
+      if (f.node !== undefined) return f.node;
+    }
+    return undefined;
   }
 
   /**
-   * Keep the current node on screen. On a new run, a drawing too wide to read when fitted (a phone,
-   * a long chain) starts zoomed in at a readable scale around it; "Fit" shows it all.
+   * Keep the current node on screen. At the start (a new run, another drawing), a drawing too big
+   * to read when fitted (a phone, an MLP, a long chain) is shown zoomed in at a readable scale
+   * around the node; "Fit" shows it all. While stepping the view moves only when the node leaves
+   * it (gliding, unless the user prefers reduced motion).
    */
   _follow(id, fresh) {
-    const b = this.drawing.boxes && this.drawing.boxes.get(id);
+    const d = this.drawing;
+    const b = d.boxes && d.boxes.get(id);
     const pz = this.panzoom;
     if (!b || !pz.box) return;
     const cx = b.x + b.w / 2;
@@ -263,24 +308,33 @@ export class GraphView {
     const H = this.host.clientHeight || 1;
     if (fresh) {
       const fitScale = Math.min(W / pz.home.w, H / pz.home.h);
-      if (fitScale < READABLE_SCALE * 0.7) {
-        const w = W / READABLE_SCALE;
-        const h = H / READABLE_SCALE;
-        pz.set({ x: cx - w / 2, y: cy - h / 2, w, h });
+      if (fitScale * d.font < MIN_FIT_PX) {
+        const s = d.readableScale();
+        const w = W / s;
+        const h = H / s;
+        // Not past the drawing's own edges where it can be helped: the start sits at the left.
+        const x = clampInto(cx - w / 2, w, pz.home.x, pz.home.w);
+        const y = clampInto(cy - h / 2, h, pz.home.y, pz.home.h);
+        pz.set({ x, y, w, h });
+      } else {
+        pz.set(pz.home);
       }
       return;
     }
-    // Off screen: bring it back on the side it left by, so the walk goes on across the screen
-    // (backward runs right to left in these drawings, forward left to right).
     const box = pz.box;
+    const inside = (lo, size, bLo, bSize) => bLo >= lo && bLo + bSize <= lo + size;
+    if (inside(box.x, box.w, b.x, b.w) && inside(box.y, box.h, b.y, b.h)) return;
+    // A step to a neighbour: bring it back on the side it left by, so the walk goes on across the
+    // screen (backward runs right to left in these drawings, forward left to right). A jump: centre it.
     const place = (lo, size, bLo, bSize, c) => {
-      if (bLo < lo) return c - size * 0.75;
-      if (bLo + bSize > lo + size) return c - size * 0.25;
+      if (bLo + bSize < lo - size / 2 || bLo > lo + size * 1.5) return c - size / 2;
+      if (bLo < lo) return Math.min(lo, c - size * 0.75);
+      if (bLo + bSize > lo + size) return Math.max(lo, c - size * 0.25);
       return lo;
     };
     const x = place(box.x, box.w, b.x, b.w, cx);
     const y = place(box.y, box.h, b.y, b.h, cy);
-    if (x !== box.x || y !== box.y) pz.set({ ...box, x, y });
+    if (x !== box.x || y !== box.y) pz.glide({ ...box, x, y });
   }
 
   _mount(view) {
@@ -298,6 +352,8 @@ export class GraphView {
     this.panzoom.attach(d.svg, keep, d.content);
     const home = this.panzoom.home;
     if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
+    // On a phone the box is as tall as the drawing needs at a readable scale (the CSS caps it).
+    if (home && home.h) this.host.style.setProperty("--gv-readable-h", `${Math.round(home.h * d.readableScale() + 8)}px`);
     this.drawing = d;
     this.view = view;
     this._markSelected();

@@ -7,6 +7,7 @@
  */
 
 const MAX_FIT = 1.8; // "fit" never shows the drawing larger than this (pixels per drawing unit)
+const GLIDE_MS = 220; // a pan that follows the current node slides this long
 
 export class PanZoom {
   constructor(host) {
@@ -49,8 +50,29 @@ export class PanZoom {
   }
 
   set(b) {
+    this._still();
     this.box = { ...b };
     this.apply();
+  }
+
+  /** Like set, but slides there (a CSS transition) unless the user prefers reduced motion. */
+  glide(b) {
+    const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (reduce || !this.svg) {
+      this.set(b);
+      return;
+    }
+    this.box = { ...b };
+    this.svg.style.transition = `transform ${GLIDE_MS}ms ease-out`;
+    this.apply();
+    clearTimeout(this._glideTimer);
+    this._glideTimer = setTimeout(() => this._still(), GLIDE_MS + 40);
+  }
+
+  /** End a glide: dragging and zooming follow the pointer at once. */
+  _still() {
+    clearTimeout(this._glideTimer);
+    if (this.svg && this.svg.style.transition) this.svg.style.transition = "";
   }
 
   /** Place the svg so that `box` fills the host (aspect kept, centred). Also after a resize. */

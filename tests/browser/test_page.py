@@ -368,7 +368,9 @@ def test_pan_zoom_fit_and_details(page):
     page.mouse.up()
     assert vb() != zoomed, "drag pans"
     page.locator("#fit").click()
-    assert vb() == home
+    # Fit shows the whole graph (the page may have started zoomed in to a readable scale)
+    assert vb() == page.evaluate("Object.values(window.gradviz.graph.panzoom.home).join(' ')")
+    assert float(vb().split()[2]) >= float(home.split()[2])
     blur(page)
     page.keyboard.press("End")
     node = graph.locator("g.node").filter(has_text="SigmoidBackward0").first
