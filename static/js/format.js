@@ -50,6 +50,18 @@ export function valueText(v, maxLen = 400) {
   return shapeText(v.shape);
 }
 
+/**
+ * A Value for a narrow table cell: a summarized (large) tensor as "min … max" and its mean on a
+ * second line (the shape is shown beside it already), else valueText clipped to maxLen.
+ */
+export function compactText(v, maxLen = 40, meanWord = "mean") {
+  if (isValue(v) && (v.data === null || v.data === undefined) && v.summary) {
+    const s = v.summary;
+    return `${num(s.min)} … ${num(s.max)}\n${meanWord} ${num(s.mean)}`;
+  }
+  return valueText(v, maxLen);
+}
+
 /** Very short text for an edge label: a scalar, a short vector, or a shape with a norm. */
 export function shortText(v) {
   if (!v) return "";

@@ -332,8 +332,9 @@ export class GraphView {
       if (bLo + bSize > lo + size) return Math.max(lo, c - size * 0.25);
       return lo;
     };
-    const x = place(box.x, box.w, b.x, b.w, cx);
-    const y = place(box.y, box.h, b.y, b.h, cy);
+    const home = pz.home;
+    const x = clampInto(place(box.x, box.w, b.x, b.w, cx), box.w, home.x, home.w);
+    const y = clampInto(place(box.y, box.h, b.y, b.h, cy), box.h, home.y, home.h);
     if (x !== box.x || y !== box.y) pz.glide({ ...box, x, y });
   }
 

@@ -46,7 +46,8 @@ const vars = new VarsPanel($("#vars"), {
     run();
   },
 });
-const controls = new Controls(document, player);
+// "user-step": the user moved the timeline (keys, buttons, slider): the step explanation is wanted.
+const controls = new Controls(document, player, () => emit("user-step"));
 const examplesSel = $("[data-testid=examples]");
 const runBtn = $("[data-testid=run]");
 
@@ -144,7 +145,10 @@ document.addEventListener("keydown", (e) => {
   if (tag === "TEXTAREA" || tag === "INPUT" || tag === "SELECT" || (el && el.isContentEditable)) return;
   if (tag === "BUTTON" && (e.key === " " || e.key === "Enter")) return; // the button's own click
   if (e.ctrlKey || e.metaKey || e.altKey) return;
-  if (player.key(e.key)) e.preventDefault();
+  if (player.key(e.key)) {
+    e.preventDefault();
+    emit("user-step");
+  }
 });
 
 // ---- examples ----------------------------------------------------------------------------------

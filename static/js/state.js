@@ -7,6 +7,7 @@
  *   "select"   (sel)          a node or edge was picked: {kind: "node"|"edge", id} or null
  *   "hover"    (sel)          the pointer is over a node or edge, or null
  *   "error"    (error)        a request failed (4xx) or the run stopped with an error
+ *   "user-step" ()            the user moved the timeline (keys, buttons, slider, pass chooser)
  * A later panel (e.g. a training view) plugs in by listening here.
  */
 

@@ -30,6 +30,7 @@ import {
 } from "./training_model.js";
 import { registerStrings } from "./training_i18n.js";
 import { FoldToggle } from "./fold.js";
+import { RightTabs } from "./tabs.js";
 
 registerStrings();
 
@@ -135,12 +136,7 @@ class TrainingView {
     if (this.fromBuild) {
       // Built from the form: show the first iteration's whole forward graph, ready to step back.
       this.fromBuild = false;
-      setTimeout(() => {
-        this.choose(first, true);
-        if (window.matchMedia && window.matchMedia("(min-width: 1001px)").matches) {
-          this.host.scrollIntoView({ block: "start" });
-        }
-      }, 0);
+      setTimeout(() => this.choose(first, true), 0);
     }
   }
 
@@ -431,8 +427,11 @@ function mount() {
   right.prepend(panel);
   const view = new TrainingView(panel);
   panel.hidden = true;
+  // On a wide screen the right column shows the step explanation or this view (tabs.js).
+  const tabs = new RightTabs(document.querySelector("#right-col"), document.querySelector("[data-testid=right-tabs]"));
   const showPanel = () => {
     panel.hidden = view.section.hidden;
+    tabs.available(!panel.hidden);
   };
   const fold = new FoldToggle(document.querySelector(".graph-tools"));
 
@@ -441,6 +440,7 @@ function mount() {
     view.fromBuild = true;
     view.startProgress();
     showPanel();
+    tabs.select("training"); // the progress of the run is shown there
   });
   // Any run while a training view is shown (an edited loop, another graph level): show progress too.
   new MutationObserver(() => {
@@ -449,10 +449,14 @@ function mount() {
   }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
   on("run", (resp) => {
     if (view.build && state.ranSource !== view.build.program.source && !sameShape(state.ranSource, view.build)) view.build = null;
+    const built = view.fromBuild;
     view.load(resp);
     showPanel();
+    // Built from the form: show what training did first; stepping brings the explanation back.
+    if (built && view.resp) tabs.select("training");
     fold.load(resp);
   });
+  on("user-step", () => tabs.select("step"));
   on("error", () => {
     view.stopProgress();
     if (!view.resp) view.section.hidden = true;

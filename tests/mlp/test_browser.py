@@ -85,6 +85,11 @@ def test_build_train_inspect_and_fold(browser, server, errors):
     assert frame_info(page)["pass"] == 58
     assert page.get_by_test_id("iteration-label").inner_text().startswith("59 / 60")
 
+    # Stepping shows the step explanation; the training view is one click away.
+    assert page.locator("#explain").is_visible()
+    page.get_by_test_id("tab-training").click()
+    assert training.is_visible()
+
     # The optimizer step after it: the rule and every parameter.
     opt = page.get_by_test_id("optimizer-step")
     assert "Adam" in page.get_by_test_id("optimizer-rule").inner_text()
@@ -204,3 +209,73 @@ def test_progress_while_training_and_language_switch(browser, server, errors):
     assert "Build an MLP" in page.get_by_test_id("mlp-panel").locator("summary").text_content()
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
+
+
+CURRENT_LABEL = """() => {
+  const s = window.gradviz.state, f = s.timeline.frames[s.frame];
+  const host = document.querySelector('[data-testid=graph]');
+  const g = host.querySelector(`g.node[data-gid=n${f.node}]`);
+  const t = g.querySelector('text').getBoundingClientRect(), r = host.getBoundingClientRect();
+  return {h: t.height, inside: t.left >= r.left - 1 && t.right <= r.right + 1
+                             && t.top >= r.top - 1 && t.bottom <= r.bottom + 1};
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
+def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, errors, width, height):
+    # reduced motion: the view jumps to the node at once (no glide to wait for)
+    page = new_page(browser, server, width=width, height=height, errors=errors, reduced_motion="reduce")
+    wait_ready(page)
+    build(page)  # the form's defaults: a 2-16-16-2 net on two moons, 500 steps
+    # the page moves to the first iteration's whole forward graph (its last op) right after the run
+    page.wait_for_function("(() => { const s = window.gradviz.state; "
+                           "return s.timeline.frames[s.frame].node !== undefined; })()")
+    label = page.evaluate(CURRENT_LABEL)
+    assert label["h"] >= 10, f"the current node's label is {label['h']:.1f} px tall"
+    assert label["inside"], "the current node is in view"
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    for _ in range(8):
+        page.keyboard.press("ArrowRight")
+        label = page.evaluate(CURRENT_LABEL)
+        assert label["h"] >= 10 and label["inside"], (step_text(page), label)
+    # Fit still shows the whole drawing
+    page.locator("#fit").click()
+    assert page.evaluate("JSON.stringify(window.gradviz.graph.panzoom.box) === "
+                         "JSON.stringify(window.gradviz.graph.panzoom.home)")
+    explain = page.locator("#explain").bounding_box()
+    if width > 1000:
+        # the step explanation is on screen next to the graph while stepping (not below the training view)
+        assert explain is not None and explain["y"] < height - 80, explain
+        assert not page.get_by_test_id("training").is_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"mlp-build-step-{width}.png"), full_page=width < 1000)
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
+def test_named_tensor_table_fits_its_panel(browser, server, errors, width, height):
+    page = new_page(browser, server, width=width, height=height, errors=errors)
+    wait_ready(page)
+    build(page, steps=20)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("End")
+    over = page.evaluate("""() => {
+      const out = [];
+      const wrap = document.querySelector('#vars .tablewrap');
+      if (wrap.scrollWidth > wrap.clientWidth) out.push(['table', wrap.scrollWidth, wrap.clientWidth]);
+      for (const td of document.querySelectorAll('table.vars td, table.vars th'))
+        if (td.scrollWidth > td.clientWidth) out.push([td.className, td.scrollWidth, td.clientWidth]);
+      return out;
+    }""")
+    assert over == [], over
+    grad = page.get_by_test_id("var-y").locator(".v-grad")
+    assert grad.inner_text() == "None"
+    # a 200-element tensor is summarized in a few short lines
+    assert page.get_by_test_id("var-y").locator(".v-value code").inner_text().count("\n") <= 2
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def step_text(page):
+    return page.get_by_test_id("step-label").inner_text()

@@ -8,7 +8,8 @@ import { t } from "../i18n.js";
 import { SPEEDS } from "../player.js";
 
 export class Controls {
-  constructor(root, player) {
+  /** onUser: called when the user moves the timeline from here (not when the page does). */
+  constructor(root, player, onUser = () => {}) {
     this.player = player;
     this.el = {
       first: root.querySelector("#step-first"),
@@ -22,15 +23,16 @@ export class Controls {
       chapter: root.querySelector("#chapter"),
     };
     const e = this.el;
-    e.first.addEventListener("click", () => (player.pause(), player.first()));
-    e.prev.addEventListener("click", () => (player.pause(), player.prev()));
-    e.next.addEventListener("click", () => (player.pause(), player.next()));
-    e.last.addEventListener("click", () => (player.pause(), player.last()));
-    e.play.addEventListener("click", () => player.toggle());
-    e.slider.addEventListener("input", () => (player.pause(), player.goTo(Number(e.slider.value))));
+    e.first.addEventListener("click", () => (onUser(), player.pause(), player.first()));
+    e.prev.addEventListener("click", () => (onUser(), player.pause(), player.prev()));
+    e.next.addEventListener("click", () => (onUser(), player.pause(), player.next()));
+    e.last.addEventListener("click", () => (onUser(), player.pause(), player.last()));
+    e.play.addEventListener("click", () => (onUser(), player.toggle()));
+    e.slider.addEventListener("input", () => (onUser(), player.pause(), player.goTo(Number(e.slider.value))));
     e.speed.replaceChildren(...SPEEDS.map((s) => h("option", { value: s, selected: s === 1 }, `${s}×`)));
     e.speed.addEventListener("change", () => player.setSpeed(Number(e.speed.value)));
     e.chapter.addEventListener("change", () => {
+      onUser();
       player.pause();
       player.goTo(Number(e.chapter.value));
     });

@@ -56,7 +56,7 @@ export class ExplainPanel {
       out.push(ul);
     }
     const params = Object.entries(op.params || {});
-    if (params.length) out.push(h("p", { class: "muted" }, params.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")));
+    if (params.length) out.push(h("p", { class: "muted" }, params.map(([k, v]) => `${k} = ${paramText(v)}`).join(", ")));
     out.push(h("p", { class: "lbl" }, t("ex_op_out", { var: op.var ? `${op.var} · ` : "", shape: shapeText(op.shape) })));
     out.push(valueBox(valueText(op.value), heatMap(op.value)));
     return out;
@@ -110,7 +110,7 @@ export class ExplainPanel {
     const sent = new Map((step.sent || []).map((fl) => [fl.edge, fl.grad]));
     const saved = [
       ...(node.saved || []).map((s) => `${s.name} = ${valueText(s.value, 60)}`),
-      ...Object.entries(node.params || {}).map(([k, v]) => `${k} = ${typeof v === "number" ? num(v) : JSON.stringify(v)}`),
+      ...Object.entries(node.params || {}).map(([k, v]) => `${k} = ${paramText(v)}`),
     ].join(", ");
     (node.inputs || []).forEach((eid, i) => {
       const e = tl.edges.get(eid);
@@ -181,6 +181,13 @@ export function productText(upstream, sent) {
   const local = s.map((x, i) => x / u[i]);
   if (u.length === 1) return `${num(u[0])} × ${num(local[0])} = ${num(s[0])}`;
   return `${nested(upstream.data)} ⊙ ${nested(reshapeLike(upstream.data, local))} = ${nested(sent.data)}`;
+}
+
+/** An op's parameter: a number as num() writes it, a long list (class targets) clipped. */
+function paramText(v) {
+  if (typeof v === "number") return num(v);
+  if (Array.isArray(v)) return valueText(v, 60);
+  return JSON.stringify(v);
 }
 
 function reshapeLike(like, values) {

@@ -5,7 +5,7 @@
  */
 
 import { h } from "../dom.js";
-import { heatMap, shapeText, valueText } from "../format.js";
+import { compactText, heatMap, shapeText, valueText } from "../format.js";
 import { t } from "../i18n.js";
 
 export class VarsPanel {
@@ -35,19 +35,20 @@ export class VarsPanel {
     }
     const tbody = h("tbody", {});
     for (const name of names) tbody.appendChild(this._row(st, name, vars[name] || extra[name], free.has(name)));
+    // Three columns (requires_grad sits under the name) so .grad stays in view in a narrow column.
     const head = h("thead", {}, h("tr", {},
-      h("th", {}, t("col_name")), h("th", {}, t("col_value")),
-      h("th", {}, t("col_rg")), h("th", {}, t("col_grad"))));
+      h("th", { class: "h-name" }, t("col_name")), h("th", { class: "h-value" }, t("col_value")),
+      h("th", { class: "h-grad" }, t("col_grad"))));
     this.host.replaceChildren(h("div", { class: "tablewrap" }, h("table", { class: "vars" }, head, tbody)));
   }
 
   _row(st, name, v, editable) {
     const value = h("td", { class: "v-value" });
     const grad = h("td", { class: "v-grad" });
-    const rg = h("td", { class: "v-rg" });
+    const rg = h("label", { class: "v-rg" });
     const tr = h("tr", { "data-testid": `var-${name}` },
-      h("th", { scope: "row" }, h("code", {}, name), h("small", { class: "v-shape" }, v ? shapeText(v.shape) : "")),
-      value, rg, grad);
+      h("th", { scope: "row" }, h("code", {}, name), h("small", { class: "v-shape" }, v ? shapeText(v.shape) : ""), rg),
+      value, grad);
     if (editable) {
       const given = st.variables[name];
       const input = h("input", {
@@ -70,9 +71,10 @@ export class VarsPanel {
       input.addEventListener("change", commit);
       box.addEventListener("change", commit);
       value.appendChild(input);
-      rg.appendChild(box);
+      rg.append(box, "requires_grad");
     } else {
-      rg.textContent = v && v.requires_grad ? "True" : "False";
+      // a zero-width space: a narrow column breaks the line after "=", not inside a word
+      rg.textContent = `requires_grad=\u200b${v && v.requires_grad ? "True" : "False"}`;
     }
     this.rows.set(name, { tr, value, grad, v, editable });
     return tr;
@@ -116,7 +118,7 @@ export class VarsPanel {
   }
 
   _cell(td, val, note) {
-    const text = note || valueText(val, 56);
+    const text = note || compactText(val, 40, t("mean_word"));
     if (td.dataset.text === text) return;
     td.dataset.text = text;
     const heat = val ? heatMap(val, { maxCells: 32, maxRows: 5 }) : null;
