@@ -14,6 +14,11 @@ const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
 // labels would come out smaller than MIN_FIT_PX starts zoomed in instead (Fit still shows it all).
 const READABLE_PX = 12;
 const MIN_FIT_PX = 9;
+// Gradient labels on edges: their largest font (drawing units), the baseline offsets tried from
+// the edge's middle, and the graph size above which they are not moved off nodes (cost).
+const LABEL_FONT = 10;
+const LABEL_OFFSETS = [-4, 14, -16, 26, -28, 38];
+const MAX_PLACED = 400;
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
@@ -91,6 +96,7 @@ class Drawing {
     // Node boxes in the svg's own coordinates (graphviz translates its root group).
     const tr = this.root.transform && this.root.transform.baseVal.consolidate();
     const m = tr ? tr.matrix : { a: 1, b: 0, c: 0, d: 1, e: 0, f: 0 };
+    this.m = { a: m.a, d: m.d, e: m.e, f: m.f };
     const place = (b) => ({ x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
     this.boxes = new Map();
     let lo = null;
@@ -155,16 +161,40 @@ class Drawing {
       return;
     }
     if (!lab) {
-      const p = this.midpoint(id);
-      if (!p) return;
+      if (!this.midpoint(id)) return;
       lab = document.createElementNS(SVGNS, "text");
-      lab.setAttribute("x", String(p.x));
-      lab.setAttribute("y", String(p.y - 4));
       this.labelLayer.appendChild(lab);
       this.labels.set(id, lab);
     }
+    const at = this.labelSpot(id, text);
+    lab.setAttribute("x", String(at.x));
+    lab.setAttribute("y", String(at.y));
     lab.setAttribute("class", s === "send" ? "glabel send" : "glabel");
     lab.textContent = text;
+  }
+
+  /**
+   * Where an edge's gradient label goes (its baseline centre): just above the edge's middle, or
+   * the first spot below / further up that covers no node's box, so the value does not hide a
+   * node's name on a short edge. The size is estimated (monospace), not measured: measuring
+   * would lay the drawing out again for every label.
+   */
+  labelSpot(id, text) {
+    const p = this.midpoint(id);
+    const fs = LABEL_FONT;
+    if (this.nodes.size > MAX_PLACED) return { x: p.x, y: p.y - 4 };
+    const w = text.length * fs * 0.62 + 4;
+    const m = this.m;
+    const free = (y) => {
+      const x0 = m.a * (p.x - w / 2) + m.e;
+      const x1 = m.a * (p.x + w / 2) + m.e;
+      const y0 = m.d * (y - fs) + m.f;
+      const y1 = m.d * (y + 2) + m.f;
+      for (const b of this.boxes.values()) if (b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0) return false;
+      return true;
+    };
+    for (const dy of LABEL_OFFSETS) if (free(p.y + dy)) return { x: p.x, y: p.y + dy };
+    return { x: p.x, y: p.y - 4 };
   }
 }
 
@@ -322,15 +352,19 @@ export class GraphView {
       return;
     }
     const box = pz.box;
-    const inside = (lo, size, bLo, bSize) => bLo >= lo && bLo + bSize <= lo + size;
+    // "In view" keeps a margin: the gradient labels on the node's edges are read too.
+    const inside = (lo, size, bLo, bSize) => {
+      const m = Math.min(40, Math.max(0, (size - bSize) / 2) * 0.3);
+      return bLo >= lo + m && bLo + bSize <= lo + size - m;
+    };
     if (inside(box.x, box.w, b.x, b.w) && inside(box.y, box.h, b.y, b.h)) return;
     // A step to a neighbour: bring it back on the side it left by, so the walk goes on across the
     // screen (backward runs right to left in these drawings, forward left to right). A jump: centre it.
     const place = (lo, size, bLo, bSize, c) => {
+      if (inside(lo, size, bLo, bSize)) return lo;
       if (bLo + bSize < lo - size / 2 || bLo > lo + size * 1.5) return c - size / 2;
-      if (bLo < lo) return Math.min(lo, c - size * 0.75);
-      if (bLo + bSize > lo + size) return Math.max(lo, c - size * 0.25);
-      return lo;
+      if (c < lo + size / 2) return Math.min(lo, c - size * 0.65);
+      return Math.max(lo, c - size * 0.35);
     };
     const home = pz.home;
     const x = clampInto(place(box.x, box.w, b.x, b.w, cx), box.w, home.x, home.w);
