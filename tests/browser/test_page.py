@@ -453,3 +453,31 @@ def test_expression_without_values_gets_starting_values(page):
     page.keyboard.press("End")
     assert shown_grad(page, "r") is None
     assert shown_grad(page, "p") is not None
+
+
+LABEL_OVERLAPS = """() => {
+  const host = document.querySelector('[data-testid=graph]');
+  const names = [...host.querySelectorAll('g.node:not([data-s=hidden]) text')]
+    .map((t) => t.getBoundingClientRect());
+  const hits = [];
+  for (const lab of host.querySelectorAll('text.glabel')) {
+    if (!lab.textContent) continue;
+    const r = lab.getBoundingClientRect();
+    for (const n of names) {
+      const meet = r.left < n.right && r.right > n.left && r.top < n.bottom && r.bottom > n.top;
+      if (meet) hits.push(lab.textContent);
+    }
+  }
+  return hits;
+}"""
+
+
+@pytest.mark.parametrize("example", ["vanishing", "accumulation", "neuron", "mlp"])
+def test_gradient_labels_do_not_cover_node_names(page, example):
+    pick_example(page, example)
+    blur(page)
+    page.keyboard.press("End")
+    go_to(page, first_pass_middle(page))
+    assert page.locator("[data-testid=graph] text.glabel").count() >= 1
+    hits = page.evaluate(LABEL_OVERLAPS)
+    assert hits == [], hits
