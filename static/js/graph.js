@@ -13,7 +13,7 @@ const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
 // Node labels are drawn this tall (CSS px) when a drawing starts zoomed in; a fitted drawing whose
 // labels would come out smaller than MIN_FIT_PX starts zoomed in instead (Fit still shows it all).
 const READABLE_PX = 12;
-const MIN_FIT_PX = 9;
+const MIN_FIT_PX = 10.5;
 // Gradient labels on edges: their largest font (drawing units), the baseline offsets tried from
 // the edge's middle, and the graph size above which they are not moved off nodes (cost).
 const LABEL_FONT = 10;
@@ -61,6 +61,7 @@ class Drawing {
     this.states = new Map(); // "n3" / "e2" -> state shown
     this.labels = new Map(); // edge id -> <text>
     this.labelText = new Map();
+    this.spots = new Map(); // edge id -> the box its gradient label takes (svg units)
     for (const g of svg.querySelectorAll("g.node, g.edge")) {
       const id = elementId(g);
       if (!id) continue;
@@ -158,6 +159,7 @@ class Drawing {
     let lab = this.labels.get(id);
     if (!text) {
       if (lab) lab.textContent = "";
+      this.spots.delete(id);
       return;
     }
     if (!lab) {
@@ -185,16 +187,20 @@ class Drawing {
     if (this.nodes.size > MAX_PLACED) return { x: p.x, y: p.y - 4 };
     const w = text.length * fs * 0.62 + 4;
     const m = this.m;
-    const free = (y) => {
-      const x0 = m.a * (p.x - w / 2) + m.e;
-      const x1 = m.a * (p.x + w / 2) + m.e;
-      const y0 = m.d * (y - fs) + m.f;
-      const y1 = m.d * (y + 2) + m.f;
-      for (const b of this.boxes.values()) if (b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0) return false;
+    const rect = (y) => ({
+      x0: m.a * (p.x - w / 2) + m.e, x1: m.a * (p.x + w / 2) + m.e, y0: m.d * (y - fs) + m.f, y1: m.d * (y + 2) + m.f,
+    });
+    const free = (r) => {
+      for (const b of this.boxes.values()) if (b.x < r.x1 && b.x + b.w > r.x0 && b.y < r.y1 && b.y + b.h > r.y0) return false;
+      for (const [other, q] of this.spots) {
+        if (other !== id && q.x0 < r.x1 && q.x1 > r.x0 && q.y0 < r.y1 && q.y1 > r.y0) return false;
+      }
       return true;
     };
-    for (const dy of LABEL_OFFSETS) if (free(p.y + dy)) return { x: p.x, y: p.y + dy };
-    return { x: p.x, y: p.y - 4 };
+    let dy = LABEL_OFFSETS.find((d) => free(rect(p.y + d)));
+    if (dy === undefined) dy = LABEL_OFFSETS[0];
+    this.spots.set(id, rect(p.y + dy));
+    return { x: p.x, y: p.y + dy };
   }
 }
 
