@@ -46,8 +46,8 @@ export function yScale(values, { log = "auto", logRatio = 30, zero = true } = {}
  *        right: {lo, hi, format} for series on the right axis, title, xLabel, onPick(x)}
  */
 export function lineChart(series, opts) {
-  const W = opts.width || 560;
-  const H = opts.height || 200;
+  const W = opts.width || 380; // about the width it is shown at, so its text keeps its size
+  const H = opts.height || 180;
   const pad = { l: 48, r: opts.right ? 44 : 12, t: 14, b: 26 };
   const iw = W - pad.l - pad.r;
   const ih = H - pad.t - pad.b;

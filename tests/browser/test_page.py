@@ -481,3 +481,9 @@ def test_gradient_labels_do_not_cover_node_names(page, example):
     assert page.locator("[data-testid=graph] text.glabel").count() >= 1
     hits = page.evaluate(LABEL_OVERLAPS)
     assert hits == [], hits
+
+
+def test_desktop_page_fits_the_window(page):
+    # 1280x720: the three columns fill the window; only panels scroll, never the page
+    size = page.evaluate("[document.documentElement.scrollHeight, window.innerHeight]")
+    assert size[0] <= size[1], size

@@ -7,7 +7,7 @@
 import { Timeline } from "/static/js/timeline.js";
 import { Player } from "/static/js/player.js";
 import { decodeShare, encodeShare } from "/static/js/share.js";
-import { num, shortText, valueText } from "/static/js/format.js";
+import { compactText, num, shortText, valueText } from "/static/js/format.js";
 import { productText } from "/static/js/panels/explain.js";
 
 const V = (data, shape = []) => ({ shape, dtype: "float32", data, summary: null });
@@ -220,6 +220,13 @@ test("numbers and values as text", () => {
   eq(num(1 / 3), "0.3333");
   eq(valueText(V([[1, 2], [3, 4]], [2, 2])), "[[1, 2], [3, 4]]");
   eq(valueText(null), "None");
+});
+
+test("a large tensor in a table cell: min … max, then its mean", () => {
+  const big = { shape: [200], dtype: "float32", data: null, summary: { min: 0, max: 1, mean: 0.5551, norm: 10.5357 } };
+  eq(compactText(big, 40, "mean"), "0 … 1\nmean 0.5551");
+  eq(compactText(V([1, 2], [2])), "[1, 2]");
+  eq(compactText(null), "None");
 });
 
 test("explain: upstream × local = sent", () => {
