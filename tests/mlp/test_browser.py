@@ -238,6 +238,8 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
         page.keyboard.press("ArrowRight")
         label = page.evaluate(CURRENT_LABEL)
         assert label["h"] >= 10 and label["inside"], (step_text(page), label)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"mlp-build-step-{width}.png"), full_page=width < 1000)
     # Fit still shows the whole drawing
     page.locator("#fit").click()
     assert page.evaluate("JSON.stringify(window.gradviz.graph.panzoom.box) === "
@@ -247,8 +249,6 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
         # the step explanation is on screen next to the graph while stepping (not below the training view)
         assert explain is not None and explain["y"] < height - 80, explain
         assert not page.get_by_test_id("training").is_visible()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"mlp-build-step-{width}.png"), full_page=width < 1000)
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
 
