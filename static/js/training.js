@@ -87,7 +87,10 @@ class TrainingView {
     this.host.appendChild(this.section);
 
     this.range.addEventListener("input", () => this.choose(Number(this.range.value) - 1, true));
-    this.bRange.addEventListener("input", () => this._showBoundary(Number(this.bRange.value)));
+    this.bRange.addEventListener("input", () => {
+      this._stopBoundary(); // the user's choice wins over the playback
+      this._showBoundary(Number(this.bRange.value));
+    });
     this.bPlay.addEventListener("click", () => (this.bTimer ? this._stopBoundary() : this._playBoundary()));
   }
 
