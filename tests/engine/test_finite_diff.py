@@ -203,6 +203,17 @@ def _draw(data, arity, low, high, shapes):
     return [data.draw(hnp.arrays(np.float64, shapes[family][i], elements=elements)) for i in range(arity)]
 
 
+def _sample(name, data):
+    """The op's function, inputs drawn by hypothesis, a generator, and a random output projection."""
+    fn, arity, low, high, cond, shapes = _case(name)
+    xs = _draw(data, arity, low, high, shapes)
+    assume(cond is None or cond(xs))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    with engine.no_grad():
+        out_shape = tuple(fn(engine, *_leaves(xs)).shape)
+    return fn, xs, rng, rng.standard_normal(out_shape)
+
+
 COMMON = settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
 )
@@ -212,13 +223,7 @@ COMMON = settings(
 @COMMON
 @given(data=st.data())
 def test_first_order(name, data):
-    fn, arity, low, high, cond, shapes = _case(name)
-    xs = _draw(data, arity, low, high, shapes)
-    assume(cond is None or cond(xs))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
-    with engine.no_grad():
-        out_shape = tuple(fn(engine, *_leaves(xs)).shape)
-    proj = rng.standard_normal(out_shape)
+    fn, xs, rng, proj = _sample(name, data)
     vs = [rng.standard_normal(x.shape) for x in xs]
     _, grads = _grads(fn, xs, proj)
     plus = _F(fn, [x + EPS * v for x, v in zip(xs, vs)], proj)
@@ -241,13 +246,7 @@ LINEAR = {"add", "sub", "rsub", "neg"}  # constant gradients: nothing to differe
 @COMMON
 @given(data=st.data())
 def test_second_order(name, data):
-    fn, arity, low, high, cond, shapes = _case(name)
-    xs = _draw(data, arity, low, high, shapes)
-    assume(cond is None or cond(xs))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
-    with engine.no_grad():
-        out_shape = tuple(fn(engine, *_leaves(xs)).shape)
-    proj = rng.standard_normal(out_shape)
+    fn, xs, rng, proj = _sample(name, data)
     us = [rng.standard_normal(x.shape) for x in xs]
     vs = [rng.standard_normal(x.shape) for x in xs]
     leaves, grads = _grads(fn, xs, proj, create_graph=True)
