@@ -1,7 +1,7 @@
 """The drawing: graphviz DOT from the serialized graph (same ids), rendered once per structure.
 
 The DOT text is written here (``DotWriter``; the graphviz package's quoting was too slow) and laid
-out by the ``dot`` binary in a subprocess with a timeout.
+out by the graphviz package's runner of the ``dot`` binary, with a timeout.
 
 - Node elements carry ``id="n<ID>"``, edge elements ``id="e<ID>"``, folded module boxes
   ``id="m<first op ID>"``, so the page can light them up and write gradients on them.
@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import subprocess
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+
+import graphviz
+from graphviz.backend import dot_command as graphviz_command
+from graphviz.backend import execute as graphviz_execute
 
 # Colours of the legend (and of the drawing).
 COLORS = {
@@ -403,15 +406,13 @@ class DotWriter:
 
 
 # ---- rendering -------------------------------------------------------------------------------------------
-def dot_binary() -> str:
-    return shutil.which("dot") or "/usr/bin/dot"
-
-
 def render(dot: str, timeout_s: float) -> str:
-    """Run ``dot -Tsvg`` on the DOT text (the only layout call: tests count it via the cache)."""
-    proc = subprocess.run([dot_binary(), "-Tsvg"], input=dot.encode(), capture_output=True,
-                          timeout=timeout_s, check=False)
-    if proc.returncode != 0:
+    """Run ``dot -Tsvg`` on the DOT text (the only layout call: tests count it via the cache).
+    The graphviz package runs it (its ``pipe`` has no timeout, its runner passes one through)."""
+    try:
+        proc = graphviz_execute.run_check(graphviz_command.command("dot", "svg"), input=dot.encode(),
+                                          capture_output=True, timeout=timeout_s, quiet=True)
+    except (graphviz.CalledProcessError, graphviz.ExecutableNotFound):
         return note_svg("graphviz could not draw this graph")
     return proc.stdout.decode()
 
