@@ -30,33 +30,18 @@ _reshape_op("squeeze_tuple", "SqueezeBackward2", "unsqueeze the removed dims",
             "remove the listed dims of size 1")
 _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
             "remove dims of size 1 (squeeze_ in matmul and F.linear)")
-register(
-    "transpose",
-    "TransposeBackward0",
-    lambda a, perm: np.transpose(a, perm),
-    [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))],
-    ["swap the two dims back"],
-    view=True,
-    description="transpose",
-)
-register(
-    "t",
-    "TBackward0",
-    lambda a, perm: np.transpose(a, perm),
-    [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))],
-    ["transpose back"],
-    view=True,
-    description="matrix transpose",
-)
-register(
-    "permute",
-    "PermuteBackward0",
-    lambda a, perm: np.transpose(a, perm),
-    [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))],
-    ["permute back by the inverse permutation"],
-    view=True,
-    description="permute dims",
-)
+
+
+def _permute_op(name: str, grad_fn: str, formula: str, description: str) -> None:
+    """An op that reorders dims: forward permutes, backward applies the inverse permutation."""
+    register(name, grad_fn, lambda a, perm: np.transpose(a, perm),
+             [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))], [formula], view=True,
+             description=description)
+
+
+_permute_op("transpose", "TransposeBackward0", "swap the two dims back", "transpose")
+_permute_op("t", "TBackward0", "transpose back", "matrix transpose")
+_permute_op("permute", "PermuteBackward0", "permute back by the inverse permutation", "permute dims")
 register(
     "expand",
     "ExpandBackward0",
