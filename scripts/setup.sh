@@ -26,8 +26,10 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 
 py=""
-for cand in python3.13 python3.12 python3.11 python3; do
-    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+# 3.11 first: the test oracle (torch 2.13.0) is installed from a cp311 wheel where one is at hand.
+for cand in python3.11 python3 python3.12 python3.13; do
+    if command -v "$cand" >/dev/null 2>&1 \
+            && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
         py="$cand"; break
     fi
 done
@@ -42,6 +44,10 @@ extra=""
 [ "$mode" = test ] && extra="[test]"
 stamp=".venv/.setup-stamp-$mode"
 want="$(sha256sum pyproject.toml | cut -c1-16)"
+# The test install includes everything the run install has.
+if [ "$mode" = run ] && [ -f .venv/.setup-stamp-test ] && [ "$(cat .venv/.setup-stamp-test)" = "$want" ]; then
+    stamp=.venv/.setup-stamp-test
+fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup: installing Python packages ($mode)"
     # pip's notes about local package mirrors that are absent here are noise: keep real errors.
