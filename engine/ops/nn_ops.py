@@ -30,10 +30,22 @@ def _softmax(a, dim):
     return (e / e.sum(axis=dim, keepdims=True)).reshape(a.shape)
 
 
+def _max_keepdims(x, dim):
+    """``x.max(axis=dim, keepdims=True)``. NumPy reduces a short last axis row by row (slowly); the
+    rows of a few classes are reduced faster down a contiguous transposed copy (max is exact, so the
+    result is the same)."""
+    if dim == 1 and x.ndim == 2 and x.shape[1] <= 32:
+        return np.maximum.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
+    return np.maximum.reduce(x, axis=dim, keepdims=True)
+
+
 def _log_softmax(a, dim):
+    # ufunc reductions straight away (ndarray.max/.sum add a Python wrapper) and the last
+    # subtraction in place: this runs in every cross_entropy.
     x = _as1(a)
-    shifted = x - x.max(axis=dim, keepdims=True)
-    return (shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))).reshape(a.shape)
+    shifted = x - _max_keepdims(x, dim)
+    shifted -= np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+    return shifted.reshape(a.shape)
 
 
 def _axis(s):
@@ -216,14 +228,34 @@ def _scale(g, s, n_shape):
 def _nll(a, target, weight, reduction, ignore_index):
     t = np.asarray(target, dtype=np.int64)
     valid = t != ignore_index
-    tc = np.where(valid, t, 0)
+    # The common case (no class weights, no ignored target) needs no weight array: every weight
+    # is 1, so the sums below are those of the general case without the multiplications by 1.
+    # (float16 keeps the general path: its sum of ones is not exact past 2048.)
+    ones = weight is None and a.dtype != np.float16 and bool(np.logical_and.reduce(valid, axis=None))
+    tc = t if ones else np.where(valid, t, 0)
     # One (batch, class, spatial...) index per target: the class axis is 0 for a 1-D input, else 1.
     if a.ndim == 1:
         where = (tc,)
+    elif t.ndim == 1:
+        where = (np.arange(t.shape[0]), tc)
     else:
         grid = np.indices(t.shape, sparse=True)
         where = (grid[0], tc, *grid[1:])
     picked = a[where]
+    coef = np.zeros_like(a)
+    if ones:
+        if reduction == "none":
+            out = np.negative(picked)
+            coef[where] = -1
+        else:
+            out = -np.add.reduce(picked, axis=None, dtype=a.dtype)
+            if reduction == "mean":
+                denom = a.dtype.type(t.size)
+                out = out / denom
+                coef[where] = a.dtype.type(-1) / denom
+            else:
+                coef[where] = -1
+        return np.asarray(out, dtype=a.dtype), {"coef": coef}
     if weight is None:
         wt = valid.astype(a.dtype)
     else:
@@ -237,7 +269,6 @@ def _nll(a, target, weight, reduction, ignore_index):
         denom = np.sum(wt, dtype=a.dtype)
         out = np.sum(losses, dtype=a.dtype) / denom
     # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere.
-    coef = np.zeros_like(a)
     coef[where] = -wt if denom is None else -wt / denom
     return np.asarray(out, dtype=a.dtype), {"coef": coef}
 

@@ -50,10 +50,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if not isinstance(target, Tensor):
         raise TypeError(f"nll_loss(): argument 'target' must be Tensor, not {type(target).__name__}")
     _check_nll_shapes(input, target)
-    nd = input.ndim
-    n_classes = input.shape[0 if nd == 1 else 1]
+    return _nll_checked(input, target, weight, ignore_index, reduction)
+
+
+def _nll_checked(input: Tensor, target: Tensor, weight, ignore_index: int, reduction: str) -> Tensor:
+    """nll_loss after its argument checks (cross_entropy has run them on the logits already)."""
+    nd = input._data.ndim
+    n_classes = input._data.shape[0 if nd == 1 else 1]
     t = target._data
-    if t.size and (t.min() < 0 or t.max() >= n_classes):
+    if t.size and _out_of_bounds(t, n_classes):
         bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
         if np.any(bad):
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
@@ -68,6 +73,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return api.reshape(out, (n,) + tuple(input.shape[2:])) if reduction == "none" else out
 
 
+def _out_of_bounds(t: np.ndarray, n_classes: int) -> bool:
+    """Some target outside [0, n_classes): one reduction (int64 read as unsigned puts the negatives
+    above every class)."""
+    if t.dtype == np.int64:
+        return bool(np.maximum.reduce(t.view(np.uint64), axis=None) >= n_classes)
+    return bool(t.min() < 0 or t.max() >= n_classes)
+
+
 def _check_target_dtype(target: Tensor) -> None:
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
@@ -75,7 +88,8 @@ def _check_target_dtype(target: Tensor) -> None:
 
 def _check_nll_shapes(input: Tensor, target: Tensor) -> None:
     """torch's checks of nll_loss's input and target, in torch's order and with its texts."""
-    nd, ishape, tshape = input.ndim, list(input.shape), list(target.shape)
+    ishape, tshape = input._data.shape, target._data.shape
+    nd = len(ishape)
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
     if nd != 1 and ishape[0] != (tshape[0] if tshape else 0):
@@ -88,9 +102,9 @@ def _check_nll_shapes(input: Tensor, target: Tensor) -> None:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
     elif nd == 4:
         if tshape[1:] != ishape[2:]:
-            raise RuntimeError(f"size mismatch (got input: {ishape} , target: {tshape}")
-    elif tshape != [ishape[0]] + ishape[2:]:
-        raise RuntimeError(f"Expected target size {[ishape[0]] + ishape[2:]}, got {tshape}")
+            raise RuntimeError(f"size mismatch (got input: {list(ishape)} , target: {list(tshape)}")
+    elif list(tshape) != [ishape[0]] + list(ishape[2:]):
+        raise RuntimeError(f"Expected target size {[ishape[0]] + list(ishape[2:])}, got {list(tshape)}")
     _check_target_dtype(target)
 
 
@@ -107,15 +121,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     reduction = _reduction(size_average, reduce, reduction)
     if label_smoothing != 0.0:
         raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
-    class_dim = 0 if input.ndim == 1 else 1
-    if tuple(input.shape) == tuple(target.shape):
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target.shape:
         if not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class probabilities, got "
                                f"{_scalar_name(target)}")
         return _cross_entropy_probs(api.log_softmax(input, class_dim), target, weight, reduction, class_dim)
     _check_nll_shapes(input, target)
     logp = api.log_softmax(input, class_dim)
-    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    return _nll_checked(logp, target, weight, ignore_index, reduction)
 
 
 def _cross_entropy_probs(logp: Tensor, target: Tensor, weight, reduction: str, class_dim: int) -> Tensor:
