@@ -113,6 +113,8 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
     grad_mode._enabled = bool(create_graph)
     try:
         heappop, heappush = heapq.heappop, heapq.heappush
+        plain = bpass is None and not create_graph
+        make, array, asarray = Tensor._make, np.array, np.asarray
         while heap:
             _, _, fn = heappop(heap)
             g = buffers.pop(fn, None)
@@ -125,14 +127,24 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
                     continue
             if type(fn) is AccumulateGrad:
                 if inputs is None:
-                    _accumulate(fn, g, create_graph, rec, bpass, flows_in)
+                    if plain:  # _accumulate for a first-order, unrecorded backward
+                        var = fn.variable
+                        before = var._grad
+                        var._grad = make(array(g, copy=True) if before is None
+                                         else asarray(before._data + g))
+                    else:
+                        _accumulate(fn, g, create_graph, rec, bpass, flows_in)
                 continue
             sent = _run_node(fn, g, create_graph, needed)
             step = _record_op_step(rec, bpass, fn, g, flows_in, sent) if bpass is not None else None
             if fn.retained is not None and inputs is None:
                 _retain(fn.retained, g, create_graph, step)
             if not retain_graph:
-                fn.release()
+                if fn._saved:  # release() inlined for the nodes that kept something
+                    fn._saved = ()
+                    fn.released = True
+                else:
+                    fn.release()
             i = -1
             for nxt in fn._next:  # hot loop: _dec inlined
                 i += 1
@@ -163,8 +175,14 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
     op = fn.op
     s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
     if op.saves:
-        for k, t in fn.checked_saves():
-            setattr(s, k, t._data)
+        saved = fn._saved
+        if fn.released:
+            fn.checked_saves()  # raises
+        for j in range(0, len(saved), 3):  # checked_saves inlined; it raises on a stale version
+            t = saved[j + 1]
+            if t._vc[0] != saved[j + 2]:
+                fn.checked_saves()
+            setattr(s, saved[j], t._data)
     vjps, variadic, meta = op.vjps, op.variadic, fn._meta
     out = []
     i = -1
@@ -186,7 +204,7 @@ def _run_node(fn: Node, g, create_graph: bool, needed):
         shape, dt = meta[2 * i], meta[2 * i + 1]
         if gi.shape != shape:
             gi = sum_to_shape(gi, shape)
-        if gi.dtype != dt:
+        if gi.dtype is not dt and gi.dtype != dt:
             gi = gi.astype(dt)
         out.append(gi)
     return out

@@ -39,25 +39,35 @@ class Node:
         self.released = False
         self._trace = None
         self.retained = None  # the output tensor, once retain_grad() was called on it
-        nxt = []
-        meta = []
-        mask = 0
-        bit = 1
-        for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
-            if t._requires_grad:
-                mask |= bit
-                fn = t._grad_fn
-                if fn is None:
-                    fn = t._accumulator()
-                nxt.append(fn)
-            else:
-                nxt.append(None)
+        if len(inputs) == 1:  # most ops: one input, which requires grad (else no node is built)
+            t = inputs[0]
+            fn = t._grad_fn
+            if fn is None:
+                fn = t._accumulator()
             d = t._data
-            meta.append(d.shape)
-            meta.append(d.dtype)
-            bit <<= 1
-        self._next = tuple(nxt)
-        self._meta = tuple(meta)
+            self._next = (fn,)
+            self._meta = (d.shape, d.dtype)
+            mask = 1
+        else:
+            nxt = []
+            meta = []
+            mask = 0
+            bit = 1
+            for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
+                if t._requires_grad:
+                    mask |= bit
+                    fn = t._grad_fn
+                    if fn is None:
+                        fn = t._accumulator()
+                    nxt.append(fn)
+                else:
+                    nxt.append(None)
+                d = t._data
+                meta.append(d.shape)
+                meta.append(d.dtype)
+                bit <<= 1
+            self._next = tuple(nxt)
+            self._meta = tuple(meta)
         keep = op.keep_by_mask
         keys = keep[mask] if keep is not None else op.save_keys
         if keys:

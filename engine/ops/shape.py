@@ -8,6 +8,8 @@ from .table import register
 
 
 def _inverse(perm):
+    if len(perm) <= 2:  # t(): every permutation of at most two dims is its own inverse
+        return perm
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
@@ -34,7 +36,7 @@ _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
 
 def _permute_op(name: str, grad_fn: str, formula: str, description: str) -> None:
     """An op that reorders dims: forward permutes, backward applies the inverse permutation."""
-    register(name, grad_fn, lambda a, perm: np.transpose(a, perm),
+    register(name, grad_fn, lambda a, perm: a.transpose(perm),
              [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))], [formula], view=True,
              description=description)
 

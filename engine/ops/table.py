@@ -92,6 +92,8 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
+    if lead > 0 and shape and g.shape[lead:] == shape:  # only leading dims added (a bias): one reduction
+        return np.add.reduce(g, axis=tuple(range(lead)))
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if axes:
