@@ -24,16 +24,17 @@ from .tensor import Tensor
 def _collect(roots):
     """Dependencies (number of consumer edges) of every node reachable from ``roots``."""
     deps: dict = {}
-    seen = set()
     stack = [fn for fn in roots if fn is not None]
-    for fn in stack:
-        seen.add(fn)
+    seen = set(stack)
     while stack:
         fn = stack.pop()
         for nxt in fn._next:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt in deps:  # already reached, so already seen
+                deps[nxt] += 1
+                continue
+            deps[nxt] = 1
             if nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)

@@ -227,12 +227,20 @@ def _scale(g, s, n_shape):
 # ---- nll_loss -----------------------------------------------------------------------------------
 def _nll(a, target, weight, reduction, ignore_index):
     t = np.asarray(target, dtype=np.int64)
-    valid = t != ignore_index
     # The common case (no class weights, no ignored target) needs no weight array: every weight
     # is 1, so the sums below are those of the general case without the multiplications by 1.
-    # (float16 keeps the general path: its sum of ones is not exact past 2048.)
-    ones = weight is None and a.dtype != np.float16 and bool(np.logical_and.reduce(valid, axis=None))
-    tc = t if ones else np.where(valid, t, 0)
+    # (float16, char "e", keeps the general path: its sum of ones is not exact past 2048.)
+    ones = False
+    if weight is None and a.dtype.char != "e":
+        if type(target) is list and t.ndim == 1:  # a flat list: Python's `in` beats NumPy calls here
+            ones = ignore_index not in target
+        else:
+            ones = not (t == ignore_index).any()
+    if ones:
+        tc = t
+    else:
+        valid = t != ignore_index
+        tc = np.where(valid, t, 0)
     # One (batch, class, spatial...) index per target: the class axis is 0 for a 1-D input, else 1.
     if a.ndim == 1:
         where = (tc,)
@@ -242,7 +250,7 @@ def _nll(a, target, weight, reduction, ignore_index):
         grid = np.indices(t.shape, sparse=True)
         where = (grid[0], tc, *grid[1:])
     picked = a[where]
-    coef = np.zeros_like(a)
+    coef = np.zeros(a.shape, dtype=a.dtype)
     if ones:
         if reduction == "none":
             out = np.negative(picked)

@@ -112,7 +112,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weightᵀ + bias, dispatched exactly as torch does:
     2-D with bias → addmm(bias, x, wᵀ); without bias → x @ wᵀ (mm, or matmul's view/mm/unsafe_view);
     1-D or N-D with bias → view to 2-D, addmm, view back."""
-    if input._data.dtype != weight._data.dtype and input.ndim >= 1:
+    nd = input._data.ndim
+    if input._data.dtype != weight._data.dtype and nd >= 1:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
                            f"{_scalar_name(weight)}")
     if bias is not None and bias._data.dtype != weight._data.dtype:
@@ -120,14 +121,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                            f"{_scalar_name(weight)}")
     wt = api.t(weight)
     if bias is None:
-        if input.ndim == 1:
+        if nd == 1:
             out = api.mm(api.unsqueeze(input, 0), wt)
             shape = tuple(out.shape)
             return apply(OPS["squeeze_dims"], (out,), {"shape": shape[1:], "in_shape": shape})
         return api.matmul(input, wt)
-    if input.ndim == 2:
+    if nd == 2:
         return api.addmm(bias, input, wt)
-    if input.ndim == 0:
+    if nd == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
     lead = tuple(input.shape[:-1])
     flat = api.reshape(input, (-1, input.shape[-1]))
