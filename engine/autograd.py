@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from sys import getrefcount
 
 import numpy as np
 
@@ -131,8 +132,12 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
                     if plain:  # _accumulate for a first-order, unrecorded backward
                         var = fn.variable
                         before = var._grad
-                        var._grad = make(array(g, copy=True) if before is None
-                                         else asarray(before._data + g))
+                        if before is not None:
+                            var._grad = make(asarray(before._data + g))
+                        elif type(g) is np.ndarray and getrefcount(g) == 2 and _sole(g):
+                            var._grad = make(g)  # nothing else holds it: PyTorch also steals it
+                        else:
+                            var._grad = make(array(g, copy=True))
                     else:
                         _accumulate(fn, g, create_graph, rec, bpass, flows_in)
                 continue
@@ -161,12 +166,27 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api):
                 deps[nxt] = left
                 if left == 0:
                     heappush(heap, (-nxt.seq, next(_tie), nxt))
+            sent = gi = None  # the gradients live in the buffers only (see _sole)
     finally:
         grad_mode._enabled = prev_mode
     return results
 
 
 _tie = itertools.count()
+
+
+def _sole(g: np.ndarray) -> bool:
+    """May a leaf's first gradient be ``g`` itself rather than a copy? As in PyTorch's
+    AccumulateGrad, when nothing else can see it: the caller checked that only the walk holds
+    ``g``; its memory must also be its own or that of a base only ``g`` holds (a transposed
+    matmul result), and it must be writable and compact (``.grad`` is changed in place)."""
+    flags = g.flags
+    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
+        return False
+    base = g.base
+    # References to base: ``g``'s, this local's and getrefcount's argument.
+    return base is None or (type(base) is np.ndarray and base.base is None and base.size == g.size
+                            and getrefcount(base) == 3)
 
 
 def _run_node(fn: Node, g, create_graph: bool, needed):
