@@ -76,13 +76,17 @@ def _nll_checked(input: Tensor, target: Tensor, weight, ignore_index: int, reduc
 def _out_of_bounds(t: np.ndarray, n_classes: int) -> bool:
     """Some target outside [0, n_classes): one reduction (int64 read as unsigned puts the negatives
     above every class)."""
-    if t.dtype == np.int64:
+    if t.dtype == _INT64:
         return bool(np.maximum.reduce(t.view(np.uint64), axis=None) >= n_classes)
     return bool(t.min() < 0 or t.max() >= n_classes)
 
 
+_TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.uint8))  # dtype objects: cheaper to compare than types
+_INT64 = _TARGET_DTYPES[0]
+
+
 def _check_target_dtype(target: Tensor) -> None:
-    if target._data.dtype not in (np.int64, np.uint8):
+    if target._data.dtype not in _TARGET_DTYPES:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
 
 
