@@ -10,6 +10,7 @@ from ..tensor import Tensor
 from .errors import ForbiddenError
 from .formatting import format_value, percent_format
 from .functions import Scope, SuperProxy, UserFunction, local_names
+from .positions import tag_error
 from .safe_builtins import SUPER
 
 BINOPS = {
@@ -46,11 +47,7 @@ class Expressions:
         try:
             return self._expr[type(node)](self, node, scope)
         except Exception as e:
-            if getattr(e, "_gv_node", None) is None:
-                try:
-                    e._gv_node = node
-                except AttributeError:
-                    pass
+            tag_error(e, node)
             raise
 
     # ---- names -----------------------------------------------------------------------------------

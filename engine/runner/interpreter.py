@@ -19,7 +19,7 @@ from .expressions import Expressions
 from .functions import GradModeFunction, Scope, UserFunction, bind_arguments
 from .guards import Guard
 from .policy import Policy
-from .positions import Positions
+from .positions import Positions, tag_error
 from .safe_builtins import DECORATORS, EXCEPTIONS, Builtins, BuiltinType, _Bound
 
 BREAK = "break"
@@ -81,11 +81,7 @@ class Interpreter(Expressions):
                 raise ForbiddenError(f"{type(st).__name__} statements are not supported by gradviz")
             return handler(self, st, scope)
         except Exception as e:
-            if getattr(e, "_gv_node", None) is None:
-                try:
-                    e._gv_node = st
-                except AttributeError:
-                    pass
+            tag_error(e, st)
             raise
 
     def _expr_stmt(self, st: ast.Expr, scope):

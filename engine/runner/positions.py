@@ -27,3 +27,17 @@ class Positions:
             col = len(text.encode("utf-8")[:off].decode("utf-8", errors="ignore")) + 1
         self._cache[key] = (line, col)
         return (line, col)
+
+
+def tag_error(exc: BaseException, node) -> None:
+    """Remember the innermost AST node an exception left (the first tag wins), for its position."""
+    if getattr(exc, "_gv_node", None) is None:
+        try:
+            exc._gv_node = node
+        except AttributeError:  # exceptions that take no attributes keep no position
+            pass
+
+
+def tagged_node(exc: BaseException):
+    """The node ``tag_error`` recorded on ``exc``, or None."""
+    return getattr(exc, "_gv_node", None)

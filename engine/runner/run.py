@@ -21,6 +21,7 @@ from .checker import check
 from .guards import Guard
 from .interpreter import Interpreter
 from .policy import Policy
+from .positions import tagged_node
 from .results import ProgramError, RunResult, Settings, UserError
 
 _RUN_LOCK = threading.Lock()
@@ -74,7 +75,7 @@ def _clean(message: str) -> str:
 
 
 def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
-    node = getattr(exc, "_gv_node", None)
+    node = tagged_node(exc)
     line, col = interp.positions.of(node) if node is not None else (None, None)
     kind = type(exc).__name__
     if isinstance(exc, LimitError):
