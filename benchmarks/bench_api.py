@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import httpx  # noqa: E402
 
 from app.examples import EXAMPLES  # noqa: E402
 from app.layout import LayoutSettings, plan_view  # noqa: E402
+from benchmarks.local_server import start_server  # noqa: E402
 
 
 def _example(example_id: str) -> str:
@@ -49,28 +49,6 @@ CASES = {
     "MLP example": _example("mlp").replace("loss", "{name}"),
     "tanh chain (300)": CHAIN,
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def post(client: httpx.Client, base: str, source: str) -> tuple[float, dict]:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,26 +27,7 @@ import httpx  # noqa: E402
 
 from app.mlp_builder import build_program  # noqa: E402
 from app.schemas import MlpConfig  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the server did not start")
+from benchmarks.local_server import start_server  # noqa: E402
 
 
 def torch_loop(steps: int, n: int = 200) -> float:
@@ -83,9 +62,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=500)
     args = ap.parse_args()
     source, _ = build_program(MlpConfig(steps=args.steps))
-    port = free_port()
-    proc = start_server(port)
-    url = f"http://127.0.0.1:{port}/api/run"
+    proc, base = start_server()
+    url = f"{base}/api/run"
     try:
         with httpx.Client(timeout=120) as client:
             first = time.perf_counter()
