@@ -20,6 +20,7 @@ import hashlib
 import re
 import subprocess
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -55,11 +56,41 @@ class LayoutSettings:
 
 @dataclass
 class Drawing:
-    """One view's drawing and what it folded."""
+    """One view's drawing and what it folded; ``undrawn`` says why there is only a note instead."""
 
     svg: str
     folded: bool = False
     folds: list[dict] = field(default_factory=list)
+    undrawn: str | None = None  # "too_many_nodes" | "time_budget" | "graphviz_failed"
+
+
+class DotSlots:
+    """At most ``n`` ``dot`` processes at once in this server (set to the number of workers), each
+    waited for and run within the request's own deadline."""
+
+    def __init__(self, n: int = 2):
+        self._sem = threading.BoundedSemaphore(n)
+        self.size = n
+
+    def resize(self, n: int) -> None:
+        self._sem = threading.BoundedSemaphore(max(1, n))
+        self.size = max(1, n)
+
+    def run(self, dot: str, deadline: float) -> str:
+        """``render`` once a slot is free; ``subprocess.TimeoutExpired`` when the deadline comes first."""
+        sem = self._sem
+        if not sem.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise subprocess.TimeoutExpired("dot", 0)
+        try:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired("dot", 0)
+            return render(dot, left)
+        finally:
+            sem.release()
+
+
+DOT_SLOTS = DotSlots()
 
 
 class LayoutCache:
@@ -113,7 +144,7 @@ def draw_response(response: dict, settings: LayoutSettings | None = None, cache:
     """Fill ``svg``, ``folded`` and ``folds`` of every view of a serialized run, and the top ``svg``."""
     drawings = draw_views(layout_input(response), settings, cache)
     for view, d in zip(response["views"], drawings):
-        view["svg"], view["folded"], view["folds"] = d.svg, d.folded, d.folds
+        view["svg"], view["folded"], view["folds"], view["undrawn"] = d.svg, d.folded, d.folds, d.undrawn
     response["svg"] = response["views"][0]["svg"] if response["views"] else ""
 
 
@@ -126,36 +157,47 @@ EDGE_FIELDS = ("source", "target", "shape", "needs_grad")
 def layout_input(response: dict) -> dict:
     """The part of a serialized run the layout needs: small to send from the worker."""
     return {
-        "nodes": {n["id"]: {k: n.get(k) for k in NODE_FIELDS} for n in response["graph"]["nodes"]},
+        "nodes": {n["id"]: {k: n[k] for k in NODE_FIELDS if n.get(k) is not None}
+                  for n in response["graph"]["nodes"]},
         "edges": {e["id"]: {k: e[k] for k in EDGE_FIELDS} for e in response["graph"]["edges"]},
         "views": [(v["nodes"], v["edges"]) for v in response["views"]],
     }
 
 
 def draw_views(data: dict, settings: LayoutSettings | None = None,
-               cache: LayoutCache = CACHE) -> list[Drawing]:
-    """One drawing per view of a ``layout_input``."""
+               cache: LayoutCache = CACHE, deadline: float | None = None) -> list[Drawing]:
+    """One drawing per view of a ``layout_input``, all within ``deadline`` (``time.monotonic()``;
+    default: ``settings.timeout_s`` from now). A view whose layout the deadline cuts short gets a
+    note instead, and ``undrawn="time_budget"``."""
     settings = settings or LayoutSettings()
-    return [draw_view(data["nodes"], data["edges"], nodes, edges, settings, cache)
+    if deadline is None:
+        deadline = time.monotonic() + settings.timeout_s
+    return [draw_view(data["nodes"], data["edges"], nodes, edges, settings, cache, deadline)
             for nodes, edges in data["views"]]
 
 
 def draw_view(nodes: dict, edges: dict, node_ids: list[int], edge_ids: list[int],
-              settings: LayoutSettings, cache: LayoutCache = CACHE) -> Drawing:
+              settings: LayoutSettings, cache: LayoutCache = CACHE, deadline: float | None = None) -> Drawing:
     """The SVG of one view (from the cache when a graph of the same structure was drawn)."""
     plan = plan_view(nodes, edges, node_ids, edge_ids, settings)
     if plan.drawn > settings.max_nodes:
         return Drawing(note_svg(f"{plan.drawn} nodes: too many to draw (at most {settings.max_nodes})"),
-                       plan.folded, plan.folds)
+                       plan.folded, plan.folds, "too_many_nodes")
     key = hashlib.sha1(plan.dot.encode()).hexdigest()
     template = cache.get(key)
     if template is None:
         cache.count_render()
+        if deadline is None:
+            deadline = time.monotonic() + settings.timeout_s
         try:
-            template = clean_svg(render(plan.dot, settings.timeout_s))
+            svg = DOT_SLOTS.run(plan.dot, min(deadline, time.monotonic() + settings.timeout_s))
         except subprocess.TimeoutExpired:
-            return Drawing(note_svg(f"layout took over {settings.timeout_s:.0f} s: not drawn"),
-                           plan.folded, plan.folds)
+            return Drawing(note_svg("not drawn: the layout did not finish within this request's time budget"),
+                           plan.folded, plan.folds, "time_budget")
+        if svg is None:
+            return Drawing(note_svg("graphviz could not draw this graph"), plan.folded, plan.folds,
+                           "graphviz_failed")
+        template = clean_svg(svg)
         cache.put(key, template)
     return Drawing(substitute(template, plan), plan.folded, plan.folds)
 
@@ -406,14 +448,15 @@ class DotWriter:
 
 
 # ---- rendering -------------------------------------------------------------------------------------------
-def render(dot: str, timeout_s: float) -> str:
-    """Run ``dot -Tsvg`` on the DOT text (the only layout call: tests count it via the cache).
-    The graphviz package runs it (its ``pipe`` has no timeout, its runner passes one through)."""
+def render(dot: str, timeout_s: float) -> str | None:
+    """Run ``dot -Tsvg`` on the DOT text (the only layout call: tests count it via the cache);
+    None when graphviz fails. The graphviz package runs it (its ``pipe`` has no timeout, its runner
+    passes one through and kills ``dot`` when it runs out)."""
     try:
         proc = graphviz_execute.run_check(graphviz_command.command("dot", "svg"), input=dot.encode(),
                                           capture_output=True, timeout=timeout_s, quiet=True)
     except (graphviz.CalledProcessError, graphviz.ExecutableNotFound):
-        return note_svg("graphviz could not draw this graph")
+        return None
     return proc.stdout.decode()
 
 

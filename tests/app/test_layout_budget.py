@@ -1,0 +1,75 @@
+"""Drawing fits the request's time budget: ``dot`` runs are bounded in number and killed at the
+budget, and the answer says which views were not drawn and why."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from fastapi.testclient import TestClient
+
+from app import layout
+from app.main import create_app
+from app.settings import AppSettings
+
+# A random-looking graph (2,100 nodes with long cross edges): ``dot`` needs seconds to lay it out.
+TANGLE = """xs = [torch.tensor(1.0, requires_grad=True) for _ in range(30)]
+vals = list(xs)
+for i in range(700):
+    a = vals[(i * 7919) % len(vals)]
+    b = vals[(i * 104729) % len(vals)]
+    vals.append(a * b + 1)
+"""
+
+
+def test_a_layout_past_the_budget_is_cut_and_the_answer_says_so():
+    app = create_app(AppSettings(pool_workers=1, run_timeout_s=1.0, layout_budget_s=0.2))
+    with TestClient(app) as client:
+        r = client.post("/api/run", json={"source": TANGLE})
+        assert r.status_code == 200, r.text
+        view = r.json()["views"][0]
+        assert view["undrawn"] == "time_budget"
+        assert "time budget" in view["svg"]
+        small = client.post("/api/run", json={"source": "y = torch.ones(2, requires_grad=True) * 3"})
+        assert small.json()["views"][0]["undrawn"] is None  # the next request draws as usual
+
+
+def test_dot_runs_are_bounded_in_number(monkeypatch):
+    running, peak = [0], [0]
+    lock = threading.Lock()
+
+    def slow_render(dot: str, timeout_s: float) -> str:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return "<svg/>"
+
+    monkeypatch.setattr(layout, "render", slow_render)
+    slots = layout.DotSlots(2)
+    threads = [threading.Thread(target=slots.run, args=("digraph {}", time.monotonic() + 30)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert peak[0] == 2
+
+
+def test_waiting_for_a_dot_slot_counts_against_the_budget(monkeypatch):
+    release = threading.Event()
+    monkeypatch.setattr(layout, "render", lambda dot, timeout_s: release.wait(30) and "<svg/>")
+    slots = layout.DotSlots(1)
+    holder = threading.Thread(target=slots.run, args=("digraph {}", time.monotonic() + 30))
+    holder.start()
+    time.sleep(0.05)
+    try:
+        try:
+            slots.run("digraph {}", time.monotonic() + 0.1)
+            raise AssertionError("a run waited past its deadline")
+        except layout.subprocess.TimeoutExpired:
+            pass
+    finally:
+        release.set()
+        holder.join(30)
