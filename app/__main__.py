@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import uvicorn
+
+from .sandbox.confinement import SandboxUnavailable, bwrap_path
+from .settings import load_settings
+
+
+def sandbox_problem(mode: str) -> str | None:
+    """Why the server cannot start with the sandbox it was asked for (None: it can try)."""
+    if mode not in ("full", "language-only"):
+        return f"GRADVIZ_SANDBOX={mode!r} is not a sandbox mode (full or language-only)"
+    if mode == "full":
+        try:
+            bwrap_path()
+        except SandboxUnavailable as exc:
+            return str(exc)
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -15,6 +31,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="server processes (each with its own pool)")
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
+    problem = sandbox_problem(load_settings().sandbox_mode)
+    if problem:
+        sys.exit(f"gradviz: {problem}")
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
                 log_level=args.log_level)
 

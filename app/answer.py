@@ -24,8 +24,8 @@ def prepare_answer(response: dict) -> dict:
     nonce = secrets.token_hex(8)
     data = layout_input(response)
     for i, view in enumerate(response["views"]):
-        view.pop("folded", None)
-        view.pop("folds", None)
+        for key in ("folded", "folds", "undrawn"):
+            view.pop(key, None)
         view["svg"] = f"@@{nonce}-view{i}@@"
     response["svg"] = f"@@{nonce}-top@@"
     response["timings"] = f"@@{nonce}-timings@@"
@@ -44,7 +44,8 @@ def splice_answer(prepared: dict, drawings: list[Drawing], timings: dict) -> str
     parts = {"top": f'"svg":{_dumps(drawings[0].svg if drawings else "")}',
              "timings": f'"timings":{_dumps(timings)}'}
     for i, d in enumerate(drawings):
-        parts[f"view{i}"] = f'"svg":{_dumps(d.svg)},"folded":{_dumps(d.folded)},"folds":{_dumps(d.folds)}'
+        parts[f"view{i}"] = (f'"svg":{_dumps(d.svg)},"folded":{_dumps(d.folded)},"folds":{_dumps(d.folds)},'
+                             f'"undrawn":{_dumps(d.undrawn)}')
     text = prepared["json"]
     out, pos, marker = [], 0, f'":"@@{nonce}-'
     while (hit := text.find(marker, pos)) >= 0:  # str.find: a regex over megabytes of JSON is slow

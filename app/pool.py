@@ -1,4 +1,5 @@
-"""The worker pool that runs programs (engine.runner.WorkerPool), opened and closed with the app."""
+"""The sandboxed worker pool (app/sandbox/), opened and closed with the app, and the time budget
+of one request."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from .layout import DOT_SLOTS
+
 
 def run_deadline(settings) -> float:
-    """Seconds the server waits for one run: the runner's wall-time limit plus a margin."""
+    """Seconds a run may take in its worker: the runner's wall-time limit plus a margin."""
     if settings.run_timeout_s is not None:
         return settings.run_timeout_s
     from engine.runner import Settings
@@ -16,16 +19,21 @@ def run_deadline(settings) -> float:
     return float(Settings().timeout_s) + settings.timeout_margin_s
 
 
+def request_budget(settings) -> float:
+    """Seconds one request may take in all (run, then layout)."""
+    return run_deadline(settings) + settings.layout_budget_s
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI):
-    """Start the pool when the server starts; stop its workers when it stops."""
-    from engine.runner import WorkerPool
+    """Start the pool when the server starts (refusing to start without the OS sandbox unless it
+    was switched off on purpose); stop it when the server stops."""
+    from .sandbox import SandboxPool
 
-    pool = WorkerPool(workers=app.state.settings.pool_workers)
+    pool = SandboxPool(app.state.settings.sandbox)
+    DOT_SLOTS.resize(app.state.settings.sandbox.slots)
     app.state.pool = pool
     try:
         yield
     finally:
-        close = getattr(pool, "close", None) or getattr(pool, "shutdown", None)
-        if close is not None:
-            close()
+        pool.close()

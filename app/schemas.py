@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
 # A named recursive alias (an implicit one, ``list["Nested"]``, recurses forever in pydantic 2.14).
@@ -202,6 +202,9 @@ class ViewOut(BaseModel):
     folded: bool = Field(default=False, description="drawn with each nn.Module folded into one box")
     loss: Num = None
     folds: list[FoldOut] = Field(default_factory=list, description="the folded boxes, when folded")
+    undrawn: Literal["too_many_nodes", "time_budget", "graphviz_failed"] | None = Field(
+        default=None, description="why ``svg`` is only a note: too many nodes to lay out, the request's "
+                                  "time budget ran out, or graphviz failed")
 
 
 class IterationSummary(BaseModel):
@@ -240,9 +243,80 @@ class RunResponse(BaseModel):
                                       description="seconds spent: run, serialize, layout, total")
 
 
+# ---- what the layout reads of a run (from a worker, or from the page) -------------------------------------
+class LayoutNode(BaseModel):
+    """The part of a ``GraphNode`` the drawing uses."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["leaf", "op"]
+    name: str = Field(max_length=200)
+    shape: list[int] = Field(max_length=64)
+    requires_grad: bool = False
+    is_param: bool = False
+    is_output: bool = False
+    is_saved: bool = False
+    is_constant: bool = False
+    var: str | None = Field(default=None, max_length=200)
+    module: str | None = Field(default=None, max_length=500)
+
+
+class LayoutEdge(BaseModel):
+    """The part of a ``GraphEdge`` the drawing uses."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: int
+    target: int
+    shape: list[int] = Field(max_length=64)
+    needs_grad: bool
+
+
+class LayoutInput(BaseModel):
+    """Nodes and edges by id, and each view's node and edge ids: all the drawing needs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: dict[int, LayoutNode]
+    edges: dict[int, LayoutEdge]
+    views: list[tuple[list[int], list[int]]]
+
+
+class PreparedRun(BaseModel):
+    """A worker's answer to a run, besides the answer text: what the server draws and splices."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nonce: str = Field(pattern=r"^[0-9a-f]{16}$")
+    layout: LayoutInput
+    views: int = Field(ge=0)
+    timings: dict[str, float]
+
+
+class WorkerRunReply(BaseModel):
+    """A worker's whole answer to a run: the prepared answer, or why the program could not run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prepared: PreparedRun | None = None
+    program_error: ErrorInfo | None = None
+
+
 # ---- other routes ----------------------------------------------------------------------------------------
+class SandboxLayers(BaseModel):
+    language: bool = Field(description="the interpreter's allow-list and call policy")
+    process: bool = Field(description="a fresh worker process per request, answering JSON only")
+    os: bool = Field(description="bubblewrap namespaces, an unprivileged user and seccomp around workers")
+
+
+class SandboxHealth(BaseModel):
+    mode: Literal["full", "language-only"]
+    layers: SandboxLayers
+
+
 class Health(BaseModel):
     status: Literal["ok"] = "ok"
+    sandbox: SandboxHealth | None = Field(default=None, description="the containment layers in force")
 
 
 class LocalizedText(BaseModel):

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from .layout import LayoutSettings
+from .sandbox import SandboxSettings
 
 
 def _env_int(name: str, default: int) -> int:
@@ -28,11 +29,21 @@ class AppSettings:
 
     max_body_bytes: int = 256 * 1024  # larger request bodies get 413
     pool_workers: int = field(default_factory=lambda: _env_int("GRADVIZ_POOL_WORKERS", 2))
-    timeout_margin_s: float = 2.0  # on top of the runner's wall-time limit: pickling, start-up
+    sandbox_mode: str = field(default_factory=lambda: os.environ.get("GRADVIZ_SANDBOX", "full"))
+    sandbox_jobs: str = "app.sandbox.jobs"  # the job table workers import (tests swap in their own)
+    sandbox_extra_code: tuple[str, ...] = ()  # more checkout directories workers see (tests' job tables)
+    timeout_margin_s: float = 2.0  # on top of the runner's wall-time limit: start-up, serializing
     run_timeout_s: float | None = field(
         default_factory=lambda: _env_float("GRADVIZ_RUN_TIMEOUT_S", 0.0) or None)  # None: the runner's
     layout: LayoutSettings = field(default_factory=LayoutSettings)
+    layout_budget_s: float = 8.0  # on top of the run's deadline: what a request may spend drawing
     language: str = field(default_factory=lambda: os.environ.get("GRADVIZ_LANG", "en"))
+
+    @property
+    def sandbox(self) -> SandboxSettings:
+        """How the worker pool confines and sizes its workers."""
+        return SandboxSettings(mode=self.sandbox_mode, slots=max(1, self.pool_workers),
+                               jobs=self.sandbox_jobs, extra_code=self.sandbox_extra_code)
 
 
 def load_settings() -> AppSettings:

@@ -9,6 +9,9 @@ cd "$root"
 
 need_pkgs=()
 command -v dot >/dev/null 2>&1 || need_pkgs+=(graphviz)
+# The OS sandbox around the workers: bubblewrap, libseccomp (setpriv comes with util-linux).
+command -v bwrap >/dev/null 2>&1 || need_pkgs+=(bubblewrap)
+/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || need_pkgs+=(libseccomp2)
 if [ "$mode" = test ]; then
     [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
     if ! fc-list 2>/dev/null | grep -qi 'Noto Sans CJK'; then need_pkgs+=(fonts-noto-cjk); fi
@@ -53,7 +56,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     # pip's notes about local package mirrors that are absent here are noise: keep real errors.
     .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored: it is neither" || true
     .venv/bin/python -m pip install -q -e ".$extra" 2>&1 | grep -v "is ignored: it is neither" || true
-    .venv/bin/python -c "import fastapi, numpy, graphviz, jinja2, uvicorn" \
+    .venv/bin/python -c "import fastapi, numpy, graphviz, jinja2, uvicorn, pyseccomp" \
         || { echo "setup: Python packages failed to install" >&2; exit 1; }
     if [ "$mode" = test ]; then
         .venv/bin/python -c "import torch, pytest, playwright, hypothesis, httpx" \

@@ -1,6 +1,7 @@
-"""GET /api/health."""
+"""GET /api/health: the server is up, and which containment layers are in force. Async and free of
+the worker pool, so it answers at once under any load."""
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from ..schemas import Health
 
@@ -8,6 +9,7 @@ router = APIRouter(prefix="/api", tags=["health"])
 
 
 @router.get("/health", response_model=Health)
-def health() -> Health:
-    """The server is up."""
-    return Health()
+async def health(request: Request) -> Health:
+    """The server is up; ``sandbox`` says which layers contain the programs it runs."""
+    pool = getattr(request.app.state, "pool", None)
+    return Health(sandbox=pool.health() if pool is not None else None)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
-from ..errors import error_response, internal_error
-from ..mlp_boundary import boundary_job
+from ..errors import error_response
 from ..mlp_builder import MlpConfigError, build_program
 from ..pool import run_deadline
+from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import BoundaryRequest, BoundaryResponse, ErrorResponse, MlpConfig, MlpProgram
+from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api/mlp", tags=["mlp"])
 
@@ -41,20 +43,17 @@ def program(cfg: MlpConfig):
 @router.post("/boundary", response_model=BoundaryResponse, responses=ERRORS)
 def boundary(req: BoundaryRequest, request: Request):
     """Run the program and return the decision boundary at a few points of its training."""
-    from engine.runner import RunTimeout
-
     try:
         build_program(req.config)
     except MlpConfigError as exc:
         return config_error(exc)
     settings = request.app.state.settings
-    deadline = run_deadline(settings)
     try:
-        data = request.app.state.pool.call(boundary_job, req.config.model_dump(), req.source, req.grid,
-                                           req.frames, timeout=deadline)
-    except RunTimeout:
-        message = f"the program ran longer than {deadline:g} s and was stopped"
-        return error_response(400, "TimeoutError", message)
-    except Exception as exc:  # the worker failed in a way the runner did not report
-        return internal_error(exc)
-    return BoundaryResponse(**data)
+        reply = request.app.state.pool.call("boundary", req.config.model_dump(), req.source, req.grid,
+                                            req.frames, timeout=run_deadline(settings))
+    except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
+        return worker_error_response(exc)
+    try:
+        return BoundaryResponse.model_validate(reply.value)
+    except ValidationError:
+        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))

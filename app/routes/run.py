@@ -1,6 +1,6 @@
-"""POST /api/run: run a program in a worker process, then draw its graph here (the layout cache
-lives in this process). A sync route: FastAPI runs it in its thread pool, so one slow run or
-layout does not hold up other requests."""
+"""POST /api/run: run the program in a fresh sandboxed worker, then draw its graph here (the
+layout cache lives in this process). A sync route: FastAPI runs it in its thread pool, so one slow
+run or layout does not hold up other requests. One time budget covers the run and the drawing."""
 
 from __future__ import annotations
 
@@ -9,20 +9,23 @@ from dataclasses import replace
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from pydantic import ValidationError
 
 from ..answer import splice_answer
-from ..errors import error_response, internal_error
-from ..execute import run_for_http
+from ..errors import error_response
 from ..gcpause import gc_paused
 from ..layout import LayoutSettings, draw_views
-from ..pool import run_deadline
-from ..schemas import ErrorResponse, RunRequest, RunResponse
+from ..pool import request_budget, run_deadline
+from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
+from ..schemas import ErrorResponse, RunRequest, RunResponse, WorkerRunReply
+from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api", tags=["run"])
 
 ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run (syntax, forbidden, limit)"},
           413: {"model": ErrorResponse, "description": "request body over 256 KB"},
-          422: {"model": ErrorResponse, "description": "not JSON, or wrong types"}}
+          422: {"model": ErrorResponse, "description": "not JSON, or wrong types"},
+          503: {"model": ErrorResponse, "description": "every worker is busy: retry after Retry-After s"}}
 
 
 def fold_settings(layout: LayoutSettings, fold: str) -> LayoutSettings:
@@ -39,31 +42,35 @@ def run(body: RunRequest, request: Request) -> Response:
     """Run the program; answer its graph, backward steps, variables, output and drawing."""
     settings = request.app.state.settings
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
-    deadline = run_deadline(settings)
     t0 = time.perf_counter()
-    with gc_paused():  # a large answer is many small objects: see app/gcpause.py
-        return _run(body, request, settings, variables, deadline, t0)
-
-
-def _run(body: RunRequest, request: Request, settings, variables, deadline: float, t0: float) -> Response:
-    """Worker run (JSON with slots) → layout here → the spliced answer, or an error answer."""
-    from engine.runner import RunTimeout, WorkerCrashed
-
+    budget_end = time.monotonic() + request_budget(settings)
     try:
-        out = request.app.state.pool.call(run_for_http, body.source, variables, timeout=deadline)
-    except RunTimeout as exc:  # the run passed its deadline, or every worker stayed busy
-        return error_response(400, "TimeoutError", f"{exc} (limit: timeout_s)")
-    except WorkerCrashed as exc:
-        return error_response(400, "RuntimeError", f"the program stopped its worker process: {exc}")
-    except Exception as exc:  # the worker failed in a way the runner did not report
-        return internal_error(exc)
-    if "program_error" in out:
-        err = out["program_error"]
-        return error_response(400, err["type"], err["message"], err["line"], err["col"])
-    # The worker wrote the JSON (to the schema: tests validate every answer against RunResponse);
-    # here the views are drawn and spliced in (app/answer.py).
-    prepared = out["prepared"]
+        reply = request.app.state.pool.call("run", body.source, variables, timeout=run_deadline(settings))
+    except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
+        return worker_error_response(exc)
+    with gc_paused():  # a large answer is many small objects: see app/gcpause.py
+        try:
+            out = WorkerRunReply.model_validate(reply.value)
+        except ValidationError:
+            return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+        if out.program_error is not None:
+            err = out.program_error
+            return error_response(400, err.type, err.message, err.line, err.col)
+        if out.prepared is None or reply.body is None or out.prepared.views != len(out.prepared.layout.views):
+            return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
+        return _drawn(out.prepared, reply.body, settings, body.fold, t0, budget_end)
+
+
+def _drawn(prepared, text: str, settings, fold: str, t0: float, budget_end: float) -> Response:
+    """Lay out the views within what is left of the budget, splice the drawings in, and check the
+    whole answer against the schema before it leaves (the worker wrote most of it)."""
     t1 = time.perf_counter()
-    drawings = draw_views(prepared["layout"], fold_settings(settings.layout, body.fold))
-    timings = dict(prepared["timings"], layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
-    return Response(splice_answer(prepared, drawings, timings).encode(), media_type="application/json")
+    layout = prepared.layout.model_dump()
+    drawings = draw_views(layout, fold_settings(settings.layout, fold), deadline=budget_end)
+    timings = dict(prepared.timings, layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
+    try:
+        answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)
+        RunResponse.model_validate_json(answer)
+    except (ValidationError, KeyError, ValueError):
+        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+    return Response(answer.encode(), media_type="application/json")

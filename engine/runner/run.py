@@ -165,8 +165,8 @@ def run_program(source: str, variables: dict | None = None, settings: Settings |
 
     Raises ``ProgramError`` when the program cannot run at all; every other failure is returned
     in ``RunResult.error`` with everything that ran before it. Runs in one process are serialized
-    (the engine's grad mode, limits and recorder are process-wide); use ``WorkerPool`` to run
-    several at once, each with a hard deadline.
+    (the engine's grad mode, limits and recorder are process-wide); the server runs each in a
+    worker process of its own (``app.sandbox``), with a hard deadline.
     """
     with _RUN_LOCK:
         return _run(source, variables, settings)

@@ -30,7 +30,9 @@ def assert_error_shape(resp, status):
 # ---- simple endpoints -------------------------------------------------------------------------------
 def test_health(client):
     r = client.get("/api/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}
+    assert r.status_code == 200 and r.json()["status"] == "ok"
+    # This suite runs with the OS sandbox (scripts/setup.sh installs bubblewrap).
+    assert r.json()["sandbox"] == {"mode": "full", "layers": {"language": True, "process": True, "os": True}}
 
 
 def test_examples_list(client):

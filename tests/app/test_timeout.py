@@ -19,7 +19,8 @@ def test_timeout_is_4xx_and_the_server_keeps_serving():
         assert r.status_code == 400, r.text
         err = r.json()["error"]
         assert err["type"] == "TimeoutError" and "timeout" in err["message"]
-        assert client.get("/api/health").json() == {"status": "ok"}
+        assert err["line"] in (3, 4)  # where the killed worker was, from its watchdog
+        assert client.get("/api/health").json()["status"] == "ok"
         again = client.post("/api/run", json={"source": "(a + b) * c", "variables": {
             "a": {"value": 1.0}, "b": {"value": 2.0}, "c": {"value": 3.0}}})
         assert again.status_code == 200 and again.json()["variables"]["a"]["grad"] == 3.0

@@ -1,0 +1,95 @@
+"""Frames between the server and a sandboxed process: data only, never pickle.
+
+A frame is a 4-byte big-endian length, a JSON header of that length (UTF-8, no NaN or infinities),
+and, when the header says ``"body": n``, n bytes of UTF-8 text after it (the answer JSON, which
+would be slow to escape into the header). The reader bounds every size and every wait.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import struct
+import time
+
+MAX_HEADER = 4 * 2**20
+
+
+class ChannelError(Exception):
+    """The other side sent something that is not a well-formed frame (or nothing in time)."""
+
+
+class ChannelClosed(ChannelError):
+    """The other side closed the connection (or died) before a whole frame arrived."""
+
+
+class ChannelTimeout(ChannelError):
+    """No whole frame before the deadline."""
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not allowed in a frame")
+
+
+def encode(header: dict, body: str | None = None) -> bytes:
+    """One frame's bytes."""
+    data = body.encode("utf-8") if body is not None else b""
+    if body is not None:
+        header = dict(header, body=len(data))
+    head = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    return struct.pack(">I", len(head)) + head + data
+
+
+def send(sock: socket.socket, header: dict, body: str | None = None) -> None:
+    """Write one frame (blocking)."""
+    sock.sendall(encode(header, body))
+
+
+class Reader:
+    """Reads frames from one socket with a deadline and size limits."""
+
+    def __init__(self, sock: socket.socket, max_body: int):
+        self.sock = sock
+        self.max_body = max_body
+
+    def _exactly(self, n: int, deadline: float) -> bytes:
+        chunks, got = [], 0
+        while got < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChannelTimeout("no answer before the deadline")
+            ready, _, _ = select.select([self.sock], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = self.sock.recv(min(n - got, 1 << 20))
+            except OSError as e:
+                raise ChannelClosed(f"the connection failed ({e.strerror})") from None
+            if not chunk:
+                raise ChannelClosed("the other side closed the connection")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def read(self, deadline: float) -> tuple[dict, str | None]:
+        """The next frame's header (a dict) and body text (or None)."""
+        (size,) = struct.unpack(">I", self._exactly(4, deadline))
+        if size > MAX_HEADER:
+            raise ChannelError(f"a frame header of {size:,} bytes is over the limit")
+        try:
+            header = json.loads(self._exactly(size, deadline).decode("utf-8"),
+                                parse_constant=_reject_constant)
+        except (UnicodeDecodeError, ValueError) as e:
+            raise ChannelError(f"a frame header is not JSON: {e}") from None
+        if not isinstance(header, dict):
+            raise ChannelError("a frame header is not a JSON object")
+        n = header.get("body")
+        if n is None:
+            return header, None
+        if type(n) is not int or not 0 <= n <= self.max_body:
+            raise ChannelError(f"a frame body of {n!r} bytes is over the limit of {self.max_body:,}")
+        try:
+            return header, self._exactly(n, deadline).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ChannelError(f"a frame body is not UTF-8: {e}") from None

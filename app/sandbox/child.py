@@ -1,0 +1,118 @@
+"""One forked child of the template: warms up, then serves exactly one request on its own socket,
+then is killed.
+
+Before anything else it drops what it does not need: the template's control socket and every other
+descriptor, its stdout/stderr (to /dev/null); it adds the child seccomp filter and its resource
+limits. Then it runs the job table's warm-up (the first run after a fork copies the pages it
+touches: better now than while a user waits), says hello, and waits for its request. It answers
+with data frames only (app/sandbox/channel.py):
+
+- ``{"type": "hello"}`` once it is ready;
+- ``{"type": "line", "line", "col"}`` shortly before the request's deadline, from a watchdog
+  thread, so that a run killed inside one long NumPy call can still say where it was;
+- ``{"type": "result", "value"}`` (plus a text body for large answers) or
+  ``{"type": "error", "error": {"type", "message"}}``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import threading
+import time
+
+from . import channel, lockdown
+
+WATCHDOG_LEAD_S = 0.3  # the line report is sent this long before the server's deadline
+WARM_UP_CPU_S = 30  # CPU seconds for the warm-up; a request then gets its own deadline's worth
+FOREVER_S = 365 * 86400.0  # a spare waits for its request as long as the server keeps it
+
+
+def _only_fd(keep: int, null: int) -> None:
+    """Close every descriptor but ``keep``; 0, 1, 2 point to /dev/null (``null``, opened by the
+    template: the filter lets nothing open a file for writing)."""
+    for fd in (0, 1, 2):
+        if fd != null:
+            os.dup2(null, fd)
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 16)
+
+
+def run_child(fd: int, null: int, module, child_filter: bytes | None, init: dict) -> None:
+    """The child's whole life (never returns)."""
+    code = 0
+    try:
+        _only_fd(fd, null)
+        lockdown.die_with_parent()
+        if os.getppid() == 1:  # the template died between fork and here
+            os._exit(1)
+        lockdown.limit(init.get("memory_bytes"), None, init.get("open_files"))
+        resource.setrlimit(resource.RLIMIT_CPU, (WARM_UP_CPU_S, resource.getrlimit(resource.RLIMIT_CPU)[1]))
+        if child_filter is not None:
+            lockdown.load_bpf(child_filter)
+        warm = getattr(module, "warm_up", None)
+        if warm is not None:
+            warm()
+        _serve(socket.socket(fileno=fd), module.JOBS)
+    except BaseException:  # noqa: BLE001 - nothing may escape a child; the server sees the socket close
+        code = 1
+    finally:
+        os._exit(code)
+
+
+class _Writer:
+    """Frames to the server from two threads (the job and the watchdog), one at a time."""
+
+    def __init__(self, conn: socket.socket):
+        self.conn = conn
+        self.lock = threading.Lock()
+
+    def send(self, header: dict, body: str | None = None) -> None:
+        with self.lock:
+            channel.send(self.conn, header, body)
+
+
+def _serve(conn: socket.socket, jobs: dict) -> None:
+    out = _Writer(conn)
+    out.send({"type": "hello"})
+    request, _ = channel.Reader(conn, max_body=0).read(time.monotonic() + FOREVER_S)
+    start = time.monotonic()
+    deadline_s = float(request.get("deadline_s", 0)) or 10.0
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + deadline_s) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    job = jobs.get(request.get("job"))
+    if job is None:
+        out.send({"type": "error", "error": {"type": "RuntimeError", "message": "unknown job"}})
+        return
+    _start_watchdog(out, start + deadline_s - WATCHDOG_LEAD_S)
+    try:
+        result = job(*request.get("args", ()), **request.get("kwargs", {}))
+    except BaseException as exc:  # noqa: BLE001 - reported as data, never re-raised across processes
+        out.send({"type": "error", "error": {"type": type(exc).__name__, "message": _message(exc)}})
+        return
+    value, body = result if isinstance(result, tuple) else (result, None)
+    out.send({"type": "result", "value": value}, body)
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)[:2000]
+    except Exception:  # noqa: BLE001 - an exception whose text cannot be made
+        return ""
+
+
+def _start_watchdog(out: _Writer, when: float) -> None:
+    def watch() -> None:
+        time.sleep(max(0.0, when - time.monotonic()))
+        from engine import trace
+
+        rec = trace.ACTIVE
+        line, col = rec.location if rec is not None and rec.location else (None, None)
+        try:
+            out.send({"type": "line", "line": line, "col": col})
+        except OSError:
+            pass
+
+    threading.Thread(target=watch, daemon=True).start()

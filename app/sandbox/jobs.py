@@ -1,0 +1,43 @@
+"""The jobs a sandboxed child can run, by name: the only code the server can ask a child to run.
+
+A job takes JSON data and returns JSON data, or ``(data, text)`` where the text (a large answer
+already written as JSON) travels as the frame's body.
+"""
+
+from __future__ import annotations
+
+
+def run(source: str, variables: dict | None = None, fold: str = "auto"):
+    """``POST /api/run``: the answer's JSON text (with slots for the drawings) as the body, and what
+    the server needs to draw and splice as the value; or ``{"program_error": ...}``."""
+    from app.execute import run_for_http
+
+    out = run_for_http(source, variables)
+    if "program_error" in out:
+        return out
+    prepared = out["prepared"]
+    text = prepared.pop("json")
+    return {"prepared": prepared}, text
+
+
+def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
+    """``POST /api/mlp/boundary``: decision-boundary frames of a training program."""
+    from app.mlp_boundary import boundary_job
+
+    return boundary_job(config, source, grid, frames)
+
+
+JOBS = {"run": run, "boundary": boundary}
+
+WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmoid(x * 3) ** 2).sum()\n" \
+          "loss.backward()\nprint(x.grad)\n"
+
+
+def warm_up() -> None:
+    """Import and exercise what every run uses, once, in the template (children inherit it)."""
+    import app.execute  # noqa: F401 - the imports are the point
+    import app.mlp_boundary  # noqa: F401
+
+    run(WARM_UP)
+    run("(a + b) * c", {"a": {"value": 2.0, "requires_grad": True}, "b": {"value": -1.0},
+                        "c": {"value": 10.0}})

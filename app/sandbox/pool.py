@@ -1,0 +1,332 @@
+"""The server's side of the sandbox: one template process, one fresh child per call.
+
+``SandboxPool.call(job, *args, timeout=...)`` runs a named job (app/sandbox/jobs.py) in a new child
+forked by the template and returns what it answered, as data. Every call:
+- waits for one of ``slots`` places (at most ``queue_wait_s``, else ``PoolBusy``: overload);
+- takes a spare: a child the template forked and warmed up in advance, on one end of a fresh socket
+  pair (a dead template is replaced, with its spares, before a call is handed over), and asks for
+  the next spare at once;
+- the child says hello, reads the request, answers with frames (app/sandbox/channel.py), and is
+  killed as soon as its answer is in;
+- at ``timeout`` asks the template to kill the child (``RunTimeout``, with the line the child was
+  running when its watchdog could say it); a child that dies without answering is ``WorkerCrashed``;
+  one that sends anything but well-formed frames is killed and ``WorkerProtocolError`` raised.
+Nothing a child sends is unpickled or executed: it is parsed as JSON and checked by the caller.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from . import channel, confinement, lockdown
+
+STARTUP_TIMEOUT_S = 60.0
+HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class PoolBusy(Exception):
+    """Every place is taken and stayed taken while the call waited: the server is overloaded."""
+
+    def __init__(self, retry_after_s: int):
+        super().__init__(f"the server is busy; try again in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+class RunTimeout(Exception):
+    """The call passed its deadline; its child was killed. ``line``/``col``: where it was, if known."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None):
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
+class WorkerCrashed(RuntimeError):
+    """The child died without answering (killed by a limit, or it crashed)."""
+
+
+class WorkerProtocolError(RuntimeError):
+    """The child answered something that is not data in the agreed frames; it was killed."""
+
+
+class JobFailed(RuntimeError):
+    """The job raised inside the child; ``type`` and ``message`` are what it reported (as data)."""
+
+    def __init__(self, type_: str, message: str):
+        super().__init__(f"{type_}: {message}")
+        self.type = type_
+        self.message = message
+
+
+@dataclass
+class Reply:
+    value: object
+    body: str | None = None
+    timings: dict = field(default_factory=dict)
+
+
+@dataclass
+class SandboxSettings:
+    """How workers are confined and sized."""
+
+    mode: str = "full"  # "full": OS layer required; "language-only": explicitly without it
+    slots: int = 2  # children running at once
+    memory_mb: int = 3072  # address space of each child
+    queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
+    max_answer_bytes: int = 64 * 2**20
+    jobs: str = "app.sandbox.jobs"  # the job table the template imports
+    extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
+
+
+class Template:
+    """One running template process and its control socket."""
+
+    def __init__(self, settings: SandboxSettings, filters: dict[str, bytes] | None):
+        self.settings = settings
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "LANG": "C.UTF-8",
+               "HOME": "/nonexistent", "PATH": "/usr/bin"}
+        env.update({v: os.environ.get(v, "1") for v in _THREAD_VARS})
+        python = [sys.executable, "-m", "app.sandbox.template", str(theirs.fileno())]
+        if filters is not None:
+            argv = confinement.command(python, env, settings.extra_code)
+            proc_env = {"PATH": os.environ.get("PATH", "/usr/bin")}
+        else:
+            argv, proc_env = python, dict(env, PATH=os.environ.get("PATH", "/usr/bin"))
+        self.proc = subprocess.Popen(argv, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, cwd=str(confinement.ROOT), env=proc_env)
+        theirs.close()
+        self.ctl = ours
+        self.lock = threading.Lock()
+        init = {"op": "init", "jobs": settings.jobs, "memory_bytes": settings.memory_mb * 2**20,
+                "open_files": 64,
+                "filters": {k: base64.b64encode(v).decode() for k, v in (filters or {}).items()}}
+        self.ctl.send(json.dumps(init).encode())
+        self.ctl.settimeout(STARTUP_TIMEOUT_S)
+        try:
+            ready = json.loads(self.ctl.recv(1 << 16) or b"null")
+        except (OSError, ValueError):
+            ready = None
+        self.ctl.settimeout(None)
+        if not isinstance(ready, dict) or ready.get("op") != "ready":
+            self.stop()
+            raise confinement.SandboxUnavailable(
+                f"the sandboxed worker did not start (exit status {self.proc.poll()})")
+        self.status = ready.get("status") or {}
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, msg: dict, fds: list[int] = ()) -> None:
+        with self.lock:
+            socket.send_fds(self.ctl, [json.dumps(msg).encode()], list(fds))
+
+    def stop(self) -> None:
+        try:
+            self.ctl.close()
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(10)
+
+
+class SandboxPool:
+    """Runs jobs in sandboxed children; thread-safe (each caller takes one place)."""
+
+    def __init__(self, settings: SandboxSettings | None = None):
+        self.settings = settings = settings or SandboxSettings()
+        if settings.mode not in ("full", "language-only"):
+            raise ValueError(f"unknown sandbox mode {settings.mode!r} (full or language-only)")
+        self._filters = None
+        if settings.mode == "full":
+            confinement.bwrap_path()
+            from .seccomp_rules import compiled
+
+            self._filters = compiled()
+        self._places = threading.BoundedSemaphore(settings.slots)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._spares: collections.deque[_Spare] = collections.deque()
+        self._closed = False
+        self.restarts = 0
+        self._template = Template(settings, self._filters)
+        self.layers = self._layers(self._template.status)
+        if settings.mode == "full" and not self.layers["os"]:
+            self._template.stop()
+            raise confinement.SandboxUnavailable(
+                f"the worker started but is not confined as required ({self._template.status}); "
+                "set GRADVIZ_SANDBOX=language-only to run without the OS sandbox")
+        with self._lock:
+            self._top_up()
+
+    def _layers(self, status: dict) -> dict:
+        """Which layers hold, from what the template saw of itself against this process."""
+        ours = lockdown.status()
+        own_namespaces = all(status.get(f"ns_{ns}") and status.get(f"ns_{ns}") != ours.get(f"ns_{ns}")
+                             for ns in lockdown.NAMESPACES)
+        first = {k: (status.get(k) or ["?"])[0] for k in ("Seccomp", "NoNewPrivs", "CapEff")}
+        confined = (self.settings.mode == "full" and own_namespaces and first["Seccomp"] == "2"
+                    and first["NoNewPrivs"] == "1" and set(first["CapEff"]) == {"0"}
+                    and "0" not in (status.get("Uid") or ["0"]))
+        return {"language": True, "process": True, "os": confined}
+
+    def health(self) -> dict:
+        """What ``/api/health`` reports of the sandbox."""
+        return {"mode": self.settings.mode, "layers": dict(self.layers)}
+
+    # ---- spares: children forked and warmed up ahead of the requests they will serve ------------
+    def _top_up(self) -> None:
+        """Ask the template for spares until there are ``slots`` of them (lock held)."""
+        while len(self._spares) < self.settings.slots and not self._closed:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            spare = _Spare(self._template, next(self._ids), ours)
+            try:
+                self._template.send({"op": "spawn", "id": spare.rid}, [theirs.fileno()])
+            except OSError:
+                ours.close()
+                return  # the template is gone: the next call replaces it
+            finally:
+                theirs.close()
+            self._spares.append(spare)
+
+    def _take_spare(self) -> _Spare:
+        """A spare of a live template (a dead template is replaced first, its spares dropped)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the worker pool is closed")
+            if not self._template.alive():
+                self._restart()
+            if not self._spares:
+                self._top_up()
+            if not self._spares:
+                raise _TemplateStuck()
+            spare = self._spares.popleft()
+            self._top_up()
+            return spare
+
+    def _restart(self) -> None:
+        """Replace the template (lock held): its spares go with it."""
+        self._template.stop()
+        while self._spares:
+            self._spares.popleft().sock.close()
+        self._template = Template(self.settings, self._filters)
+        self.restarts += 1
+
+    def _replace(self, broken: Template) -> None:
+        with self._lock:
+            if self._template is broken and not self._closed:
+                self._restart()
+                self._top_up()
+
+    # ---- calls -------------------------------------------------------------------------------------
+    def call(self, job: str, *args, timeout: float, **kwargs) -> Reply:
+        """Run ``job(*args, **kwargs)`` in a fresh sandboxed child; its answer as data."""
+        t0 = time.monotonic()
+        wait = min(self.settings.queue_wait_s, timeout)
+        if not self._places.acquire(timeout=wait):
+            raise PoolBusy(max(1, round(wait)))
+        try:
+            for attempt in (1, 2):
+                try:
+                    spare = self._take_spare()
+                    return self._call(spare, job, args, kwargs, t0 + timeout)
+                except _TemplateStuck:
+                    self._replace(self._template)
+                    if attempt == 2:
+                        raise WorkerCrashed("the worker process could not be started") from None
+            raise AssertionError("unreachable")
+        finally:
+            self._places.release()
+
+    def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float) -> Reply:
+        reader = channel.Reader(spare.sock, self.settings.max_answer_bytes)
+        try:
+            try:
+                hello, _ = reader.read(min(deadline, time.monotonic() + HELLO_TIMEOUT_S))
+            except channel.ChannelError:
+                self._kill(spare)
+                if time.monotonic() < deadline - 0.05:
+                    raise _TemplateStuck() from None
+                raise RunTimeout("the program did not start before its deadline") from None
+            if hello.get("type") != "hello":
+                self._kill(spare)
+                raise WorkerProtocolError("the worker's first message was not a greeting")
+            started = time.monotonic()
+            channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
+                                      "deadline_s": max(0.05, deadline - started)})
+            return self._answer(spare, reader, deadline, started)
+        finally:
+            spare.sock.close()
+
+    def _answer(self, spare: _Spare, reader: channel.Reader, deadline: float, started: float) -> Reply:
+        where = (None, None)
+        while True:
+            try:
+                header, body = reader.read(deadline)
+            except channel.ChannelTimeout:
+                self._kill(spare)
+                raise RunTimeout("the program ran past its deadline and was stopped", *where) from None
+            except channel.ChannelClosed:
+                self._kill(spare)
+                raise WorkerCrashed("the worker process ended without answering (it may have run out "
+                                    "of memory or CPU time)") from None
+            except channel.ChannelError as e:
+                self._kill(spare)
+                raise WorkerProtocolError(f"the worker's answer was not data: {e}") from None
+            kind = header.get("type")
+            if kind == "line":
+                line, col = header.get("line"), header.get("col")
+                where = (line if type(line) is int else None, col if type(col) is int else None)
+                continue
+            self._kill(spare)  # it has answered: nothing more is wanted from it
+            if kind == "result" and "value" in header:
+                return Reply(header["value"], body, {"worker": time.monotonic() - started})
+            if kind == "error" and isinstance(header.get("error"), dict):
+                err = header["error"]
+                raise JobFailed(str(err.get("type", "RuntimeError"))[:100],
+                                str(err.get("message", ""))[:2000])
+            raise WorkerProtocolError("the worker's answer was not one of the agreed messages")
+
+    @staticmethod
+    def _kill(spare: _Spare) -> None:
+        try:
+            spare.template.send({"op": "kill", "id": spare.rid})
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            while self._spares:
+                self._spares.popleft().sock.close()
+            self._template.stop()
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@dataclass
+class _Spare:
+    """A child of ``template`` (request id ``rid``) that will serve one call on ``sock``."""
+
+    template: Template
+    rid: int
+    sock: socket.socket
+
+
+class _TemplateStuck(Exception):
+    """The template did not take or did not fork the call: replace it and try once more."""

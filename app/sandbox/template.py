@@ -1,0 +1,139 @@
+"""The template process: started once inside the sandbox, it imports everything a run needs, then
+forks one fresh child per request (``python -m app.sandbox.template CONTROL_FD``).
+
+No program ever runs in the template itself, so every child starts from the same clean, warmed-up
+state and has served no other client. The server talks to the template over a control socket
+(SOCK_SEQPACKET, one JSON message per packet):
+
+- ``{"op": "init", ...}`` (first): the job table to import, the seccomp filters as BPF, the
+  limits; the template answers ``{"op": "ready", "status": ...}`` (what it sees of its confinement).
+- ``{"op": "spawn", "id"}`` with one socket attached (SCM_RIGHTS): fork a child that warms up,
+  then serves exactly one request on that socket (app/sandbox/child.py). The server keeps a few
+  such spares ready, so a request never waits for a fork or a warm-up.
+- ``{"op": "kill", "id"}``: kill that child now (the server asks at the request's deadline, and as
+  soon as it has the answer).
+
+The template never reads anything a child sends; when the server goes away it kills its children
+and exits.
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+import importlib
+import json
+import os
+import select
+import signal
+import socket
+import sys
+
+from . import lockdown
+
+
+class Template:
+    """The fork server's state: the control socket, the job table, the live children."""
+
+    def __init__(self, ctl: socket.socket, init: dict):
+        self.ctl = ctl
+        self.init = init
+        self.children: dict[int, int] = {}  # request id -> pid
+        self.module = importlib.import_module(init["jobs"])
+        self.child_filter = _bpf(init, "child")
+        self.devnull = os.open(os.devnull, os.O_RDWR)  # for the children's stdio (see child.py)
+
+    def warm_up(self) -> None:
+        """Run the job table's warm-up (trusted code) so that children start with hot imports and
+        caches, then freeze the heap so that the children's garbage collections leave it shared."""
+        warm = getattr(self.module, "warm_up", None)
+        if warm is not None:
+            warm()
+        gc.collect()
+        gc.freeze()
+
+    def serve(self) -> None:
+        while True:
+            self.reap()
+            ready, _, _ = select.select([self.ctl], [], [], 0.25)
+            if ready and not self.receive():
+                break
+        for rid in list(self.children):
+            self.kill(rid)
+
+    def receive(self) -> bool:
+        """Handle one control message; False when the server has gone."""
+        try:
+            data, fds, _, _ = socket.recv_fds(self.ctl, 65536, 1)
+        except OSError:
+            return False
+        if not data:
+            return False
+        try:
+            msg = json.loads(data)
+            op = msg.get("op")
+            if op == "spawn" and len(fds) == 1:
+                self.fork(int(msg["id"]), fds[0])
+                fds = []
+            elif op == "kill":
+                self.kill(int(msg["id"]))
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return True
+
+    def fork(self, rid: int, fd: int) -> None:
+        pid = os.fork()
+        if pid == 0:
+            from .child import run_child
+
+            run_child(fd, self.devnull, self.module, self.child_filter, self.init)
+            os._exit(0)  # not reached: run_child always exits
+        os.close(fd)
+        self.children[rid] = pid
+
+    def kill(self, rid: int) -> None:
+        """Kill a child and wait for it: once the server has its answer nothing of it remains."""
+        pid = self.children.pop(rid, None)
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ChildProcessError, ProcessLookupError):
+                pass
+
+    def reap(self) -> None:
+        done = set()
+        while self.children:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            done.add(pid)
+        if done:
+            self.children = {rid: pid for rid, pid in self.children.items() if pid not in done}
+
+
+def _bpf(init: dict, name: str) -> bytes | None:
+    text = (init.get("filters") or {}).get(name)
+    return base64.b64decode(text) if text else None
+
+
+def main(argv: list[str]) -> None:
+    ctl = socket.socket(fileno=int(argv[1]))
+    lockdown.die_with_parent()
+    init = json.loads(ctl.recv(1 << 20))
+    template = Template(ctl, init)
+    template.warm_up()
+    lockdown.not_dumpable()
+    bpf = _bpf(init, "template")
+    if bpf is not None:
+        lockdown.load_bpf(bpf)
+    ctl.send(json.dumps({"op": "ready", "status": lockdown.status(), "pid": os.getpid()}).encode())
+    template.serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,15 @@
+"""Sandbox pools for the tests, running the tests' job table (which has a raw-payload entry)."""
+
+from __future__ import annotations
+
+from app.sandbox import SandboxPool, SandboxSettings
+
+
+def make_pool(mode: str, slots: int = 2) -> SandboxPool:
+    return SandboxPool(SandboxSettings(mode=mode, slots=slots, jobs="tests.sandbox.payload_jobs",
+                                       extra_code=("tests",), memory_mb=1024))
+
+
+def raw(pool: SandboxPool, payload: str, timeout: float = 30.0):
+    """Run a raw Python payload in a fresh child; what it left in ``result``."""
+    return pool.call("raw", payload, timeout=timeout).value["result"]
