@@ -22,13 +22,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(timeout_s: float = 90.0) -> tuple[subprocess.Popen, str]:
-    """The server process (BLAS pinned to one thread, log in a temporary file) and its base URL."""
+def start_server(timeout_s: float = 90.0, env: dict | None = None, root: Path = ROOT,
+                 python: str = sys.executable) -> tuple[subprocess.Popen, str]:
+    """The server process (BLAS pinned to one thread, log in a temporary file) and its base URL.
+    ``env``: extra environment variables; ``root``/``python``: another checkout and its interpreter."""
     port = free_port()
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", **(env or {}))
     log = tempfile.NamedTemporaryFile("w+", prefix="gradviz-bench-", suffix=".log", delete=False)
-    proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([python, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
+                            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
