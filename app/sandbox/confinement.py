@@ -36,6 +36,22 @@ def bwrap_path() -> str:
     return path
 
 
+def check_readable_by_nobody(paths: list[Path]) -> None:
+    """As root, the worker becomes user 65534: everything it must read has to be world-readable."""
+    samples = [p / "__init__.py" if (p / "__init__.py").exists() else p for p in paths]
+    samples.append(Path(os.path.realpath(sys.executable)))
+    for p in samples:
+        try:
+            mode = p.stat().st_mode
+        except OSError:
+            continue
+        if not mode & 0o004:
+            raise SandboxUnavailable(
+                f"{p} is not readable by other users, so the sandboxed worker (user {NOBODY}) cannot "
+                f"load it: run `chmod -R o+rX` on the checkout and the Python installation, or set "
+                "GRADVIZ_SANDBOX=language-only")
+
+
 def readable_paths(extra_code: tuple[str, ...] = ()) -> list[Path]:
     """What the sandbox shows, read-only: shared libraries, the interpreter and its packages, and
     the project's code directories. Nested paths are dropped (their parent is bound already)."""
@@ -75,6 +91,7 @@ def command(python_args: list[str], env: dict[str, str], extra_code: tuple[str, 
     paths = readable_paths(extra_code)
     setpriv = None
     if as_root:
+        check_readable_by_nobody([ROOT / d for d in CODE_DIRS + extra_code])
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
