@@ -7,6 +7,7 @@ import sys
 
 import uvicorn
 
+from .http_protocol import NoDelayHTTPProtocol
 from .sandbox.confinement import SandboxUnavailable, bwrap_path
 from .settings import load_settings
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     if problem:
         sys.exit(f"gradviz: {problem}")
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level)
+                log_level=args.log_level, http=NoDelayHTTPProtocol)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,13 @@ import re
 import subprocess
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import graphviz
 from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
+
+from .layout_cache import LayoutCache, cache_from_env
 
 # Colours of the legend (and of the drawing).
 COLORS = {
@@ -93,50 +94,7 @@ class DotSlots:
 DOT_SLOTS = DotSlots()
 
 
-class LayoutCache:
-    """Structure key → SVG template (placeholders for ids), least recently used out first."""
-
-    def __init__(self, size: int, max_chars: int = 64 * 2**20):
-        self.size = size
-        self.max_chars = max_chars  # drawings of big graphs are large: bound the memory too
-        self.chars = 0
-        self._items: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
-        self.renders = 0  # dot runs (cache misses)
-        self.hits = 0
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            svg = self._items.get(key)
-            if svg is not None:
-                self._items.move_to_end(key)
-                self.hits += 1
-            return svg
-
-    def put(self, key: str, svg: str) -> None:
-        with self._lock:
-            old = self._items.pop(key, None)
-            self.chars -= len(old) if old is not None else 0
-            self._items[key] = svg
-            self.chars += len(svg)
-            while len(self._items) > 1 and (len(self._items) > self.size or self.chars > self.max_chars):
-                _, dropped = self._items.popitem(last=False)
-                self.chars -= len(dropped)
-
-    def count_render(self) -> None:
-        with self._lock:
-            self.renders += 1
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self.renders = self.hits = self.chars = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-CACHE = LayoutCache(LayoutSettings.cache_size)
+CACHE = cache_from_env(LayoutSettings.cache_size)
 
 
 # ---- public entry points -------------------------------------------------------------------------------

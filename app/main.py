@@ -6,9 +6,11 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from .body_limit import BodyLimitMiddleware
+from .clients import ClientMiddleware
 from .errors import install_error_handlers
+from .metrics import Metrics, MetricsMiddleware
 from .pool import lifespan
-from .routes import examples, health, mlp, page, run
+from .routes import examples, health, metrics, mlp, page, run
 from .routes.page import ROOT
 from .settings import AppSettings, load_settings
 
@@ -20,8 +22,11 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
                   version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(ClientMiddleware)
+    app.state.metrics = Metrics()
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     install_error_handlers(app)
-    for module in (page, health, examples, run, mlp):
+    for module in (page, health, metrics, examples, run, mlp):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static"), check_dir=False), name="static")
     return app

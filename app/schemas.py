@@ -314,9 +314,20 @@ class SandboxHealth(BaseModel):
     layers: SandboxLayers
 
 
+class PoolHealth(BaseModel):
+    places: int = Field(description="worker places: general ones and those reserved for light clients")
+    reserved: int
+    running: int = Field(description="requests running in workers now")
+    queued: int = Field(description="requests waiting for a place")
+    spares: int = Field(description="workers forked and warmed up, waiting for a request")
+    heavy_clients: int = Field(description="clients that used much worker time lately (they yield)")
+    restarts: int = Field(description="times the worker template was replaced")
+
+
 class Health(BaseModel):
     status: Literal["ok"] = "ok"
     sandbox: SandboxHealth | None = Field(default=None, description="the containment layers in force")
+    pool: PoolHealth | None = None
 
 
 class LocalizedText(BaseModel):

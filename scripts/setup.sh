@@ -15,6 +15,9 @@ command -v bwrap >/dev/null 2>&1 || need_pkgs+=(bubblewrap)
 if [ "$mode" = test ]; then
     [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
     if ! fc-list 2>/dev/null | grep -qi 'Noto Sans CJK'; then need_pkgs+=(fonts-noto-cjk); fi
+    # The scale-out test: nginx in front of two replicas sharing the layout cache through Redis.
+    [ -x /usr/sbin/nginx ] || need_pkgs+=(nginx)
+    command -v redis-server >/dev/null 2>&1 || need_pkgs+=(redis-server)
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     echo "setup: installing system packages: ${need_pkgs[*]}"

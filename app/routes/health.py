@@ -10,6 +10,9 @@ router = APIRouter(prefix="/api", tags=["health"])
 
 @router.get("/health", response_model=Health)
 async def health(request: Request) -> Health:
-    """The server is up; ``sandbox`` says which layers contain the programs it runs."""
+    """The server is up; ``sandbox`` says which layers contain the programs it runs, ``pool`` how
+    busy the workers are."""
     pool = getattr(request.app.state, "pool", None)
-    return Health(sandbox=pool.health() if pool is not None else None)
+    if pool is None:
+        return Health()
+    return Health(sandbox=pool.health(), pool=pool.stats())

@@ -1,10 +1,11 @@
 """Running untrusted programs: a template process inside an OS sandbox forks one fresh,
-further-restricted child per request, and answers come back as JSON data only."""
+further-restricted child per request, answers come back as JSON data only, and requests are
+admitted to the workers fairly among clients."""
 
+from .admission import PoolBusy
 from .confinement import SandboxUnavailable
 from .pool import (
            JobFailed,
-           PoolBusy,
            Reply,
            RunTimeout,
            SandboxPool,

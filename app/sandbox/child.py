@@ -25,6 +25,8 @@ import time
 from . import channel, lockdown
 
 WATCHDOG_LEAD_S = 0.3  # the line report is sent this long before the server's deadline
+LONG_RUN_S = 0.5  # a run this long yields the CPU to shorter ones (a lower scheduling priority)
+YIELD_NICE = 10
 WARM_UP_CPU_S = 30  # CPU seconds for the warm-up; a request then gets its own deadline's worth
 FOREVER_S = 365 * 86400.0  # a spare waits for its request as long as the server keeps it
 
@@ -86,7 +88,9 @@ def _serve(conn: socket.socket, jobs: dict) -> None:
     if job is None:
         out.send({"type": "error", "error": {"type": "RuntimeError", "message": "unknown job"}})
         return
-    _start_watchdog(out, start + deadline_s - WATCHDOG_LEAD_S)
+    if request.get("yield"):  # a client that used much worker time lately: others go first
+        os.setpriority(os.PRIO_PROCESS, 0, YIELD_NICE)
+    _start_watchdog(out, start, start + deadline_s - WATCHDOG_LEAD_S)
     try:
         result = job(*request.get("args", ()), **request.get("kwargs", {}))
     except BaseException as exc:  # noqa: BLE001 - reported as data, never re-raised across processes
@@ -103,8 +107,15 @@ def _message(exc: BaseException) -> str:
         return ""
 
 
-def _start_watchdog(out: _Writer, when: float) -> None:
+def _start_watchdog(out: _Writer, start: float, when: float) -> None:
+    """Lower the run's priority once it has run long; report its line just before the deadline."""
+
     def watch() -> None:
+        time.sleep(max(0.0, min(start + LONG_RUN_S, when) - time.monotonic()))
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, max(YIELD_NICE, os.getpriority(os.PRIO_PROCESS, 0)))
+        except OSError:
+            pass
         time.sleep(max(0.0, when - time.monotonic()))
         from engine import trace
 

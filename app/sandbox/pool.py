@@ -2,7 +2,8 @@
 
 ``SandboxPool.call(job, *args, timeout=...)`` runs a named job (app/sandbox/jobs.py) in a new child
 forked by the template and returns what it answered, as data. Every call:
-- waits for one of ``slots`` places (at most ``queue_wait_s``, else ``PoolBusy``: overload);
+- waits for a place, fairly among clients (app/sandbox/admission.py; at most ``queue_wait_s``,
+  else ``PoolBusy``: overload);
 - takes a spare: a child the template forked and warmed up in advance, on one end of a fresh socket
   pair (a dead template is replaced, with its spares, before a call is handed over), and asks for
   the next spare at once;
@@ -29,18 +30,11 @@ import time
 from dataclasses import dataclass, field
 
 from . import channel, confinement, lockdown
+from .admission import Admission, AdmissionSettings
 
 STARTUP_TIMEOUT_S = 60.0
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-class PoolBusy(Exception):
-    """Every place is taken and stayed taken while the call waited: the server is overloaded."""
-
-    def __init__(self, retry_after_s: int):
-        super().__init__(f"the server is busy; try again in {retry_after_s} s")
-        self.retry_after_s = retry_after_s
 
 
 class RunTimeout(Exception):
@@ -81,7 +75,9 @@ class SandboxSettings:
     """How workers are confined and sized."""
 
     mode: str = "full"  # "full": OS layer required; "language-only": explicitly without it
-    slots: int = 2  # children running at once
+    slots: int = 2  # children running at once, for any client
+    reserved: int = 1  # more children at once, only for clients that used little worker time lately
+    per_client: int = 2  # one client's requests running at once
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
     max_answer_bytes: int = 64 * 2**20
@@ -154,7 +150,8 @@ class SandboxPool:
             from .seccomp_rules import compiled
 
             self._filters = compiled()
-        self._places = threading.BoundedSemaphore(settings.slots)
+        self.admission = Admission(AdmissionSettings(general=settings.slots, reserved=settings.reserved,
+                                                     per_client=settings.per_client))
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._spares: collections.deque[_Spare] = collections.deque()
@@ -185,10 +182,14 @@ class SandboxPool:
         """What ``/api/health`` reports of the sandbox."""
         return {"mode": self.settings.mode, "layers": dict(self.layers)}
 
+    def stats(self) -> dict:
+        """Places, queue and restarts, for /api/health and /metrics."""
+        return dict(self.admission.snapshot(), spares=len(self._spares), restarts=self.restarts)
+
     # ---- spares: children forked and warmed up ahead of the requests they will serve ------------
     def _top_up(self) -> None:
         """Ask the template for spares until there are ``slots`` of them (lock held)."""
-        while len(self._spares) < self.settings.slots and not self._closed:
+        while len(self._spares) < self.settings.slots + self.settings.reserved and not self._closed:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             spare = _Spare(self._template, next(self._ids), ours)
             try:
@@ -230,26 +231,26 @@ class SandboxPool:
                 self._top_up()
 
     # ---- calls -------------------------------------------------------------------------------------
-    def call(self, job: str, *args, timeout: float, **kwargs) -> Reply:
-        """Run ``job(*args, **kwargs)`` in a fresh sandboxed child; its answer as data."""
+    def call(self, job: str, *args, timeout: float, client: str = "-", **kwargs) -> Reply:
+        """Run ``job(*args, **kwargs)`` in a fresh sandboxed child for ``client``; its answer as data.
+        The deadline starts when a place is granted (waiting for one is bounded separately)."""
+        heavy = self.admission.is_heavy(client)
+        ticket = self.admission.acquire(client, min(self.settings.queue_wait_s, timeout))
         t0 = time.monotonic()
-        wait = min(self.settings.queue_wait_s, timeout)
-        if not self._places.acquire(timeout=wait):
-            raise PoolBusy(max(1, round(wait)))
         try:
             for attempt in (1, 2):
                 try:
                     spare = self._take_spare()
-                    return self._call(spare, job, args, kwargs, t0 + timeout)
+                    return self._call(spare, job, args, kwargs, t0 + timeout, heavy)
                 except _TemplateStuck:
                     self._replace(self._template)
                     if attempt == 2:
                         raise WorkerCrashed("the worker process could not be started") from None
             raise AssertionError("unreachable")
         finally:
-            self._places.release()
+            self.admission.release(ticket)
 
-    def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float) -> Reply:
+    def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float, heavy: bool) -> Reply:
         reader = channel.Reader(spare.sock, self.settings.max_answer_bytes)
         try:
             try:
@@ -264,7 +265,7 @@ class SandboxPool:
                 raise WorkerProtocolError("the worker's first message was not a greeting")
             started = time.monotonic()
             channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
-                                      "deadline_s": max(0.05, deadline - started)})
+                                      "deadline_s": max(0.05, deadline - started), "yield": heavy})
             return self._answer(spare, reader, deadline, started)
         finally:
             spare.sock.close()

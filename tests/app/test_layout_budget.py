@@ -49,7 +49,8 @@ def test_dot_runs_are_bounded_in_number(monkeypatch):
 
     monkeypatch.setattr(layout, "render", slow_render)
     slots = layout.DotSlots(2)
-    threads = [threading.Thread(target=slots.run, args=("digraph {}", time.monotonic() + 30)) for _ in range(8)]
+    deadline = time.monotonic() + 30
+    threads = [threading.Thread(target=slots.run, args=("digraph {}", deadline)) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:

@@ -15,7 +15,8 @@ from .test_process_layer import pwned
 
 @pytest.fixture(scope="module")
 def evil_client():
-    settings = AppSettings(pool_workers=1, sandbox_jobs="tests.sandbox.evil_jobs", sandbox_extra_code=("tests",))
+    settings = AppSettings(pool_workers=1, sandbox_jobs="tests.sandbox.evil_jobs",
+                           sandbox_extra_code=("tests",))
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
         yield c
 

@@ -1,0 +1,130 @@
+"""The scale-out stack of deploy/: nginx (Debian's) in front of two gradviz replicas on loopback
+ports, sharing the layout cache through Redis. Load goes through nginx while one replica is killed:
+no request fails but those in flight on it, and a structure one replica laid out is a cache hit
+for the other."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from browser.support import free_port, wait_healthy
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = {"source": "(a + b) * c",
+         "variables": {"a": {"value": 2.0}, "b": {"value": -1.0}, "c": {"value": 10.0}}}
+pytestmark = pytest.mark.skipif(not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists())
+                                or not shutil.which("redis-server"), reason="nginx and redis-server needed")
+
+
+def _start(cmd, log: Path, env=None, cwd=ROOT) -> subprocess.Popen:
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+    proc.log_path = str(log)
+    return proc
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("stack")
+    tmp.chmod(0o777)
+    procs = []
+    try:
+        redis_port = free_port()
+        procs.append(_start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], tmp / "redis.log"))
+        env = dict(os.environ, GRADVIZ_CACHE_URL=f"redis://127.0.0.1:{redis_port}/0",
+                   OPENBLAS_NUM_THREADS="1", GRADVIZ_POOL_WORKERS="1")
+        replicas = []
+        for name in ("a", "b"):
+            port = free_port()
+            proc = _start([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
+                          tmp / f"replica-{name}.log", env=env)
+            procs.append(proc)
+            replicas.append((proc, f"http://127.0.0.1:{port}", port))
+        for proc, base, _ in replicas:
+            wait_healthy(base, proc)
+        site = (ROOT / "deploy" / "nginx" / "gradviz.conf").read_text()
+        site = site.replace("127.0.0.1:8001", f"127.0.0.1:{replicas[0][2]}")
+        site = site.replace("127.0.0.1:8002", f"127.0.0.1:{replicas[1][2]}")
+        nginx_port = free_port()
+        site = site.replace("listen 80;", f"listen 127.0.0.1:{nginx_port};")
+        (tmp / "gradviz.conf").write_text(site)
+        (tmp / "nginx.conf").write_text(
+            f"worker_processes 1;\npid {tmp}/nginx.pid;\nerror_log {tmp}/nginx-error.log;\n"
+            "events { worker_connections 512; }\n"
+            f"http {{\n  access_log off;\n  client_body_temp_path {tmp}/body;\n"
+            f"  proxy_temp_path {tmp}/proxy;\n"
+            f"  fastcgi_temp_path {tmp}/fcgi;\n  uwsgi_temp_path {tmp}/uwsgi;\n  scgi_temp_path {tmp}/scgi;\n"
+            f"  include {tmp}/gradviz.conf;\n}}\n")
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        procs.append(_start([nginx, "-c", str(tmp / "nginx.conf"), "-p", str(tmp), "-g", "daemon off;"],
+                            tmp / "nginx.log"))
+        front = f"http://127.0.0.1:{nginx_port}"
+        wait_healthy(front, procs[-1])
+        yield {"front": front, "replicas": replicas}
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+def test_the_replicas_share_the_layout_cache(stack):
+    (_, a, _), (_, b, _) = stack["replicas"]
+    program = {"source": "u = torch.ones(3, requires_grad=True)\nv = (u.exp() * 4).sum()\nv.backward()\n"}
+
+    def hits(base: str) -> float:
+        text = httpx.get(f"{base}/metrics", timeout=10).text
+        return float(next(line.split()[-1] for line in text.splitlines()
+                          if line.startswith("gradviz_layout_cache_hits_total ")))
+
+    before = hits(b)
+    assert httpx.post(f"{a}/api/run", json=program, timeout=30).status_code == 200  # laid out by a
+    assert httpx.post(f"{b}/api/run", json=program, timeout=30).status_code == 200  # a hit for b
+    assert hits(b) == before + 1
+
+
+def test_killing_a_replica_under_load_fails_only_its_requests_in_flight(stack):
+    front = stack["front"]
+    victim = stack["replicas"][0][0]
+    results: list[tuple[float, float, object]] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + 8.0
+
+    def client() -> None:
+        with httpx.Client(timeout=30) as c:
+            c.get(f"{front}/")  # the page sets the session cookie, as a browser's first visit does
+            while time.monotonic() < stop:
+                t0 = time.monotonic()
+                try:
+                    outcome = c.post(f"{front}/api/run", json=SMALL).status_code
+                except httpx.HTTPError as e:
+                    outcome = type(e).__name__
+                with lock:
+                    results.append((t0, time.monotonic(), outcome))
+
+    threads = [threading.Thread(target=client) for _ in range(6)]
+    for t in threads:
+        t.start()
+    time.sleep(3.0)
+    killed_at = time.monotonic()
+    victim.send_signal(signal.SIGKILL)
+    for t in threads:
+        t.join(60)
+    failed = [r for r in results if r[2] != 200]
+    in_flight = [r for r in failed if r[0] <= killed_at <= r[1]]
+    assert len(results) > 30, "the load did not get through"
+    assert failed == in_flight, f"failed outside the kill: {failed}"
+    after = [r for r in results if r[0] > killed_at]
+    assert after and all(r[2] == 200 for r in after)
