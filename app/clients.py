@@ -1,6 +1,7 @@
 """Who is asking: each browser gets a random session cookie (``gv_client``) with its first answer;
 a request is counted against that client, or against its address when it sends no cookie. The
-cookie is only an identity for fair sharing of the workers: it grants nothing."""
+cookie is only an identity for fair sharing of the workers, and the key under which a worker may
+be kept for the same browser's next runs: it grants nothing else."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ def client_of(scope) -> str:
     return scope.get("state", {}).get("client", "-")
 
 
+def worker_key_of(scope) -> str | None:
+    """A key under which this client's worker may be kept for its next runs: only for a browser
+    with a session cookie, and tied to its address too (a cookie planted in another browser from
+    elsewhere does not reach this client's worker). None: every run gets a fresh worker."""
+    return scope.get("state", {}).get("worker_key")
+
+
 class ClientMiddleware:
     """Puts the client id in ``scope["state"]["client"]``; sets the cookie when the request had none."""
 
@@ -27,12 +35,12 @@ class ClientMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         token = _cookie(scope)
+        addr = (scope.get("client") or ("?", 0))[0]
+        state = scope.setdefault("state", {})
         if token is not None:
-            client, new = f"s:{token}", None
+            state["client"], state["worker_key"], new = f"s:{token}", f"{token}|{addr}", None
         else:
-            addr = (scope.get("client") or ("?", 0))[0]
-            client, new = f"a:{addr}", secrets.token_hex(16)
-        scope.setdefault("state", {})["client"] = client
+            state["client"], state["worker_key"], new = f"a:{addr}", None, secrets.token_hex(16)
         if new is None:
             return await self.app(scope, receive, send)
 

@@ -320,6 +320,7 @@ class PoolHealth(BaseModel):
     running: int = Field(description="requests running in workers now")
     queued: int = Field(description="requests waiting for a place")
     spares: int = Field(description="workers forked and warmed up, waiting for a request")
+    kept: int = Field(default=0, description="workers kept for their own client's next runs")
     heavy_clients: int = Field(description="clients that used much worker time lately (they yield)")
     restarts: int = Field(description="times the worker template was replaced")
 

@@ -23,6 +23,7 @@ async def metrics(request: Request) -> PlainTextResponse:
             "gradviz_pool_running": ("requests running in workers", s["running"]),
             "gradviz_pool_queued": ("requests waiting for a worker", s["queued"]),
             "gradviz_pool_spares": ("workers forked and warmed up, waiting for a request", s["spares"]),
+            "gradviz_pool_kept": ("workers kept for their own client's next runs", s["kept"]),
             "gradviz_pool_heavy_clients": ("clients that used much worker time lately", s["heavy_clients"]),
             "gradviz_worker_restarts_total": ("times the worker template was replaced", s["restarts"]),
         })

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from ..clients import client_of
+from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..mlp_builder import MlpConfigError, build_program
 from ..pool import run_deadline
@@ -52,7 +52,8 @@ def boundary(req: BoundaryRequest, request: Request):
     try:
         reply = request.app.state.pool.call("boundary", req.config.model_dump(), req.source, req.grid,
                                             req.frames, timeout=run_deadline(settings),
-                                            client=client_of(request.scope))
+                                            client=client_of(request.scope),
+                                            keep_for=worker_key_of(request.scope))
     except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
         return worker_error_response(exc)
     try:

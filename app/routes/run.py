@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from ..answer import splice_answer
-from ..clients import client_of
+from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..gcpause import gc_paused
 from ..layout import LayoutSettings, draw_views
@@ -47,7 +47,8 @@ def run(body: RunRequest, request: Request) -> Response:
     budget_end = time.monotonic() + request_budget(settings)
     try:
         reply = request.app.state.pool.call("run", body.source, variables, timeout=run_deadline(settings),
-                                            client=client_of(request.scope))
+                                            client=client_of(request.scope),
+                                            keep_for=worker_key_of(request.scope))
     except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
         return worker_error_response(exc)
     with gc_paused():  # a large answer is many small objects: see app/gcpause.py

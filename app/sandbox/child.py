@@ -1,5 +1,5 @@
-"""One forked child of the template: warms up, then serves exactly one request on its own socket,
-then is killed.
+"""One forked child of the template: warms up, then serves requests on its own socket (one; or,
+when the server keeps it for the same client, that client's next ones), until it is killed.
 
 Before anything else it drops what it does not need: the template's control socket and every other
 descriptor, its stdout/stderr (to /dev/null); it adds the child seccomp filter and its resource
@@ -28,6 +28,7 @@ WATCHDOG_LEAD_S = 0.3  # the line report is sent this long before the server's d
 LONG_RUN_S = 0.5  # a run this long yields the CPU to shorter ones (a lower scheduling priority)
 YIELD_NICE = 10
 WARM_UP_CPU_S = 30  # CPU seconds for the warm-up; a request then gets its own deadline's worth
+LIFETIME_CPU_S = 3600  # all the CPU seconds one child may ever use
 FOREVER_S = 365 * 86400.0  # a spare waits for its request as long as the server keeps it
 
 
@@ -50,7 +51,7 @@ def run_child(fd: int, null: int, module, child_filter: bytes | None, init: dict
         if os.getppid() == 1:  # the template died between fork and here
             os._exit(1)
         lockdown.limit(init.get("memory_bytes"), None, init.get("open_files"))
-        resource.setrlimit(resource.RLIMIT_CPU, (WARM_UP_CPU_S, resource.getrlimit(resource.RLIMIT_CPU)[1]))
+        resource.setrlimit(resource.RLIMIT_CPU, (WARM_UP_CPU_S, LIFETIME_CPU_S))
         if child_filter is not None:
             lockdown.load_bpf(child_filter)
         warm = getattr(module, "warm_up", None)
@@ -76,26 +77,37 @@ class _Writer:
 
 
 def _serve(conn: socket.socket, jobs: dict) -> None:
+    """Say hello, then answer requests one at a time until the server kills this process (it sends
+    more than one only to the same client's next runs)."""
     out = _Writer(conn)
     out.send({"type": "hello"})
-    request, _ = channel.Reader(conn, max_body=0).read(time.monotonic() + FOREVER_S)
+    reader = channel.Reader(conn, max_body=0)
+    while True:
+        request, _ = reader.read(time.monotonic() + FOREVER_S)
+        _answer(out, jobs, request)
+
+
+def _answer(out: _Writer, jobs: dict, request: dict) -> None:
     start = time.monotonic()
     deadline_s = float(request.get("deadline_s", 0)) or 10.0
     used = resource.getrusage(resource.RUSAGE_SELF)
     cpu = int(used.ru_utime + used.ru_stime + deadline_s) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.getrlimit(resource.RLIMIT_CPU)[1]))
     job = jobs.get(request.get("job"))
     if job is None:
         out.send({"type": "error", "error": {"type": "RuntimeError", "message": "unknown job"}})
         return
     if request.get("yield"):  # a client that used much worker time lately: others go first
         os.setpriority(os.PRIO_PROCESS, 0, YIELD_NICE)
-    _start_watchdog(out, start, start + deadline_s - WATCHDOG_LEAD_S)
+    done = threading.Event()
+    _start_watchdog(out, done, start, start + deadline_s - WATCHDOG_LEAD_S)
     try:
         result = job(*request.get("args", ()), **request.get("kwargs", {}))
     except BaseException as exc:  # noqa: BLE001 - reported as data, never re-raised across processes
+        done.set()
         out.send({"type": "error", "error": {"type": type(exc).__name__, "message": _message(exc)}})
         return
+    done.set()
     value, body = result if isinstance(result, tuple) else (result, None)
     out.send({"type": "result", "value": value}, body)
 
@@ -107,16 +119,19 @@ def _message(exc: BaseException) -> str:
         return ""
 
 
-def _start_watchdog(out: _Writer, start: float, when: float) -> None:
-    """Lower the run's priority once it has run long; report its line just before the deadline."""
+def _start_watchdog(out: _Writer, done: threading.Event, start: float, when: float) -> None:
+    """Lower the run's priority once it has run long; report its line just before the deadline;
+    nothing once the run is ``done``."""
 
     def watch() -> None:
-        time.sleep(max(0.0, min(start + LONG_RUN_S, when) - time.monotonic()))
+        if done.wait(max(0.0, min(start + LONG_RUN_S, when) - time.monotonic())):
+            return
         try:
             os.setpriority(os.PRIO_PROCESS, 0, max(YIELD_NICE, os.getpriority(os.PRIO_PROCESS, 0)))
         except OSError:
             pass
-        time.sleep(max(0.0, when - time.monotonic()))
+        if done.wait(max(0.0, when - time.monotonic())):
+            return
         from engine import trace
 
         rec = trace.ACTIVE

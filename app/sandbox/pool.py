@@ -34,6 +34,11 @@ from .admission import Admission, AdmissionSettings
 
 STARTUP_TIMEOUT_S = 60.0
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
+# A worker may be kept for its own client's next calls (never another's): after a quick answer, for
+# a while, for a few calls (and only ``SandboxSettings.keep_workers`` of them in all, ~7-15 MB each).
+KEEP_IF_FASTER_S = 0.5
+KEEP_IDLE_S = 60.0
+KEEP_MAX_CALLS = 50
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -78,6 +83,7 @@ class SandboxSettings:
     slots: int = 2  # children running at once, for any client
     reserved: int = 1  # more children at once, only for clients that used little worker time lately
     per_client: int = 2  # one client's requests running at once
+    keep_workers: int = 128  # workers kept for their own client's next runs, at most
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
     max_answer_bytes: int = 64 * 2**20
@@ -155,6 +161,7 @@ class SandboxPool:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._spares: collections.deque[_Spare] = collections.deque()
+        self._kept: collections.OrderedDict[str, list[_Spare]] = collections.OrderedDict()
         self._closed = False
         self.restarts = 0
         self._template = Template(settings, self._filters)
@@ -184,7 +191,9 @@ class SandboxPool:
 
     def stats(self) -> dict:
         """Places, queue and restarts, for /api/health and /metrics."""
-        return dict(self.admission.snapshot(), spares=len(self._spares), restarts=self.restarts)
+        with self._lock:
+            kept = sum(len(ws) for ws in self._kept.values())
+        return dict(self.admission.snapshot(), spares=len(self._spares), kept=kept, restarts=self.restarts)
 
     # ---- spares: children forked and warmed up ahead of the requests they will serve ------------
     def _top_up(self) -> None:
@@ -201,13 +210,21 @@ class SandboxPool:
                 theirs.close()
             self._spares.append(spare)
 
-    def _take_spare(self) -> _Spare:
-        """A spare of a live template (a dead template is replaced first, its spares dropped)."""
+    def _take_spare(self, keep_for: str | None) -> _Spare:
+        """A worker for a call: one kept for ``keep_for`` if there is one, else a spare of a live
+        template (a dead template is replaced first, its spares and kept workers dropped)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is closed")
             if not self._template.alive():
                 self._restart()
+            self._sweep_kept()
+            kept = self._kept.get(keep_for) if keep_for else None
+            if kept:
+                worker = kept.pop()
+                if not kept:
+                    del self._kept[keep_for]
+                return worker
             if not self._spares:
                 self._top_up()
             if not self._spares:
@@ -217,10 +234,14 @@ class SandboxPool:
             return spare
 
     def _restart(self) -> None:
-        """Replace the template (lock held): its spares go with it."""
+        """Replace the template (lock held): its spares and kept workers go with it."""
         self._template.stop()
         while self._spares:
             self._spares.popleft().sock.close()
+        for workers in self._kept.values():
+            for w in workers:
+                w.sock.close()
+        self._kept.clear()
         self._template = Template(self.settings, self._filters)
         self.restarts += 1
 
@@ -231,17 +252,22 @@ class SandboxPool:
                 self._top_up()
 
     # ---- calls -------------------------------------------------------------------------------------
-    def call(self, job: str, *args, timeout: float, client: str = "-", **kwargs) -> Reply:
-        """Run ``job(*args, **kwargs)`` in a fresh sandboxed child for ``client``; its answer as data.
-        The deadline starts when a place is granted (waiting for one is bounded separately)."""
+    def call(self, job: str, *args, timeout: float, client: str = "-", keep_for: str | None = None,
+             **kwargs) -> Reply:
+        """Run ``job(*args, **kwargs)`` for ``client`` in a sandboxed child that has served no other
+        client; its answer as data. With ``keep_for`` (a key only one client can present), the child
+        may be kept for that key's next calls instead of a fresh one (fast runs only). The deadline
+        starts when a place is granted (waiting for one is bounded separately)."""
         heavy = self.admission.is_heavy(client)
         ticket = self.admission.acquire(client, min(self.settings.queue_wait_s, timeout))
         t0 = time.monotonic()
         try:
             for attempt in (1, 2):
                 try:
-                    spare = self._take_spare()
-                    return self._call(spare, job, args, kwargs, t0 + timeout, heavy)
+                    spare = self._take_spare(keep_for)
+                    reply = self._call(spare, job, args, kwargs, t0 + timeout, heavy)
+                    self._after(spare, keep_for, heavy, reply)
+                    return reply
                 except _TemplateStuck:
                     self._replace(self._template)
                     if attempt == 2:
@@ -251,24 +277,64 @@ class SandboxPool:
             self.admission.release(ticket)
 
     def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float, heavy: bool) -> Reply:
+        """One request on ``spare``; the socket is closed (and the child killed) unless it answered."""
         reader = channel.Reader(spare.sock, self.settings.max_answer_bytes)
+        answered = False
         try:
-            try:
-                hello, _ = reader.read(min(deadline, time.monotonic() + HELLO_TIMEOUT_S))
-            except channel.ChannelError:
-                self._kill(spare)
-                if time.monotonic() < deadline - 0.05:
-                    raise _TemplateStuck() from None
-                raise RunTimeout("the program did not start before its deadline") from None
-            if hello.get("type") != "hello":
-                self._kill(spare)
-                raise WorkerProtocolError("the worker's first message was not a greeting")
+            if spare.served == 0:
+                try:
+                    hello, _ = reader.read(min(deadline, time.monotonic() + HELLO_TIMEOUT_S))
+                except channel.ChannelError:
+                    self._kill(spare)
+                    if time.monotonic() < deadline - 0.05:
+                        raise _TemplateStuck() from None
+                    raise RunTimeout("the program did not start before its deadline") from None
+                if hello.get("type") != "hello":
+                    self._kill(spare)
+                    raise WorkerProtocolError("the worker's first message was not a greeting")
             started = time.monotonic()
-            channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
-                                      "deadline_s": max(0.05, deadline - started), "yield": heavy})
-            return self._answer(spare, reader, deadline, started)
+            try:
+                channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
+                                          "deadline_s": max(0.05, deadline - started), "yield": heavy})
+            except OSError:
+                self._kill(spare)
+                raise WorkerCrashed("the worker process ended before it took the request") from None
+            reply = self._answer(spare, reader, deadline, started)
+            answered = True
+            return reply
         finally:
-            spare.sock.close()
+            if not answered:
+                spare.sock.close()
+
+    def _after(self, worker: _Spare, keep_for: str | None, heavy: bool, reply: Reply) -> None:
+        """Keep a worker that answered quickly for its client's next call, or kill it."""
+        worker.served += 1
+        quick = reply.timings.get("worker", 0.0) < KEEP_IF_FASTER_S and not heavy
+        with self._lock:
+            if (keep_for and quick and worker.served < KEEP_MAX_CALLS and worker.template is self._template
+                    and not self._closed):
+                worker.idle_since = time.monotonic()
+                self._kept.setdefault(keep_for, []).append(worker)
+                self._kept.move_to_end(keep_for)
+                self._sweep_kept()
+                return
+        self._kill(worker)
+        worker.sock.close()
+
+    def _sweep_kept(self) -> None:
+        """Kill kept workers idle too long, and the least recently used beyond the bound (lock held)."""
+        now = time.monotonic()
+        total = sum(len(ws) for ws in self._kept.values())
+        for key in list(self._kept):
+            workers = self._kept[key]
+            for w in list(workers):
+                if total > self.settings.keep_workers or now - w.idle_since > KEEP_IDLE_S:
+                    workers.remove(w)
+                    total -= 1
+                    self._kill(w)
+                    w.sock.close()
+            if not workers:
+                del self._kept[key]
 
     def _answer(self, spare: _Spare, reader: channel.Reader, deadline: float, started: float) -> Reply:
         where = (None, None)
@@ -290,9 +356,9 @@ class SandboxPool:
                 line, col = header.get("line"), header.get("col")
                 where = (line if type(line) is int else None, col if type(col) is int else None)
                 continue
-            self._kill(spare)  # it has answered: nothing more is wanted from it
             if kind == "result" and "value" in header:
                 return Reply(header["value"], body, {"worker": time.monotonic() - started})
+            self._kill(spare)  # a job that failed, or an answer off the agreement: not kept
             if kind == "error" and isinstance(header.get("error"), dict):
                 err = header["error"]
                 raise JobFailed(str(err.get("type", "RuntimeError"))[:100],
@@ -311,6 +377,10 @@ class SandboxPool:
             self._closed = True
             while self._spares:
                 self._spares.popleft().sock.close()
+            for workers in self._kept.values():
+                for w in workers:
+                    w.sock.close()
+            self._kept.clear()
             self._template.stop()
 
     def __enter__(self) -> SandboxPool:
@@ -322,11 +392,13 @@ class SandboxPool:
 
 @dataclass
 class _Spare:
-    """A child of ``template`` (request id ``rid``) that will serve one call on ``sock``."""
+    """A child of ``template`` (request id ``rid``) that serves calls on ``sock`` (``served`` so far)."""
 
     template: Template
     rid: int
     sock: socket.socket
+    served: int = 0
+    idle_since: float = 0.0
 
 
 class _TemplateStuck(Exception):

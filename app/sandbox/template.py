@@ -39,6 +39,7 @@ class Template:
         self.ctl = ctl
         self.init = init
         self.children: dict[int, int] = {}  # request id -> pid
+        self.dying: set[int] = set()  # killed, not yet reaped
         self.module = importlib.import_module(init["jobs"])
         self.child_filter = _bpf(init, "child")
         self.devnull = os.open(os.devnull, os.O_RDWR)  # for the children's stdio (see child.py)
@@ -55,7 +56,7 @@ class Template:
     def serve(self) -> None:
         while True:
             self.reap()
-            ready, _, _ = select.select([self.ctl], [], [], 0.25)
+            ready, _, _ = select.select([self.ctl], [], [], 0.05 if self.dying else 0.25)
             if ready and not self.receive():
                 break
         for rid in list(self.children):
@@ -93,18 +94,18 @@ class Template:
         self.children[rid] = pid
 
     def kill(self, rid: int) -> None:
-        """Kill a child and wait for it: once the server has its answer nothing of it remains."""
+        """Kill a child (it is reaped in the loop: the template never waits on a dying process)."""
         pid = self.children.pop(rid, None)
         if pid is not None:
             try:
                 os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ChildProcessError, ProcessLookupError):
+            except ProcessLookupError:
                 pass
+            self.dying.add(pid)
 
     def reap(self) -> None:
         done = set()
-        while self.children:
+        while self.children or self.dying:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
@@ -114,6 +115,7 @@ class Template:
             done.add(pid)
         if done:
             self.children = {rid: pid for rid, pid in self.children.items() if pid not in done}
+            self.dying -= done
 
 
 def _bpf(init: dict, name: str) -> bytes | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from app.sandbox import SandboxPool, SandboxSettings
 
 
-def make_pool(mode: str, slots: int = 2) -> SandboxPool:
-    return SandboxPool(SandboxSettings(mode=mode, slots=slots, jobs="tests.sandbox.payload_jobs",
-                                       extra_code=("tests",), memory_mb=1024))
+def make_pool(mode: str, slots: int = 2, reserved: int = 1) -> SandboxPool:
+    return SandboxPool(SandboxSettings(mode=mode, slots=slots, reserved=reserved, memory_mb=1024,
+                                       jobs="tests.sandbox.payload_jobs", extra_code=("tests",)))
 
 
 def raw(pool: SandboxPool, payload: str, timeout: float = 30.0):

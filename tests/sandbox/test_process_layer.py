@@ -127,7 +127,7 @@ def test_a_dead_template_is_replaced_before_the_next_call():
 
 
 def test_overload_is_reported_as_busy_not_as_a_timeout():
-    pool = make_pool("language-only", slots=1)
+    pool = make_pool("language-only", slots=1, reserved=0)
     pool.settings.queue_wait_s = 0.3
     try:
         t = threading.Thread(target=lambda: pytest.raises(RunTimeout, pool.call, "slow_numpy", 6000,
@@ -177,10 +177,12 @@ def test_no_child_outlives_its_call(os_pool):
     served = [raw(os_pool, "import os, threading, time\n"
                            "threading.Thread(target=time.sleep, args=(30,)).start()\nresult = os.getpid()")
               for _ in range(3)]
-    alive = raw(os_pool, "import os\nresult = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())")
+    listing = ("import os, time\ntime.sleep(0.3)\n"  # killed children are reaped within the template's loop
+               "result = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())")
+    alive = raw(os_pool, listing)
     assert not set(served) & set(alive), (served, alive)
     # bubblewrap's init, the template, this child and the spares waiting for the next calls
-    assert len(alive) <= 3 + os_pool.settings.slots, alive
+    assert len(alive) <= 3 + os_pool.settings.slots + os_pool.settings.reserved, alive
 
 
 def test_hostile_programs_in_children_then_a_normal_one(os_pool):
@@ -192,3 +194,27 @@ def test_hostile_programs_in_children_then_a_normal_one(os_pool):
         out = os_pool.call("run_summary", source, timeout=30).value
         assert expected in (out.get("program_error"), out.get("error")), (hid, out)
     assert os_pool.call("run_summary", "print(2 * 3)", timeout=30).value["stdout"] == "6\n"
+
+
+def test_a_worker_is_kept_only_for_its_own_client(pool):
+    def pid(key):
+        return pool.call("raw", "import os\nresult = os.getpid()", timeout=30, keep_for=key).value["result"]
+
+    alice = {pid("alice|10.0.0.1") for _ in range(3)}
+    assert len(alice) == 1  # quick runs of one client: its own worker, kept
+    bob = pid("bob|10.0.0.1")
+    assert bob not in alice  # never another client's worker
+    assert pid("alice|10.0.0.2") not in alice  # the same cookie from another address: a fresh one
+    assert pid(None) not in alice | {bob}
+
+
+def test_a_worker_is_not_kept_after_a_slow_run_or_a_failure(pool):
+    def pid(payload):
+        return pool.call("raw", payload, timeout=30, keep_for="carol|x").value["result"]
+
+    slow = pid("import os, time\ntime.sleep(0.7)\nresult = os.getpid()")
+    assert pid("import os\nresult = os.getpid()") != slow
+    first = pid("import os\nresult = os.getpid()")
+    with pytest.raises(JobFailed):
+        pool.call("boom", timeout=30, keep_for="carol|x")
+    assert pid("import os\nresult = os.getpid()") != first
