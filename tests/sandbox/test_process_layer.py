@@ -197,8 +197,9 @@ def test_hostile_programs_in_children_then_a_normal_one(os_pool):
 
 
 def test_a_worker_is_kept_only_for_its_own_client(pool):
-    def pid(key):
-        return pool.call("raw", "import os\nresult = os.getpid()", timeout=30, keep_for=key).value["result"]
+    def pid(key):  # each key its own client (the default client is heavy after the slow tests)
+        return pool.call("raw", "import os\nresult = os.getpid()", timeout=30, keep_for=key,
+                         client=str(key)).value["result"]
 
     alice = {pid("alice|10.0.0.1") for _ in range(3)}
     assert len(alice) == 1  # quick runs of one client: its own worker, kept
@@ -210,11 +211,11 @@ def test_a_worker_is_kept_only_for_its_own_client(pool):
 
 def test_a_worker_is_not_kept_after_a_slow_run_or_a_failure(pool):
     def pid(payload):
-        return pool.call("raw", payload, timeout=30, keep_for="carol|x").value["result"]
+        return pool.call("raw", payload, timeout=30, keep_for="carol|x", client="carol").value["result"]
 
     slow = pid("import os, time\ntime.sleep(0.7)\nresult = os.getpid()")
     assert pid("import os\nresult = os.getpid()") != slow
     first = pid("import os\nresult = os.getpid()")
     with pytest.raises(JobFailed):
-        pool.call("boom", timeout=30, keep_for="carol|x")
+        pool.call("boom", timeout=30, keep_for="carol|x", client="carol")
     assert pid("import os\nresult = os.getpid()") != first
