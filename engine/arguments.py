@@ -35,6 +35,7 @@ _PY_NUMBERS = frozenset((bool, int, float, complex))
 _NP_NUMBERS = frozenset(t for t in set(np.sctypeDict.values())
                         if issubclass(t, np.generic) and np.dtype(t).kind in NUMERIC_KINDS)
 _SEQUENCES = frozenset((list, tuple, Size))
+_NAMED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
 # Iterables the engine may walk (their iteration is Python's own or the engine's code).
 _ITERABLES = frozenset((list, tuple, Size, range, dict, OrderedDict, types.GeneratorType,
                         type({}.keys()), type({}.values()), type({}.items()),
@@ -62,11 +63,11 @@ def qualified_name(value) -> str:
     (``__main__.Net``; ``dict`` for builtins). Read from the type, never from the value."""
     if isinstance(value, Tensor):
         return value.dtype._type_desc
-    t = type(value)
-    module = t.__module__ if isinstance(t.__module__, str) else ""
-    if module in ("", "builtins"):
-        return t.__qualname__
-    return f"{module}.{t.__qualname__}"
+    named = value if isinstance(value, _NAMED) else type(value)  # functions and classes by their own name
+    module, qualname = named.__module__, named.__qualname__
+    if not isinstance(module, str) or module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
 
 
 def must(fn: str, arg: str, pos: int | None, expected: str, value) -> str:
@@ -177,11 +178,15 @@ def optional_number(value, fn: str, arg: str, pos: int | None = None):
     return None if value is None else number(value, fn, arg, pos)
 
 
-def real(value, fn: str, arg: str, pos: int | None = None):
-    """A float argument (PyTorch's ``double``): any real number, as a Python int or float."""
+def real(value, fn: str, arg: str, pos: int | None = None, expected: str = "float"):
+    """A real-number argument, as a Python int or float: PyTorch's ``double`` ("float" in its
+    errors) or, with ``expected="Number"``, a ``Scalar`` that may not be complex here."""
+    t = type(value)
+    if t is complex or not (t in _PY_NUMBERS or t in _NP_NUMBERS or isinstance(value, Tensor)):
+        raise TypeError(must(fn, arg, pos, expected, value))
     v = number(value, fn, arg, pos)
     if type(v) is complex:
-        raise TypeError(must(fn, arg, pos, "float", value))
+        raise TypeError(must(fn, arg, pos, expected, value))
     return v
 
 

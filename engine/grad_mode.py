@@ -91,4 +91,7 @@ class GradModeCall:
     def __repr__(self) -> str:
         from .addresses import alias
 
-        return f"<function {self.mode.__name__}.<locals>.decorate_context at {alias(self)}>"
+        name = getattr(self.fn, "__qualname__", None)  # functools.wraps would show the function's name
+        if type(name) is not str:
+            name = "context_decorator.<locals>.decorate_context"
+        return f"<function {name} at {alias(self)}>"

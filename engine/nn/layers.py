@@ -285,4 +285,4 @@ class ModuleList(Module):
 def _modules_of(modules, owner: str) -> list:
     """The items of ``extend``'s argument: an iterable of a known kind (``arguments.items``)."""
     return A.items(modules, lambda v: TypeError(f"{owner}.extend should be called with an iterable, but "
-                                                f"got {A.qualified_name(v)}"))
+                                                f"got {A.type_name(v)}"))

@@ -226,7 +226,7 @@ def relu(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     input = A.tensor(input, "leaky_relu", "input", 1)
-    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2)
+    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2, "Number")
     return apply(OPS["leaky_relu"], (input,), {"negative_slope": negative_slope})
 
 

@@ -242,8 +242,10 @@ def fill_(self: Tensor, value) -> Tensor:
             )
         return apply_inplace(OPS["fill_tensor"], self, (value,))
     if not A.is_number(value) or type(value) is complex:
-        raise TypeError(f"fill_() received an invalid combination of arguments - got ({A.type_name(value)}), "
-                        "but expected one of:\n * (Tensor value)\n * (Number value)")
+        got = A.type_name(value)
+        why = f"      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({got}), but expected "
+                        f"one of:\n * (Tensor value)\n{why} * (Number value)\n{why}")
     return apply_inplace(OPS["fill"], self, (), {"value": A.number(value, "fill_", "value", 1)})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import types
 
-from ..addresses import alias
+from .. import addresses
 
 
 class Scope:
@@ -67,7 +67,7 @@ class UserFunction:
         return types.MethodType(self, obj)
 
     def __repr__(self) -> str:
-        return f"<function {self.qualname} at {alias(self)}>"
+        return f"<function {self.qualname} at {addresses.alias(self)}>"
 
 
 class SuperProxy:
@@ -261,23 +261,3 @@ def local_names(node) -> frozenset:
                     names.add(alias.asname or alias.name.split(".")[0])
         stack.extend(ast.iter_child_nodes(n))
     return frozenset(names)
-
-
-class GradModeFunction:
-    """A user function decorated with ``@torch.no_grad()`` / ``@torch.enable_grad()``: runs it inside
-    a fresh instance of that grad-mode context manager."""
-
-    __slots__ = ("fn", "mode")
-
-    def __init__(self, fn, mode: type):
-        self.fn = fn
-        self.mode = mode
-
-    def __call__(self, *args, **kwargs):
-        with self.mode():
-            return self.fn(*args, **kwargs)
-
-    def __get__(self, obj, cls=None):
-        if obj is None:
-            return self
-        return types.MethodType(self, obj)

@@ -16,7 +16,7 @@ from ..nn.module import Module
 from ..tensor import Tensor
 from .errors import ForbiddenError, scrub_args
 from .expressions import Expressions
-from .functions import Callback, GradModeFunction, Scope, UserFunction, bind_arguments
+from .functions import Callback, Scope, UserFunction, bind_arguments
 from .guards import Guard
 from .policy import Policy
 from .positions import Positions, tag_error
@@ -47,8 +47,8 @@ class Interpreter(Expressions):
         policy.builtin_callables.update(v for v in self.builtins.values() if isinstance(v, type)
                                         and v not in EXCEPTIONS and v is not object)
         policy.exception_classes.update(EXCEPTIONS)
-        policy.callable_types = policy.callable_types + (_Bound, BuiltinType, GradModeFunction, Callback,
-                                                         grad_mode.GradModeCall)
+        policy.callable_types = (*policy.callable_types, _Bound, BuiltinType, Callback,
+                                 grad_mode.GradModeCall)
         policy.checked = b.checked_method
         self.globals = Scope(None, "global")
 
@@ -249,7 +249,7 @@ class Interpreter(Expressions):
             if isinstance(d, BuiltinType) and d.pytype in DECORATORS:
                 value = d(value)
             elif type(d) in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.inference_mode):
-                value = GradModeFunction(value, type(d))
+                value = d(value)  # the engine's decorator: a GradModeCall
             else:
                 raise ForbiddenError("decorators other than @torch.no_grad(), @torch.enable_grad(), "
                                      "@property, @staticmethod and @classmethod are not supported by gradviz")
@@ -276,7 +276,7 @@ class Interpreter(Expressions):
         for v in ns.values():
             fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget \
                 if isinstance(v, property) else v
-            if isinstance(fn, GradModeFunction):
+            if isinstance(fn, grad_mode.GradModeCall):
                 fn = fn.fn
             if isinstance(fn, UserFunction):
                 fn.owner = cls

@@ -45,9 +45,8 @@ STR_ATTRS = frozenset({
     "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper",
 })
 STR_CHECKED = frozenset({"format", "join", "replace", "ljust", "rjust", "center", "zfill"})
-LIST_ATTRS = frozenset({"append", "clear", "copy", "count", "index", "insert", "pop", "remove", "reverse",
-                        "sort"})
-LIST_CHECKED = frozenset({"extend"})
+LIST_ATTRS = frozenset({"append", "clear", "copy", "count", "index", "insert", "pop", "remove", "reverse"})
+LIST_CHECKED = frozenset({"extend", "sort"})  # sort(key=f) calls f: the checked one calls it in the policy
 TUPLE_ATTRS = frozenset({"count", "index"})
 DICT_ATTRS = frozenset({"clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "values"})
 DICT_CHECKED = frozenset({"update"})

@@ -136,3 +136,44 @@ def test_operators_with_hostile_operands_fall_back_as_with_torch():
     with pytest.raises(RuntimeError, match="Tensor.__contains__ only supports Tensor or scalar"):
         operator.contains(x, h)
     assert not INVOKED
+
+
+class H:
+    """An object of a type neither library knows (for the error texts)."""
+
+
+# (what is called, as code run with `t` bound to torch or engine and `x` to a zeros(2) of it)
+REFUSALS_AS_PYTORCH = [
+    "t.from_numpy(H())", "t.from_numpy([1.0])", "t.tensor(H())", "t.tensor([1.0, H()])", "t.tensor('abc')",
+    "x.copy_(H())", "x.copy_([1.0, 2.0])", "x.__setitem__(slice(None), H())", "x.__setitem__(0, 'a')",
+    "x.fill_(H())", "t.full((2,), H())", "t.add(x, H())", "t.zeros(2, dtype=H())",
+    "t.zeros(2, requires_grad=H())", "t.zeros(2, requires_grad=1)", "t.zeros(H())", "t.zeros(2, H())",
+    "setattr(x, 'requires_grad', H())", "setattr(x, 'data', H())", "t.dtype('o', 'O', False, '')",
+    "t.Size([1, H()])", "t.eye(H())", "t.randperm(H())", "t.cat([x, H()])", "t.cat(H())", "t.stack([x, H()])",
+    "x.reshape(H())", "x.reshape(2, H())", "x.unsqueeze(H())", "x.transpose(H(), 0)", "x.expand(H())",
+    "x.permute(H())", "x.requires_grad_(H())", "t.nn.functional.leaky_relu(x, H())",
+    "t.nn.functional.softplus(x, beta=H())", "t.nn.functional.dropout(x, training=H())",
+    "t.nn.functional.one_hot(t.tensor([1]), H())", "t.set_grad_enabled(H())", "t.nn.init.uniform_(x, H())",
+    "t.nn.init.normal_(x, H())", "t.nn.Module().register_buffer('a.b', None)",
+    "t.nn.Module().register_buffer('', None)", "t.nn.Module().register_buffer('x', {})",
+    "t.nn.Module().register_buffer(1, None)", "t.nn.Module().register_buffer('forward', None)",
+    "t.nn.Module().register_parameter('w', x)", "t.nn.Module().add_module('f', H())",
+    "t.nn.Module().add_module('a.b', t.nn.ReLU())", "t.nn.Sequential(print)", "t.nn.ModuleList([print])",
+    "t.nn.ModuleList().extend(H())", "t.nn.Linear(1, 1).load_state_dict({'weight': H(), 'bias': H()})",
+    "t.optim.SGD([H()], lr=0.1)",
+]
+
+
+@pytest.mark.parametrize("code", REFUSALS_AS_PYTORCH)
+def test_refusals_raise_pytorch_s_error(code):
+    import torch as real
+
+    def refusal(lib):
+        try:
+            eval(code, {"t": lib, "x": lib.zeros(2), "H": H, "print": print})
+        except Exception as e:  # the refusal under test
+            return type(e).__name__, str(e)
+        return None
+
+    ours, theirs = refusal(torch), refusal(real)
+    assert theirs is not None and ours == theirs

@@ -41,7 +41,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x if x > 0 else slope·x (LeakyReluBackward0)."""
     input = A.tensor(input, "leaky_relu", "input", 1)
-    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2)
+    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2, "Number")
     if A.flag(inplace, "leaky_relu", "inplace", strict=False):
         return apply_inplace(OPS["leaky_relu_"], input, (), {"negative_slope": negative_slope})
     return api.leaky_relu(input, negative_slope)
@@ -58,7 +58,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x if x > 0 else α·(eˣ − 1) (EluBackward0; EluBackward1 in place)."""
     input = A.tensor(input, "elu", "input", 1)
-    alpha = A.real(alpha, "elu", "alpha", 2)
+    alpha = A.real(alpha, "elu", "alpha", 2, "Number")
     if A.flag(inplace, "elu", "inplace", strict=False):
         return apply_inplace(OPS["elu_"], input, (), {"alpha": alpha})
     return apply(OPS["elu"], (input,), {"alpha": alpha})
@@ -78,7 +78,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx)) / β, and x itself where βx > threshold (SoftplusBackward0)."""
     input = A.tensor(input, "softplus", "input", 1)
-    beta, threshold = A.real(beta, "softplus", "beta"), A.real(threshold, "softplus", "threshold")
+    beta = A.real(beta, "softplus", "beta", expected="Number")
+    threshold = A.real(threshold, "softplus", "threshold", expected="Number")
     return apply(OPS["softplus"], (input,), {"beta": beta, "threshold": threshold})
 
 
