@@ -200,11 +200,15 @@ def percent_format(fmt: str, args, guard: Guard) -> str:
                 raise ValueError("'*' widths in % formatting are not supported by gradviz")
             if part:
                 check_spec(part, guard)
+    # The values that %s, %r and %a turn into text get their text from safe_str/safe_repr.
+    fields = [m for m in _PERCENT.finditer(fmt) if m.group("type") != "%"]
+    textual = {i for i, m in enumerate(fields) if m.group("type") in "sra"}
+    keys = {m.group("key") for m in fields if m.group("type") in "sra"}
     if type(args) is tuple:
-        args = tuple(_Shown.wrap(v, guard) for v in args)
+        args = tuple(_Shown.wrap(v, guard) if i in textual else v for i, v in enumerate(args))
     elif type(args) is dict:
-        args = {k: _Shown.wrap(v, guard) for k, v in args.items()}
-    else:
+        args = {k: _Shown.wrap(v, guard) if k in keys else v for k, v in args.items()}
+    elif 0 in textual:
         args = _Shown.wrap(args, guard)
     return guard.result(fmt % args)
 
@@ -220,10 +224,8 @@ class _Shown:
 
     @classmethod
     def wrap(cls, value, guard: Guard):
-        # Numbers and strings keep their own type (``%d``, ``%.2f``, ``%c`` read them); a tensor
-        # formats its number for ``%f``/``%d`` and prints no address.
         if type(value) in _PLAIN or isinstance(value, Tensor):
-            return value
+            return value  # their text never holds an address
         return cls(value, guard)
 
     def __str__(self) -> str:
