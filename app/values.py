@@ -68,12 +68,17 @@ def summary(arr: np.ndarray) -> dict:
 
 
 def value(arr) -> dict | None:
-    """A ``Value`` (schemas): shape, dtype, then data in full or a summary."""
+    """A ``Value`` (schemas): shape, dtype, then data in full or a summary. A tensor without
+    elements is ``[]`` whatever its shape, as PyTorch prints it (``tensor([], size=(3000000, 0))``):
+    its shape alone would otherwise expand into millions of empty lists."""
     if arr is None:
         return None
     arr = np.asarray(arr)
     out = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype)}
-    if arr.size <= FULL_LIMIT:
+    if arr.size == 0:
+        out["data"] = []
+        out["summary"] = None
+    elif arr.size <= FULL_LIMIT:
         out["data"] = nested(arr)
         out["summary"] = None
     else:

@@ -15,7 +15,7 @@ from sys import getrefcount
 
 import numpy as np
 
-from . import errors, grad_mode
+from . import arguments, errors, grad_mode
 from . import trace as _trace
 from .function import AccumulateGrad, Node
 from .ops.table import NP, Saved, sum_to_shape
@@ -340,29 +340,47 @@ def _record_leaf_step(rec, bpass, var, g, flows_in, before, after):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
     """``torch.autograd.backward``: accumulate gradients of ``tensors`` into the leaves' ``.grad``."""
-    if isinstance(tensors, Tensor):
-        tensors = [tensors]
-    tensors = list(tensors)
-    if grad_tensors is None:
-        grad_tensors = [None] * len(tensors)
-    elif isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors]
+    tensors = _tensor_list(tensors, "tensors")
+    grad_tensors = _grad_list(grad_tensors, len(tensors), "grad_tensors")
+    retain_graph, create_graph = _modes(retain_graph, create_graph)
     if inputs is not None:
         raise RuntimeError("backward(inputs=...) is not supported by gradviz")
-    _run(tensors, list(grad_tensors), retain_graph, create_graph, None, "backward")
+    _run(tensors, grad_tensors, retain_graph, create_graph, None, "backward")
+
+
+def _tensor_list(value, arg: str) -> list:
+    """A tensor or a list/tuple of tensors (``arguments`` decides what is read)."""
+    if isinstance(value, Tensor):
+        return [value]
+    return list(arguments.tensors(value, "backward", arg, None))
+
+
+def _grad_list(value, n: int, arg: str) -> list:
+    if value is None:
+        return [None] * n
+    if isinstance(value, Tensor):
+        return [value]
+    if type(value) not in (list, tuple):
+        raise TypeError(arguments.must("backward", arg, None, "tuple of Tensors", value))
+    return list(value)
+
+
+def _modes(retain_graph, create_graph) -> tuple:
+    if retain_graph is not None:
+        retain_graph = arguments.flag(retain_graph, "backward", "retain_graph", strict=False)
+    return retain_graph, arguments.flag(create_graph, "backward", "create_graph", strict=False)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          materialize_grads=False):
     """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, without touching ``.grad``."""
-    single = isinstance(inputs, Tensor)
-    if isinstance(outputs, Tensor):
-        outputs = [outputs]
-    inputs = [inputs] if single else list(inputs)
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs]
+    outputs = _tensor_list(outputs, "outputs")
+    inputs = _tensor_list(inputs, "inputs")
+    grad_outputs = _grad_list(grad_outputs, len(outputs), "grad_outputs")
+    retain_graph, create_graph = _modes(retain_graph, create_graph)
+    materialize_grads = arguments.flag(materialize_grads, "grad", "materialize_grads", strict=False)
+    if allow_unused is not None:
+        allow_unused = arguments.flag(allow_unused, "grad", "allow_unused", strict=False)
     for x in inputs:
         if not x._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

@@ -6,16 +6,16 @@ import numpy as np
 
 
 class dtype:  # noqa: N801 - named as in torch
-    """A tensor element type: wraps a NumPy dtype, prints as ``torch.NAME``."""
+    """A tensor element type: wraps a NumPy dtype, prints as ``torch.NAME``.
+
+    The seven instances below are the only ones: as in torch, the class cannot be called
+    (``torch.dtype(...)`` is a TypeError), so no caller can make a dtype of its own (an object or
+    string dtype would let arbitrary Python objects into an array)."""
 
     __slots__ = ("name", "np", "is_floating_point", "itemsize", "_type_desc")
 
-    def __init__(self, name: str, np_dtype, is_floating_point: bool, type_desc: str):
-        self.name = name
-        self.np = np.dtype(np_dtype)
-        self.is_floating_point = is_floating_point
-        self.itemsize = self.np.itemsize
-        self._type_desc = type_desc
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'torch.dtype' instances")
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -24,13 +24,23 @@ class dtype:  # noqa: N801 - named as in torch
         return (from_numpy_dtype, (self.np,))
 
 
-float16 = dtype("float16", np.float16, True, "torch.HalfTensor")
-float32 = dtype("float32", np.float32, True, "torch.FloatTensor")
-float64 = dtype("float64", np.float64, True, "torch.DoubleTensor")
-int32 = dtype("int32", np.int32, False, "torch.IntTensor")
-int64 = dtype("int64", np.int64, False, "torch.LongTensor")
-uint8 = dtype("uint8", np.uint8, False, "torch.ByteTensor")
-bool_ = dtype("bool", np.bool_, False, "torch.BoolTensor")
+def _make(name: str, np_dtype, is_floating_point: bool, type_desc: str) -> dtype:
+    d = object.__new__(dtype)
+    d.name = name
+    d.np = np.dtype(np_dtype)
+    d.is_floating_point = is_floating_point
+    d.itemsize = d.np.itemsize
+    d._type_desc = type_desc
+    return d
+
+
+float16 = _make("float16", np.float16, True, "torch.HalfTensor")
+float32 = _make("float32", np.float32, True, "torch.FloatTensor")
+float64 = _make("float64", np.float64, True, "torch.DoubleTensor")
+int32 = _make("int32", np.int32, False, "torch.IntTensor")
+int64 = _make("int64", np.int64, False, "torch.LongTensor")
+uint8 = _make("uint8", np.uint8, False, "torch.ByteTensor")
+bool_ = _make("bool", np.bool_, False, "torch.BoolTensor")
 
 half, float_, double, int_, long = float16, float32, float64, int32, int64
 
@@ -40,6 +50,9 @@ _BY_NP[np.dtype(np.int16)] = int32
 _BY_NP[np.dtype(np.uint16)] = int32
 _BY_NP[np.dtype(np.uint32)] = int64
 _BY_NP[np.dtype(np.uint64)] = int64
+SUPPORTED_NP = frozenset(_BY_NP)  # the NumPy dtypes a tensor's array may have
+SUPPORTED_TEXT = ("float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, "
+                  "and bool")
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -63,6 +76,8 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d: dtype) -> None:
     global _default_float
+    if type(d) is not dtype:
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _default_float = d

@@ -6,10 +6,9 @@ same numbers here every time (not the same numbers as PyTorch's generator).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from . import arguments as A
 from . import dtypes, errors, limits
 from .tensor import Tensor
 
@@ -19,7 +18,7 @@ _rng = np.random.default_rng(0)
 def manual_seed(seed: int):
     """Reseed the engine's random generator."""
     global _rng
-    _rng = np.random.default_rng(int(seed))
+    _rng = np.random.default_rng(A.integer(seed, "manual_seed", "seed", 1))
     return None
 
 
@@ -40,54 +39,59 @@ def _finish(arr: np.ndarray, dtype, requires_grad: bool) -> Tensor:
     return t
 
 
-def _infer(data, dtype=None):
-    """Nested Python data -> ndarray with torch's default dtypes (or ``dtype``, cast once)."""
-    if isinstance(data, Tensor):
+def _refuse_data(value) -> Exception:
+    """torch.tensor's errors for data it cannot read."""
+    if type(value) is str:
+        return TypeError("new(): invalid data type 'str'")
+    return RuntimeError(f"Could not infer dtype of {A.type_name(value)}")
+
+
+def _supported(arr: np.ndarray, what: str) -> np.ndarray:
+    if arr.dtype not in dtypes.SUPPORTED_NP:
+        raise TypeError(f"can't convert {what} of type numpy.{arr.dtype.type.__name__}. The only supported "
+                        f"types are: {dtypes.SUPPORTED_TEXT}.")
+    return arr
+
+
+def _infer(data, dtype=None) -> np.ndarray:
+    """Tensor data (a number, nested lists, a tensor or an array) -> a new ndarray with torch's
+    default dtypes (or ``dtype``, cast once). Only what ``arguments`` admits is read."""
+    k = A.kind(data)
+    if k is None:
+        raise _refuse_data(data)
+    if k is A.TENSOR:
         return data._data.copy()
-    if isinstance(data, np.ndarray):
-        return data.copy()
-    flat_kinds = set()
-
-    def walk(x):
-        if isinstance(x, Tensor):
-            if x._data.size != 1 and x.ndim != 0:
-                return x._data.tolist()
-            flat_kinds.add(x._data.dtype.kind)
-            return x._data.reshape(()).item()
-        if isinstance(x, (list, tuple)):
-            return [walk(v) for v in x]
-        if isinstance(x, bool):
-            flat_kinds.add("b")
-        elif isinstance(x, numbers.Integral):
-            flat_kinds.add("i")
-        elif isinstance(x, numbers.Real):
-            flat_kinds.add("f")
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-        return x
-
-    py = walk(data)
+    if k is A.ARRAY:
+        return _supported(data, "np.ndarray").copy()
+    if k is A.NUMBER:
+        py, kinds = data, {np.asarray(data).dtype.kind}
+    else:
+        py, kinds = A.rebuild(data, _refuse_data)
+    if "c" in kinds:
+        raise TypeError("complex numbers are not supported by gradviz")
     try:
         arr = np.array(py)
     except ValueError as exc:
         raise ValueError(f"expected sequence of equal-length lists: {exc}") from None
-    if arr.dtype == object:
+    if arr.dtype.kind not in "biuf":
         raise ValueError("expected a sequence of numbers of equal lengths")
     if dtype is not None:
         return arr.astype(dtype.np)
-    if "f" in flat_kinds or arr.dtype.kind == "f":
+    if "f" in kinds or arr.dtype.kind == "f":
         return arr.astype(dtypes.get_default_dtype().np)
-    if "i" in flat_kinds or arr.dtype.kind in "iu":
+    if "i" in kinds or "u" in kinds or arr.dtype.kind in "iu":
         return arr.astype(np.int64)
-    if arr.size == 0 and not flat_kinds:
+    if arr.size == 0 and not kinds:
         return arr.astype(dtypes.get_default_dtype().np)
     return arr.astype(np.bool_)
 
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, or a tensor)."""
+    dtype = A.dtype(dtype, "tensor")
+    requires_grad = A.flag(requires_grad, "tensor", "requires_grad")
     arr = _infer(data, dtype)
-    limits.check_alloc(arr.size, (dtype.np if dtype is not None else arr.dtype).itemsize)
+    limits.check_alloc(arr.shape, (dtype.np if dtype is not None else arr.dtype).itemsize)
     return _finish(arr, dtype, requires_grad)
 
 
@@ -96,105 +100,145 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 
 def from_numpy(arr: np.ndarray) -> Tensor:
-    return Tensor._make(np.asarray(arr))
+    """A tensor sharing the memory of a NumPy array of a numeric or bool dtype."""
+    if type(arr) is not np.ndarray:
+        raise TypeError(f"expected np.ndarray (got {A.type_name(arr)})")
+    _supported(arr, "np.ndarray")
+    limits.check_shape(arr.shape)
+    return Tensor._make(arr)
 
 
-def _size(size) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    out = []
-    for s in size:
-        if isinstance(s, Tensor):
-            s = int(s.item())
-        if not isinstance(s, numbers.Integral):
-            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+def _size(size, fn: str) -> tuple[int, ...]:
+    shape = A.shape_args(size, fn)
+    for s in shape:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
-        out.append(int(s))
-    return tuple(out)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
 
 
 def _alloc(shape, dtype, default=None) -> np.dtype:
     dt = (dtype or default or dtypes.get_default_dtype()).np
-    limits.check_alloc(int(np.prod(shape, dtype=np.int64)), dt.itemsize)
+    limits.check_alloc(shape, dt.itemsize)
     return dt
 
 
+def _filled(fn: str, make, size, dtype, requires_grad) -> Tensor:
+    dtype = A.dtype(dtype, fn)
+    requires_grad = A.flag(requires_grad, fn, "requires_grad")
+    shape = _size(size, fn)
+    return _finish(make(shape, _alloc(shape, dtype)), None, requires_grad)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    shape = _size(size)
-    return _finish(np.zeros(shape, _alloc(shape, dtype)), None, requires_grad)
+    return _filled("zeros", np.zeros, size, dtype, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    shape = _size(size)
-    return _finish(np.ones(shape, _alloc(shape, dtype)), None, requires_grad)
+    return _filled("ones", np.ones, size, dtype, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _filled("empty", np.zeros, size, dtype, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    shape = _size((size,))
+    shape = _size((A.ints(size, "full", "size", 1),), "full")
+    value = A.number(fill_value, "full", "fill_value", 2)
+    dtype = A.dtype(dtype, "full")
+    requires_grad = A.flag(requires_grad, "full", "requires_grad")
     if dtype is None:
-        if isinstance(fill_value, bool):
+        if type(value) is bool:
             dtype = dtypes.bool_
-        elif isinstance(fill_value, numbers.Integral):
+        elif type(value) is int:
             dtype = dtypes.int64
-    return _finish(np.full(shape, fill_value, _alloc(shape, dtype)), None, requires_grad)
+    return _finish(np.full(shape, value, _alloc(shape, dtype)), None, requires_grad)
+
+
+def _like(fn: str, input, dtype):
+    input = A.tensor(input, fn, "input", 1)
+    return tuple(input._data.shape), A.dtype(dtype, fn) or input.dtype
 
 
 def zeros_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return zeros(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    shape, dt = _like("zeros_like", input, dtype)
+    return zeros(shape, dtype=dt, requires_grad=requires_grad)
 
 
 def ones_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return ones(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    shape, dt = _like("ones_like", input, dtype)
+    return ones(shape, dtype=dt, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    shape, dt = _like("full_like", input, dtype)
+    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
 
 
 def rand_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    shape, dt = _like("rand_like", input, dtype)
+    return rand(shape, dtype=dt, requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    shape, dt = _like("randn_like", input, dtype)
+    return randn(shape, dtype=dt, requires_grad=requires_grad)
 
 
 def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    m = n if m is None else m
+    n = A.integer(n, "eye", "n", 1)
+    m = n if m is None else A.integer(m, "eye", "m", 2)
+    for k, v in (("n", n), ("m", m)):
+        if v < 0:
+            raise RuntimeError(f"{k} must be greater or equal to 0, got {v}")
+    dtype = A.dtype(dtype, "eye")
+    requires_grad = A.flag(requires_grad, "eye", "requires_grad")
     return _finish(np.eye(n, m, dtype=_alloc((n, m), dtype)), None, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if end is None:
-        start, end = 0, start
+        start, end = 0, A.number(start, "arange", "end", 1)
+    else:
+        start, end = A.number(start, "arange", "start", 1), A.number(end, "arange", "end", 2)
+    step = A.number(step, "arange", "step", 3)
+    dtype = A.dtype(dtype, "arange")
+    requires_grad = A.flag(requires_grad, "arange", "requires_grad")
+    if any(type(v) is complex for v in (start, end, step)):
+        raise TypeError("arange(): complex numbers are not supported by gradviz")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = max(int(np.ceil((end - start) / step)), 0)
-    all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+    all_int = all(type(v) in (int, bool) for v in (start, end, step))
     dt = _alloc((n,), dtype, dtypes.int64 if all_int else None)
     return _finish(np.arange(start, end, step).astype(dt), None, requires_grad)
 
 
 def linspace(start, end, steps: int, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    start = A.real(start, "linspace", "start", 1)
+    end = A.real(end, "linspace", "end", 2)
+    steps = A.integer(steps, "linspace", "steps", 3)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = A.dtype(dtype, "linspace")
+    requires_grad = A.flag(requires_grad, "linspace", "requires_grad")
     dt = _alloc((steps,), dtype)
-    return _finish(np.linspace(start, end, int(steps)).astype(dt), None, requires_grad)
+    return _finish(np.linspace(start, end, steps).astype(dt), None, requires_grad)
+
+
+def _random(fn: str, draw, size, dtype, requires_grad) -> Tensor:
+    shape = _size(size, fn)
+    dtype = A.dtype(dtype, fn)
+    requires_grad = A.flag(requires_grad, fn, "requires_grad")
+    dt = _alloc(shape, dtype)
+    return _finish(draw(shape).astype(dt), None, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    shape = _size(size)
-    dt = _alloc(shape, dtype)
-    return _finish(_rng.standard_normal(shape).astype(dt), None, requires_grad)
+    return _random("randn", lambda shape: _rng.standard_normal(shape), size, dtype, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    shape = _size(size)
-    dt = _alloc(shape, dtype)
-    return _finish(_rng.random(shape).astype(dt), None, requires_grad)
+    return _random("rand", lambda shape: _rng.random(shape), size, dtype, requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad: bool = False,
@@ -203,12 +247,23 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad: b
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    shape = _size((size,))
+    low = A.integer(low, "randint", "low", 1)
+    high = A.integer(high, "randint", "high", 2)
+    shape = _size((A.ints(size, "randint", "size", 3),), "randint")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    dtype = A.dtype(dtype, "randint")
+    requires_grad = A.flag(requires_grad, "randint", "requires_grad")
     dt = _alloc(shape, dtype, dtypes.int64)
     return _finish(_rng.integers(low, high, shape).astype(dt), None, requires_grad)
 
 
 def randperm(n: int, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    n = A.integer(n, "randperm", "n", 1)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    dtype = A.dtype(dtype, "randperm")
+    requires_grad = A.flag(requires_grad, "randperm", "requires_grad")
     dt = _alloc((n,), dtype, dtypes.int64)
     return _finish(_rng.permutation(n).astype(dt), None, requires_grad)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 from . import errors
+from .addresses import alias
 
 _seq = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # PyTorch runs AccumulateGrad as soon as it is ready
@@ -94,7 +95,7 @@ class Node:
         return self.op.grad_fn
 
     def __repr__(self) -> str:
-        return f"<{self.op.grad_fn} object at {hex(id(self))}>"
+        return f"<{self.op.grad_fn.rsplit('::', 1)[-1]} object at {alias(self)}>"
 
     def saved_tensors(self) -> dict:
         """The tensors kept for backward, checked against in-place changes and release."""
@@ -161,4 +162,4 @@ class AccumulateGrad:
         return "torch::autograd::AccumulateGrad"
 
     def __repr__(self) -> str:
-        return f"<AccumulateGrad object at {hex(id(self))}>"
+        return f"<AccumulateGrad object at {alias(self)}>"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+import types
 
 _enabled = True
 
@@ -26,12 +26,8 @@ class _GradMode:
         return False
 
     def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-
-        return wrapper
+        """As a decorator: ``fn`` run inside a fresh instance of this grad mode."""
+        return GradModeCall(type(self), fn)
 
 
 class no_grad(_GradMode):  # noqa: N801
@@ -51,7 +47,11 @@ class set_grad_enabled(_GradMode):  # noqa: N801
 
     def __init__(self, mode: bool):
         global _enabled
-        self._value = bool(mode)
+        if type(mode) is not bool:
+            from .arguments import flag
+
+            mode = flag(mode, "set_grad_enabled", "enabled", 1)
+        self._value = mode
         self._prev = _enabled
         _enabled = self._value  # takes effect immediately, as torch's does
 
@@ -66,3 +66,32 @@ class set_grad_enabled(_GradMode):  # noqa: N801
 
 class inference_mode(no_grad):  # noqa: N801
     """Treated as ``no_grad``."""
+
+
+class GradModeCall:
+    """A callable decorated with a grad mode (``torch.no_grad()(f)``): calls ``f`` inside a fresh
+    instance of the mode. Data (the mode and the callable), not a closure copying ``f``'s
+    attributes; a method when it sits in a class, as a decorated function would be."""
+
+    __slots__ = ("mode", "fn")
+
+    def __init__(self, mode: type, fn):
+        if not callable(fn):
+            raise TypeError(f"'{type(fn).__name__}' object is not callable")
+        self.mode = mode
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        with self.mode():
+            return self.fn(*args, **kwargs)
+
+    def __get__(self, obj, cls=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __repr__(self) -> str:
+        from .addresses import alias
+
+        name = getattr(self.fn, "__qualname__", None)  # functools.wraps would show the function's name
+        if type(name) is not str:
+            name = "context_decorator.<locals>.decorate_context"
+        return f"<function {name} at {alias(self)}>"

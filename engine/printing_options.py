@@ -35,6 +35,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     A ``profile`` (``default``, ``short``, ``full``) is applied first, then the explicit options.
     As in torch, ``sci_mode`` is always assigned: leaving it out resets it to automatic (None).
     """
+    from . import arguments as A
+
+    fn = "set_printoptions"
+    precision = A.optional_integer(precision, fn, "precision", 1)
+    threshold = None if threshold is None else A.real(threshold, fn, "threshold", 2)
+    edgeitems = A.optional_integer(edgeitems, fn, "edgeitems", 3)
+    linewidth = A.optional_integer(linewidth, fn, "linewidth", 4)
+    profile = None if profile is None else A.string(profile, fn, "profile", 5)
+    sci_mode = None if sci_mode is None else A.flag(sci_mode, fn, "sci_mode", 6, strict=False)
     if profile is not None:
         for key, value in _PROFILES.get(profile, {}).items():
             setattr(PRINT_OPTS, key, value)

@@ -17,7 +17,22 @@ from .function import AccumulateGrad
 
 
 class Size(tuple):
-    """``torch.Size``: a tuple that prints as ``torch.Size([2, 3])``."""
+    """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``."""
+
+    def __new__(cls, sizes=()):
+        if type(sizes) not in (list, tuple, cls, range):
+            raise TypeError(f"'{type(sizes).__name__}' object is not iterable")
+        out = []
+        for i, s in enumerate(sizes):
+            if type(s) is int:
+                out.append(s)
+            elif isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
+                out.append(int(s._data.reshape(()).item()))
+            elif type(s) in _NP_INTS:
+                out.append(int(s))
+            else:
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')")
+        return tuple.__new__(cls, out)
 
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
@@ -78,7 +93,7 @@ class Tensor:
         """The shape, or the length of one dimension."""
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_norm_dim(dim, self._data.ndim)]
+        return self._data.shape[_norm_dim(dim, self._data.ndim, "size")]
 
     @property
     def dtype(self) -> dtypes.dtype:
@@ -123,11 +138,16 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place (leaves only, as in PyTorch)."""
-        requires_grad = bool(requires_grad)
+        if type(requires_grad) is not bool:
+            from .arguments import flag
+
+            requires_grad = flag(requires_grad, "requires_grad_", "requires_grad", 1)
         if self._grad_fn is not None:
             if requires_grad:
                 return self
@@ -186,6 +206,8 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
 
     def detach(self) -> Tensor:
@@ -261,7 +283,11 @@ class Tensor:
         raise RuntimeError("register_hook is not supported by gradviz")
 
 
-def _norm_dim(dim: int, ndim: int) -> int:
+def _norm_dim(dim: int, ndim: int, fn: str = "dim") -> int:
+    if type(dim) is not int:
+        from .arguments import integer
+
+        dim = integer(dim, fn, "dim")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(
@@ -273,12 +299,14 @@ def is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+_NP_INTS = frozenset((np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64))
 _CONSTANTS: dict = {}  # (number, dtype) -> read-only 0-dim array: wrapping 2.0 once, not per op
 _CONST_VC = [0]  # wrapped numbers are never written in place: one shared version counter
 
 
-def as_tensor_like(value, like: Tensor) -> Tensor:
-    """Wrap a Python number for an op with ``like``: torch's wrapped-number promotion."""
+def as_tensor_like(value, like: Tensor) -> Tensor | None:
+    """Wrap a number for an op with ``like`` (torch's wrapped-number promotion); a tensor is
+    itself and a numeric array becomes a tensor. None for anything else: the caller refuses it."""
     kind = type(value)
     if kind is float:  # the common case first: this runs for every ``x * 2.0``
         dt = like._data.dtype
@@ -286,16 +314,23 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
             dt = dtypes.get_default_dtype().np
     elif isinstance(value, Tensor):
         return value
-    elif isinstance(value, bool):
+    elif kind is bool:
         dt = like._data.dtype
-    elif isinstance(value, int):
+    elif kind is int:
         dt = like._data.dtype if like._data.dtype != np.bool_ else np.int64
-    elif isinstance(value, float):
-        dt = like._data.dtype if like.dtype.is_floating_point else dtypes.get_default_dtype().np
     else:
-        from .factory import tensor
+        from . import arguments
 
-        return tensor(value)
+        k = arguments.kind(value)
+        if k is arguments.NUMBER:
+            if kind is complex or value.dtype.kind == "c":
+                raise TypeError("complex numbers are not supported by gradviz")
+            return as_tensor_like(value.item(), like)
+        if k is arguments.ARRAY:
+            from .factory import tensor
+
+            return tensor(value)
+        return None
     key = (value, dt)
     arr = _CONSTANTS.get(key) if value else None  # 0.0 == -0.0: zeros are not shared
     if arr is None:

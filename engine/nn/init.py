@@ -6,12 +6,14 @@ import math
 
 import numpy as np
 
+from .. import arguments as A
 from .. import factory
 from ..tensor import Tensor
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:
     """torch's recommended gain for a nonlinearity."""
+    nonlinearity = A.string(nonlinearity, "calculate_gain", "nonlinearity", 1)
     if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "sigmoid"):
         return 1.0
     if nonlinearity == "tanh":
@@ -19,7 +21,7 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
     if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else param
+        slope = 0.01 if param is None else A.real(param, "calculate_gain", "param", 2)
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
@@ -27,6 +29,7 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    tensor = A.tensor(tensor, "init", "tensor", 1)
     if tensor.ndim < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
     receptive = int(np.prod(tensor.shape[2:], dtype=np.int64)) if tensor.ndim > 2 else 1
@@ -34,6 +37,7 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
 
 
 def _fan(tensor: Tensor, mode: str) -> int:
+    mode = A.string(mode, "init", "mode")
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -42,15 +46,21 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Fill with U(a, b)."""
-    return factory.uniform_(tensor, a, b)
+    tensor = A.tensor(tensor, "uniform_", "tensor", 1)
+    return factory.uniform_(tensor, A.real(a, "uniform_", "from", 1), A.real(b, "uniform_", "to", 2))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """Fill with N(mean, std²)."""
-    return factory.normal_(tensor, mean, std)
+    tensor = A.tensor(tensor, "normal_", "tensor", 1)
+    return factory.normal_(tensor, A.real(mean, "normal_", "mean", 1), A.real(std, "normal_", "std", 2))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
+    tensor = A.tensor(tensor, "constant_", "tensor", 1)
+    val = A.number(val, "fill_", "value", 1)
+    if type(val) is complex:
+        raise TypeError("complex numbers are not supported by gradviz")
     tensor._data[...] = val
     tensor._vc[0] += 1
     return tensor
@@ -65,12 +75,14 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    gain = A.real(gain, "xavier_uniform_", "gain", 2)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
     return uniform_(tensor, -bound, bound)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    gain = A.real(gain, "xavier_normal_", "gain", 2)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
 
@@ -78,12 +90,12 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu") -> Tensor:
     """U(−bound, bound) with bound = gain·√(3 / fan); nn.Linear uses a = √5, i.e. bound = 1/√fan_in."""
-    gain = calculate_gain(nonlinearity, a)
+    gain = calculate_gain(nonlinearity, A.real(a, "kaiming_uniform_", "a", 2))
     bound = math.sqrt(3.0) * gain / math.sqrt(_fan(tensor, mode))
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu") -> Tensor:
-    gain = calculate_gain(nonlinearity, a)
+    gain = calculate_gain(nonlinearity, A.real(a, "kaiming_normal_", "a", 2))
     return normal_(tensor, 0.0, gain / math.sqrt(_fan(tensor, mode)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+from .. import arguments as A
 from .. import factory
 from . import functional as F
 from . import init
@@ -17,6 +18,10 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
+        in_features = A.integer(in_features, "Linear", "in_features", 1)
+        out_features = A.integer(out_features, "Linear", "out_features", 2)
+        bias = A.flag(bias, "Linear", "bias", 3, strict=False)
+        dtype = A.dtype(dtype, "Linear")
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(factory.empty((out_features, in_features), dtype=dtype))
@@ -149,6 +154,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
+        p = A.real(p, "Dropout", "p", 1)
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
@@ -183,9 +189,16 @@ class Flatten(Module):
 
 
 def _index(idx: int, n: int) -> int:
+    idx = A.integer(idx, "__getitem__", "idx", 1)
     if not -n <= idx < n:
         raise IndexError(f"index {idx} is out of range")
     return idx % n
+
+
+def _slice(idx: slice) -> slice:
+    """A slice of a container of modules, its bounds checked as integers."""
+    return slice(*(None if v is None else A.integer(v, "__getitem__", "idx", 1)
+                   for v in (idx.start, idx.stop, idx.step)))
 
 
 class Sequential(Module):
@@ -193,7 +206,7 @@ class Sequential(Module):
 
     def __init__(self, *args):
         super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
+        if len(args) == 1 and type(args[0]) is OrderedDict:
             for name, m in args[0].items():
                 self.add_module(name, m)
         else:
@@ -202,8 +215,8 @@ class Sequential(Module):
 
     def __getitem__(self, idx):
         items = list(self._modules.items())
-        if isinstance(idx, slice):
-            return Sequential(OrderedDict(items[idx]))
+        if type(idx) is slice:
+            return Sequential(OrderedDict(items[_slice(idx)]))
         return items[_index(idx, len(items))][1]
 
     def __setitem__(self, idx: int, module: Module) -> None:
@@ -212,7 +225,7 @@ class Sequential(Module):
 
     def __delitem__(self, idx) -> None:
         keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys))]]):
+        for key in (keys[_slice(idx)] if type(idx) is slice else [keys[_index(idx, len(keys))]]):
             del self._modules[key]
 
     def __len__(self) -> int:
@@ -226,7 +239,7 @@ class Sequential(Module):
         return self
 
     def extend(self, modules) -> Sequential:
-        for m in modules:
+        for m in _modules_of(modules, "Sequential"):
             self.append(m)
         return self
 
@@ -246,8 +259,8 @@ class ModuleList(Module):
 
     def __getitem__(self, idx):
         mods = list(self._modules.values())
-        if isinstance(idx, slice):
-            return ModuleList(mods[idx])
+        if type(idx) is slice:
+            return ModuleList(mods[_slice(idx)])
         return mods[_index(idx, len(mods))]
 
     def __setitem__(self, idx: int, module: Module) -> None:
@@ -264,6 +277,12 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules) -> ModuleList:
-        for m in modules:
+        for m in _modules_of(modules, "ModuleList"):
             self.append(m)
         return self
+
+
+def _modules_of(modules, owner: str) -> list:
+    """The items of ``extend``'s argument: an iterable of a known kind (``arguments.items``)."""
+    return A.items(modules, lambda v: TypeError(f"{owner}.extend should be called with an iterable, but "
+                                                f"got {A.type_name(v)}"))

@@ -11,6 +11,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from .. import arguments as A
 from .. import trace as _trace
 from ..tensor import Tensor
 from .parameter import Parameter
@@ -94,11 +95,14 @@ class Module:
             d[key].pop(name, None)
 
     def __getattr__(self, name: str):
-        d = self.__dict__
-        for key in ("_parameters", "_buffers", "_modules"):
-            store = d.get(key)
-            if store is not None and name in store:
-                return store[name]
+        # Registered names never start with "_", so no special name (``__array_interface__``,
+        # ``__reduce_ex__``, ...) that NumPy, copy or pickle look up can ever be served from here.
+        if name[:1] != "_":
+            d = self.__dict__
+            for key in ("_parameters", "_buffers", "_modules"):
+                store = d.get(key)
+                if store is not None and name in store:
+                    return store[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
@@ -109,23 +113,53 @@ class Module:
                 return
         object.__delattr__(self, name)
 
+    def _check_name(self, kind: str, store: str, name) -> None:
+        """PyTorch's checks of a name to register, plus one of gradviz: no leading underscore (a
+        registered name is served as an attribute, and names starting with "_" are the object's
+        own and Python's)."""
+        if store not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if type(name) is not str:
+            raise TypeError(f"{kind} name should be a string. Got {A.qualified_name(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain ".", got: {name}' if kind == "module"
+                           else f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if name.startswith("_"):
+            raise KeyError(f"{kind} name can't start with '_' in gradviz (such names are private): {name}")
+        if hasattr(self, name) and name not in self.__dict__[store]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_parameter(self, name: str, param: Parameter | None) -> None:
-        """Add a parameter (or None) under ``name``."""
+        """Add a parameter (or None) under ``name``: a ``Parameter`` or None, as in PyTorch."""
+        self._check_name("parameter", "_parameters", name)
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{A.qualified_name(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
+        if param is not None and param._grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                             f"be created explicitly. To express '{name}' as a function of another Tensor, "
+                             "compute the value in the forward() method.")
         self._forget(name)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
-        """Add a tensor that is state but not a parameter (saved in ``state_dict``)."""
+        """Add a tensor that is state but not a parameter (saved in ``state_dict``): a ``Tensor`` or
+        None, as in PyTorch."""
+        self._check_name("buffer", "_buffers", name)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{A.qualified_name(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        A.flag(persistent, "register_buffer", "persistent", strict=False)
         self._forget(name)
         self._buffers[name] = tensor
 
     def add_module(self, name: str, module: Module | None) -> None:
-        """Add a child module under ``name``."""
+        """Add a child module under ``name``: a ``Module`` or None, as in PyTorch."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise TypeError(f"{A.qualified_name(module)} is not a Module subclass")
+        self._check_name("module", "_modules", name)
         self._forget(name)
         self._modules[name] = module
 
@@ -134,7 +168,13 @@ class Module:
     # ---- traversal (iterative, registration order) -----------------------------------------------
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
         """(path, module) for this module and every descendant, depth first, in registration order."""
-        seen = memo if memo is not None else set()
+        if memo is not None and type(memo) is not set:
+            raise TypeError(A.must("named_modules", "memo", 1, "set", memo))
+        prefix = A.string(prefix, "named_modules", "prefix", 2)
+        remove_duplicate = A.flag(remove_duplicate, "named_modules", "remove_duplicate", 3, strict=False)
+        return self._named_modules(set() if memo is None else memo, prefix, remove_duplicate)
+
+    def _named_modules(self, seen: set, prefix: str, remove_duplicate: bool):
         stack = [(prefix, self)]
         while stack:
             path, m = stack.pop()
@@ -162,6 +202,13 @@ class Module:
             yield m
 
     def _named_members(self, store: str, prefix: str, recurse: bool, remove_duplicate: bool = True):
+        fn = "named_parameters" if store == "_parameters" else "named_buffers"
+        prefix = A.string(prefix, fn, "prefix", 1)
+        recurse = A.flag(recurse, fn, "recurse", 2, strict=False)
+        remove_duplicate = A.flag(remove_duplicate, fn, "remove_duplicate", 3, strict=False)
+        return self._members(store, prefix, recurse, remove_duplicate)
+
+    def _members(self, store: str, prefix: str, recurse: bool, remove_duplicate: bool):
         seen = set()
         mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for path, m in mods:
@@ -188,6 +235,7 @@ class Module:
 
     def get_submodule(self, target: str) -> Module:
         """The descendant at a dotted path, e.g. ``"net.0"``."""
+        target = A.string(target, "get_submodule", "target", 1)
         m = self
         for part in target.split(".") if target else []:
             if part not in m._modules:
@@ -221,6 +269,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's ``.grad`` (to None by default, as in torch 2.x)."""
+        set_to_none = A.flag(set_to_none, "zero_grad", "set_to_none", 1, strict=False)
         for p in self.parameters():
             _reset_grad(p, set_to_none)
         rec = _trace.ACTIVE
@@ -232,9 +281,9 @@ class Module:
         """Convert parameters and buffers to a floating dtype (devices other than cpu are ignored)."""
         from ..dtypes import dtype as _dtype
 
-        target = kwargs.get("dtype")
+        target = A.dtype(kwargs.get("dtype"), "to")
         for a in args:
-            if isinstance(a, _dtype):
+            if type(a) is _dtype:
                 target = a
         if target is None:
             return self
@@ -264,6 +313,10 @@ class Module:
     # ---- state -----------------------------------------------------------------------------------
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
         """Parameters and buffers by qualified name (detached, sharing storage)."""
+        if destination is not None and type(destination) not in (dict, OrderedDict):
+            raise TypeError(A.must("state_dict", "destination", 1, "dict", destination))
+        prefix = A.string(prefix, "state_dict", "prefix", 2)
+        keep_vars = A.flag(keep_vars, "state_dict", "keep_vars", 3, strict=False)
         out = OrderedDict() if destination is None else destination
         for path, m in self.named_modules(prefix=prefix.rstrip(".")):
             for store in ("_parameters", "_buffers"):
@@ -273,7 +326,11 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """Copy values from ``state_dict`` into this module's parameters and buffers."""
+        """Copy tensors from ``state_dict`` (a dict) into this module's parameters and buffers."""
+        if type(state_dict) not in (dict, OrderedDict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        strict = A.flag(strict, "load_state_dict", "strict", 2, strict=False)
+        A.flag(assign, "load_state_dict", "assign", 3, strict=False)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -281,7 +338,12 @@ class Module:
         for k, t in own.items():
             if k in state_dict:
                 src = state_dict[k]
-                src_arr = src._data if isinstance(src, Tensor) else np.asarray(src)
+                if not isinstance(src, Tensor):
+                    kind = "parameter" if isinstance(t, Parameter) else "buffer"
+                    errors.append(f'While copying the {kind} named "{k}", expected torch.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(src)}")
+                    continue
+                src_arr = src._data
                 if src_arr.shape != t._data.shape:
                     errors.append(f"size mismatch for {k}: copying a param with shape "
                                   f"{Tensor._make(src_arr).shape} from checkpoint, the shape in current "
@@ -298,9 +360,7 @@ class Module:
             raise RuntimeError(head + "\n\t".join(errors))
         for k, t in own.items():
             if k in state_dict:
-                src = state_dict[k]
-                src = src._data if isinstance(src, Tensor) else np.asarray(src)
-                np.copyto(t._data, src, casting="unsafe")
+                np.copyto(t._data, state_dict[k]._data, casting="unsafe")
                 t._vc[0] += 1
         return IncompatibleKeys(missing, unexpected)
 

@@ -21,6 +21,10 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor as data, but got {type(data).__name__}")
+        if type(requires_grad) is not bool:
+            from ..arguments import flag
+
+            requires_grad = flag(requires_grad, "Parameter", "requires_grad", 2, strict=False)
         if requires_grad and not data.dtype.is_floating_point:
             raise RuntimeError(errors.ONLY_FLOAT_GRAD)
         p = cls._make(data._data, bool(requires_grad), data._vc)

@@ -4,11 +4,10 @@ one table entry through ``dispatch.apply``."""
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .. import dtypes
+from .. import arguments as A
+from .. import dtypes, limits
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor, _norm_dim, as_tensor_like
 from . import (  # noqa: F401  (they fill the table)
@@ -42,12 +41,18 @@ from .indexing import getitem, index_put, setitem  # noqa: F401
 from .table import OPS
 
 
-def _t(x, like: Tensor) -> Tensor:
-    return x if isinstance(x, Tensor) else as_tensor_like(x, like)
+def _t(x, like: Tensor, fn: str = "add", arg: str = "other", pos: int | None = 2) -> Tensor:
+    """``x`` as a tensor for an op with ``like``: a tensor, or a number wrapped as torch wraps it."""
+    if isinstance(x, Tensor):
+        return x
+    t = as_tensor_like(x, like)
+    if t is None:
+        raise TypeError(A.must(fn, arg, pos, "Tensor", x))
+    return t
 
 
 def _is_number(x) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+    return A.is_number(x)
 
 
 def _broadcast_check(a: Tensor, b: Tensor) -> None:
@@ -64,9 +69,11 @@ def _broadcast_check(a: Tensor, b: Tensor) -> None:
 
 def _binary(name: str, a, b) -> Tensor:
     if not isinstance(a, Tensor):
-        a = as_tensor_like(a, b)
+        if not isinstance(b, Tensor):
+            raise TypeError(A.must(name, "input", 1, "Tensor", a))
+        a = _t(a, b, name, "input", 1)
     if not isinstance(b, Tensor):
-        b = as_tensor_like(b, a)
+        b = _t(b, a, name, "other", 2)
     sa, sb = a._data.shape, b._data.shape
     if sa != sb and sa and sb:
         _broadcast_check(a, b)
@@ -80,6 +87,8 @@ def _operator(name: str):
     def operator(self: Tensor, other) -> Tensor:
         if not isinstance(other, Tensor):
             other = as_tensor_like(other, self)
+            if other is None:
+                return NotImplemented  # Python then says "unsupported operand type(s)", as with torch
         sa, sb = self._data.shape, other._data.shape
         if sa != sb and sa and sb:
             _broadcast_check(self, other)
@@ -90,10 +99,23 @@ def _operator(name: str):
 
 
 # ---- arithmetic -------------------------------------------------------------------------
+def _alpha(fn: str, input, other, alpha) -> tuple | None:
+    """The operands of ``fn(input, other, alpha=...)`` when alpha is not 1, or None."""
+    if type(alpha) is int and alpha == 1:
+        return None
+    alpha = A.number(alpha, fn, "alpha")
+    if alpha == 1:
+        return None
+    if not isinstance(input, Tensor):
+        raise TypeError(A.must(fn, "input", 1, "Tensor", input))
+    return _t(input, other, fn, "input", 1), _t(other, input, fn), alpha
+
+
 def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other, with broadcasting."""
-    if alpha != 1:
-        a, b = _t(input, other), _t(other, input)
+    ops = _alpha("add", input, other, alpha)
+    if ops is not None:
+        a, b, alpha = ops
         _broadcast_check(a, b)
         return apply(OPS["add_alpha"], (a, b), {"alpha": alpha})
     return _binary("add", input, other)
@@ -101,19 +123,23 @@ def add(input, other, *, alpha=1) -> Tensor:
 
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other, with broadcasting."""
-    if alpha != 1:
-        a, b = _t(input, other), _t(other, input)
+    ops = _alpha("sub", input, other, alpha)
+    if ops is not None:
+        a, b, alpha = ops
         _broadcast_check(a, b)
         return apply(OPS["sub_alpha"], (a, b), {"alpha": alpha})
-    if not isinstance(input, Tensor):
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
         return rsub(other, input)
     return _binary("sub", input, other)
 
 
 def rsub(input: Tensor, other) -> Tensor:
     """other - input (``number - tensor``: RsubBackward1)."""
+    input = A.tensor(input, "rsub", "input", 1)
     if _is_number(other):
-        return apply(OPS["rsub_scalar"], (input,), {"other": other})
+        if A.kind(other) is A.NUMBER and type(other) is complex:
+            raise TypeError("complex numbers are not supported by gradviz")
+        return apply(OPS["rsub_scalar"], (input,), {"other": A.number(other, "rsub", "other", 2)})
     return _binary("sub", other, input)
 
 
@@ -124,8 +150,8 @@ def mul(input, other) -> Tensor:
 def div(input, other, *, rounding_mode=None) -> Tensor:
     if rounding_mode is not None:
         raise RuntimeError("div with rounding_mode is not supported by gradviz")
-    if not isinstance(input, Tensor):
-        return mul(reciprocal(other), input)
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return mul(reciprocal(other), A.number(input, "div", "input", 1))
     return _binary("div", input, other)
 
 
@@ -134,26 +160,32 @@ def true_divide(input, other) -> Tensor:
 
 
 def reciprocal(input: Tensor) -> Tensor:
+    input = A.tensor(input, "reciprocal", "input", 1)
     if not input.dtype.is_floating_point:
         input = to(input, dtypes.get_default_dtype())
     return apply(OPS["reciprocal"], (input,))
 
 
 def neg(input: Tensor) -> Tensor:
-    return apply(OPS["neg"], (input,))
+    return apply(OPS["neg"], (A.tensor(input, "neg", "input", 1),))
 
 
 def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
     """input ** exponent for tensor/number in either position."""
     if not isinstance(input, Tensor):
         if not isinstance(exponent, Tensor):
-            raise TypeError("pow() needs at least one tensor")
-        base = input
+            raise TypeError(A.must("pow", "input", 1, "Tensor", input))
+        base = A.number(input, "pow", "self", 1)
+        if type(base) is complex:
+            raise TypeError("complex numbers are not supported by gradviz")
         ex = exponent if exponent.dtype.is_floating_point or isinstance(base, int) else \
             to(exponent, dtypes.get_default_dtype())
         return apply(OPS["rpow_scalar"], (ex,), {"base": base})
     if isinstance(exponent, Tensor):
         return _binary("pow", input, exponent)
+    exponent = A.number(exponent, "pow", "exponent", 2)
+    if type(exponent) is complex:
+        raise TypeError("complex numbers are not supported by gradviz")
     x = input
     if isinstance(exponent, float) and not x.dtype.is_floating_point:
         x = to(x, dtypes.get_default_dtype())
@@ -164,11 +196,13 @@ def _unary(name: str):
     op = OPS[name]
 
     def f(input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise TypeError(A.must(name, "input", 1, "Tensor", input))
         if not input._data.dtype.kind == "f":
             input = to(input, dtypes.get_default_dtype())
         return apply(op, (input,))
 
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {op.description} (grad_fn {op.grad_fn})."
     return f
 
@@ -183,18 +217,23 @@ sigmoid = _unary("sigmoid")
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001
-    return apply(OPS["abs"], (input,))
+    return apply(OPS["abs"], (A.tensor(input, "abs", "input", 1),))
 
 
 def relu(input: Tensor) -> Tensor:
-    return apply(OPS["relu"], (input,))
+    return apply(OPS["relu"], (A.tensor(input, "relu", "input", 1),))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    input = A.tensor(input, "leaky_relu", "input", 1)
+    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2, "Number")
     return apply(OPS["leaky_relu"], (input,), {"negative_slope": negative_slope})
 
 
 def _softmax_input(input: Tensor, dtype, kernel: str) -> Tensor:
+    fn = kernel.split("_lastdim")[0]
+    input = A.tensor(input, fn, "input", 1)
+    dtype = A.dtype(dtype, fn)
     if dtype is not None:
         return to(input, dtype)
     if not input.dtype.is_floating_point:
@@ -206,25 +245,31 @@ def _softmax_input(input: Tensor, dtype, kernel: str) -> Tensor:
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / Σ exp(x) along ``dim`` (SoftmaxBackward0)."""
     input = _softmax_input(input, dtype, "softmax_lastdim_kernel_impl")
-    return apply(OPS["softmax"], (input,), {"dim": _norm_dim(dim, input.ndim)})
+    return apply(OPS["softmax"], (input,), {"dim": _norm_dim(dim, input.ndim, "softmax")})
 
 
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """x − log Σ exp(x) along ``dim`` (LogSoftmaxBackward0)."""
     input = _softmax_input(input, dtype, "log_softmax_lastdim_kernel_impl")
-    return apply(OPS["log_softmax"], (input,), {"dim": _norm_dim(dim, input.ndim)})
+    return apply(OPS["log_softmax"], (input,), {"dim": _norm_dim(dim, input.ndim, "log_softmax")})
 
 
 # ---- reductions ---------------------------------------------------------------------------
-def _dims(dim, ndim: int) -> tuple[int, ...]:
-    if isinstance(dim, int):
-        dim = (dim,)
-    dims = tuple(sorted(_norm_dim(d, ndim) for d in dim))
+def _dims(dim, ndim: int, fn: str) -> tuple[int, ...]:
+    dims = tuple(sorted(_norm_dim(d, ndim, fn) for d in A.ints(dim, fn, "dim", 1)))
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1 and has nothing to reduce
+
+
+def _reduction_args(fn: str, input, keepdim, dtype) -> tuple:
+    input = A.tensor(input, fn, "input", 1)
+    keepdim = A.flag(keepdim, fn, "keepdim")
+    dtype = A.dtype(dtype, fn)
+    return input, keepdim, dtype
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
     """Sum of all elements, or along ``dim`` (an int or a tuple)."""
+    input, keepdim, dtype = _reduction_args("sum", input, keepdim, dtype)
     if dtype is not None:
         input = to(input, dtype)
     elif input._data.dtype.kind in "biu":
@@ -232,12 +277,13 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     shape = tuple(input._data.shape)
     if dim is None:
         return apply(OPS["sum"], (input,), {"shape": shape})
-    params = {"shape": shape, "dim": _dims(dim, input.ndim), "keepdim": keepdim}
+    params = {"shape": shape, "dim": _dims(dim, input.ndim, "sum"), "keepdim": keepdim}
     return apply(OPS["sum_dim"], (input,), params)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean of all elements, or along ``dim``."""
+    input, keepdim, dtype = _reduction_args("mean", input, keepdim, dtype)
     if dtype is not None:
         input = to(input, dtype)
     if not input.dtype.is_floating_point:
@@ -247,14 +293,14 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     shape = tuple(input._data.shape)
     if dim is None:
         return apply(OPS["mean"], (input,), {"shape": shape})
-    params = {"shape": shape, "dim": _dims(dim, input.ndim), "keepdim": keepdim}
+    params = {"shape": shape, "dim": _dims(dim, input.ndim, "mean"), "keepdim": keepdim}
     return apply(OPS["mean_dim"], (input,), params)
 
 
 # ---- matrix products -------------------------------------------------------------------------
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """``@``: dot (1-D·1-D), mv (2-D·1-D), mm (2-D·2-D), batched otherwise, as torch dispatches."""
-    a, b = input, other
+    a, b = A.tensor(input, "matmul", "input", 1), A.tensor(other, "matmul", "other", 2)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
@@ -297,6 +343,7 @@ def _mm_check(sa, sb, what="mat1 and mat2") -> None:
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    input, mat2 = A.tensor(input, "mm", "input", 1), A.tensor(mat2, "mm", "mat2", 2)
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -306,15 +353,15 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    input = A.tensor(input, "addmm", "input", 1)
+    mat1, mat2 = A.tensor(mat1, "addmm", "mat1", 2), A.tensor(mat2, "addmm", "mat2", 3)
     _mm_check(mat1._data.shape, mat2._data.shape)
     return apply(OPS["addmm"], (input, mat1, mat2))
 
 
 # ---- shapes -------------------------------------------------------------------------------------
-def _infer_shape(shape, numel: int) -> tuple[int, ...]:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    shape = tuple(int(s) for s in shape)
+def _infer_shape(shape, numel: int, fn: str = "reshape") -> tuple[int, ...]:
+    shape = A.shape_args(shape, fn, "shape")
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
@@ -332,15 +379,21 @@ def _infer_shape(shape, numel: int) -> tuple[int, ...]:
 
 def reshape(input: Tensor, *shape) -> Tensor:
     """A tensor with the same data and a new shape (ViewBackward0)."""
+    input = A.tensor(input, "reshape", "input", 1)
     new = _infer_shape(shape, input._data.size)
     return apply(OPS["view"], (input,), {"shape": new, "in_shape": tuple(input._data.shape)})
 
 
 def view(input: Tensor, *shape) -> Tensor:
-    return reshape(input, *shape)
+    input = A.tensor(input, "view", "input", 1)
+    return apply(OPS["view"], (input,), {"shape": _infer_shape(shape, input._data.size, "view"),
+                                        "in_shape": tuple(input._data.shape)})
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    input = A.tensor(input, "flatten", "input", 1)
+    start_dim = A.integer(start_dim, "flatten", "start_dim", 2)
+    end_dim = A.integer(end_dim, "flatten", "end_dim", 3)
     nd = input.ndim
     if nd == 0:
         return reshape(input, 1)
@@ -353,9 +406,12 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    input = A.tensor(input, "transpose", "input", 1)
+    d0 = A.integer(dim0, "transpose", "dim0", 1)
+    d1 = A.integer(dim1, "transpose", "dim1", 2)
     nd = input.ndim
     perm = list(range(nd))
-    d0, d1 = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
+    d0, d1 = _norm_dim(d0, nd), _norm_dim(d1, nd)
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return apply(OPS["transpose"], (input,), {"perm": tuple(perm)})
 
@@ -364,15 +420,15 @@ _T_PERM = {0: (), 1: (0,), 2: (1, 0)}
 
 
 def t(input: Tensor) -> Tensor:
-    nd = input._data.ndim
+    nd = A.tensor(input, "t", "input", 1)._data.ndim
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
     return apply(OPS["t"], (input,), {"perm": _T_PERM[nd]})
 
 
 def permute(input: Tensor, *dims) -> Tensor:
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
+    input = A.tensor(input, "permute", "input", 1)
+    dims = A.shape_args(dims, "permute", "dims")
     nd = input.ndim
     if len(dims) != nd:
         raise RuntimeError(
@@ -388,18 +444,20 @@ def _T(input: Tensor) -> Tensor:
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    input = A.tensor(input, "unsqueeze", "input", 1)
     nd = input.ndim
-    d = _norm_dim(dim, nd + 1)
+    d = _norm_dim(A.integer(dim, "unsqueeze", "dim", 1), nd + 1)
     shp = input._data.shape
     return apply(OPS["unsqueeze"], (input,), {"shape": shp[:d] + (1,) + shp[d:], "in_shape": shp})
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
+    input = A.tensor(input, "squeeze", "input", 1)
     shp = input._data.shape
     if dim is None:
         return apply(OPS["squeeze"], (input,), {"shape": tuple(s for s in shp if s != 1), "in_shape": shp})
-    if isinstance(dim, (tuple, list)):
-        ds = {_norm_dim(d, input.ndim) for d in dim}
+    if type(dim) in (tuple, list):
+        ds = {_norm_dim(d, input.ndim) for d in A.ints(dim, "squeeze", "dim", 1)}
         new = tuple(n for i, n in enumerate(shp) if not (i in ds and n == 1))
         return apply(OPS["squeeze_tuple"], (input,), {"shape": new, "in_shape": shp})
     d = _norm_dim(dim, input.ndim)
@@ -408,8 +466,8 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
+    input = A.tensor(input, "expand", "input", 1)
+    sizes = A.shape_args(sizes, "expand", "size")
     shp = input._data.shape
     lead = len(sizes) - len(shp)
     new = tuple(shp[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes))
@@ -418,13 +476,18 @@ def expand(input: Tensor, *sizes) -> Tensor:
 
 # ---- copies and dtypes -----------------------------------------------------------------------------
 def clone(input: Tensor) -> Tensor:
-    return apply(OPS["clone"], (input,))
+    return apply(OPS["clone"], (A.tensor(input, "clone", "input", 1),))
 
 
 def to(input: Tensor, dtype=None, *args, **kwargs) -> Tensor:
-    """Convert to ``dtype`` (a no-op returning ``input`` when it already has it)."""
-    if isinstance(dtype, str):  # .to("cpu")
+    """Convert to ``dtype`` (a no-op returning ``input`` when it already has it); a device name
+    (``.to("cpu")``) is ignored, another tensor gives its dtype."""
+    input = A.tensor(input, "to", "input", 1)
+    if type(dtype) is str:  # .to("cpu")
         dtype = kwargs.get("dtype")
+    elif isinstance(dtype, Tensor):
+        dtype = dtype.dtype
+    dtype = A.dtype(dtype, "to")
     if dtype is None:
         return input
     if input._data.dtype == dtype.np:
@@ -433,80 +496,132 @@ def to(input: Tensor, dtype=None, *args, **kwargs) -> Tensor:
 
 
 # ---- comparisons (not differentiable: plain bool tensors) ---------------------------------------------
-def _compare(ufunc):
-    def f(input, other) -> Tensor:
-        a = input._data if isinstance(input, Tensor) else input
-        b = other._data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(ufunc(a, b)))
+def _operands(fn: str, input, other):
+    """The arrays of a comparison or a logical/bitwise op (tensor or number operands), after the
+    result's size is checked; None when ``other`` is not a tensor or a number."""
+    a = A.tensor(input, fn, "input", 1)._data
+    if isinstance(other, Tensor):
+        b = other._data
+    elif A.is_number(other) or A.kind(other) is A.ARRAY:
+        b = other
+    else:
+        return None
+    if isinstance(b, np.ndarray) and a.shape != b.shape:
+        limits.check_shape(np.broadcast_shapes(a.shape, b.shape))
+    return a, b
 
+
+def _elementwise(fn: str, ufunc):
+    def f(input, other) -> Tensor:
+        ab = _operands(fn, input, other)
+        if ab is None:
+            raise TypeError(A.must(fn, "other", 2, "Tensor", other))
+        return Tensor._make(np.asarray(ufunc(*ab)))
+
+    f.__name__ = f.__qualname__ = fn
     return f
 
 
-eq, ne, lt, le, gt, ge = (_compare(u) for u in (np.equal, np.not_equal, np.less, np.less_equal,
-                                                 np.greater, np.greater_equal))
+def _reflected(f):
+    """The operator form of ``f``: NotImplemented for operands that are not tensors, numbers or
+    numeric arrays, so Python falls back as it does with torch (``t == "a"`` is False, ``t < "a"``
+    a TypeError)."""
+    def op(self, other):
+        if not (isinstance(other, Tensor) or A.is_number(other) or A.kind(other) is A.ARRAY):
+            return NotImplemented
+        return f(self, other)
+
+    return op
 
 
-def logical_and(input, other) -> Tensor:
-    return Tensor._make(np.logical_and(_raw(input), _raw(other)))
+def _contains(self: Tensor, element) -> bool:
+    """``element in t``: whether any element equals it (tensors and numbers only, as in torch)."""
+    if not (isinstance(element, Tensor) or A.is_number(element)):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{A.type_name(element)}.")
+    return bool(np.any(eq(self, element)._data))
 
 
-def logical_or(input, other) -> Tensor:
-    return Tensor._make(np.logical_or(_raw(input), _raw(other)))
+eq, ne, lt, le, gt, ge = (_elementwise(n, u) for n, u in (
+    ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
+    ("ge", np.greater_equal)))
+logical_and = _elementwise("logical_and", np.logical_and)
+logical_or = _elementwise("logical_or", np.logical_or)
+_bitwise_and = _elementwise("bitwise_and", np.bitwise_and)
+_bitwise_or = _elementwise("bitwise_or", np.bitwise_or)
 
 
 def logical_not(input) -> Tensor:
-    return Tensor._make(np.logical_not(_raw(input)))
-
-
-def _raw(x):
-    return x._data if isinstance(x, Tensor) else x
+    return Tensor._make(np.logical_not(A.tensor(input, "logical_not", "input", 1)._data))
 
 
 # ---- in place ---------------------------------------------------------------------------------------------
 def _inplace(name: str):
     def f(self: Tensor, other, *, alpha=1) -> Tensor:
-        o = _t(other, self)
-        if alpha != 1:
-            return apply_inplace(OPS[name + "_alpha"], self, (o,), {"alpha": alpha})
+        o = _t(other, self, name + "_", "other", 1)
+        if not (type(alpha) is int and alpha == 1):
+            alpha = A.number(alpha, name + "_", "alpha")
+            if alpha != 1:
+                return apply_inplace(OPS[name + "_alpha"], self, (o,), {"alpha": alpha})
         return apply_inplace(OPS[name], self, (o,))
 
+    f.__name__ = f.__qualname__ = name + "_"
     return f
 
 
+def _inplace_operator(name: str):
+    f = _inplace(name)
+
+    def op(self: Tensor, other) -> Tensor:
+        if not (isinstance(other, Tensor) or A.is_number(other) or A.kind(other) is A.ARRAY):
+            return NotImplemented
+        return f(self, other)
+
+    return op
+
+
 # ---- the Tensor's methods and operators -------------------------------------------------------------
+def _tensor_only(f):
+    def op(self, other):
+        return f(self, other) if isinstance(other, Tensor) else NotImplemented
+
+    return op
+
+
 def _attach() -> None:
     T = Tensor
     T.__add__ = _operator("add")
     T.__radd__ = T.__add__
     T.__sub__ = _operator("sub")
-    T.__rsub__ = lambda self, o: rsub(self, o)
+    T.__rsub__ = _reflected(lambda self, o: rsub(self, o))
     T.__mul__ = _operator("mul")
     T.__rmul__ = T.__mul__
     T.__truediv__ = _operator("div")
-    T.__rtruediv__ = lambda self, o: mul(reciprocal(self), o)
-    T.__pow__ = lambda self, o: pow(self, o)
-    T.__rpow__ = lambda self, o: pow(o, self)
+    T.__rtruediv__ = _reflected(lambda self, o: mul(reciprocal(self), o))
+    T.__pow__ = _reflected(lambda self, o: pow(self, o))
+    T.__rpow__ = _reflected(lambda self, o: pow(o, self))
     T.__neg__ = lambda self: neg(self)
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: abs(self)
-    T.__matmul__ = lambda self, o: matmul(self, o)
-    T.__rmatmul__ = lambda self, o: matmul(o, self)
-    T.__eq__ = lambda self, o: eq(self, o)
-    T.__ne__ = lambda self, o: ne(self, o)
-    T.__lt__ = lambda self, o: lt(self, o)
-    T.__le__ = lambda self, o: le(self, o)
-    T.__gt__ = lambda self, o: gt(self, o)
-    T.__ge__ = lambda self, o: ge(self, o)
-    T.__and__ = lambda self, o: logical_and(self, o) if self._data.dtype == np.bool_ else \
-        Tensor._make(np.bitwise_and(self._data, _raw(o)))
-    T.__or__ = lambda self, o: logical_or(self, o) if self._data.dtype == np.bool_ else \
-        Tensor._make(np.bitwise_or(self._data, _raw(o)))
+    T.__matmul__ = _tensor_only(lambda self, o: matmul(self, o))
+    T.__rmatmul__ = _tensor_only(lambda self, o: matmul(o, self))
+    T.__eq__ = _reflected(eq)
+    T.__ne__ = _reflected(ne)
+    T.__lt__ = _reflected(lt)
+    T.__le__ = _reflected(le)
+    T.__gt__ = _reflected(gt)
+    T.__ge__ = _reflected(ge)
+    T.__and__ = T.__rand__ = _reflected(lambda self, o: logical_and(self, o) if self._data.dtype == np.bool_
+                                        else _bitwise_and(self, o))
+    T.__or__ = T.__ror__ = _reflected(lambda self, o: logical_or(self, o) if self._data.dtype == np.bool_
+                                      else _bitwise_or(self, o))
+    T.__contains__ = _contains
     T.__invert__ = lambda self: logical_not(self) if self._data.dtype == np.bool_ else \
         Tensor._make(np.invert(self._data))
-    T.__iadd__ = lambda self, o: _inplace("add")(self, o)
-    T.__isub__ = lambda self, o: _inplace("sub")(self, o)
-    T.__imul__ = lambda self, o: _inplace("mul")(self, o)
-    T.__itruediv__ = lambda self, o: _inplace("div")(self, o)
+    T.__iadd__ = _inplace_operator("add")
+    T.__isub__ = _inplace_operator("sub")
+    T.__imul__ = _inplace_operator("mul")
+    T.__itruediv__ = _inplace_operator("div")
 
     for name in ("add", "sub", "mul", "div", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh",
                  "sigmoid", "relu", "neg", "reciprocal", "sum", "mean", "matmul", "mm", "reshape", "view",
@@ -536,14 +651,16 @@ def where(condition, input=None, other=None) -> Tensor:
     """Elementwise choice: ``input`` where ``condition`` holds, ``other`` elsewhere."""
     if input is None and other is None:
         raise RuntimeError("where(condition) with one argument is not supported by gradviz")
-    cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
+    cond = A.tensor(condition, "where", "condition", 1)
     if cond._data.dtype == np.uint8:
         cond = Tensor._make(cond._data.astype(np.bool_))
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{cond.dtype.name.capitalize()}")
     like = input if isinstance(input, Tensor) else other
-    a, b = _t(input, like), _t(other, like)
+    if not isinstance(like, Tensor):
+        raise TypeError(A.must("where", "input", 2, "Tensor", input))
+    a, b = _t(input, like, "where", "input", 2), _t(other, like, "where", "other", 3)
     if a._data.dtype != b._data.dtype:
         from ..dispatch import _cast, promote_types
 

@@ -3,10 +3,9 @@ copy_/clamp_), each checking its arguments as PyTorch does and running one table
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .. import arguments as A
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor, _norm_dim
 from .table import OPS
@@ -38,8 +37,10 @@ MinResult = type("min", (_ReturnType,), {"_name": "min", "__slots__": ()})
 
 
 def _extreme(name: str, result_type, input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    input = A.tensor(input, name, "input", 1)
     if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
         return _pairwise("maximum" if name == "max" else "minimum", input, dim)
+    keepdim = A.flag(keepdim, name, "keepdim")
     if dim is None:
         if input._data.size == 0:
             raise RuntimeError(
@@ -47,7 +48,7 @@ def _extreme(name: str, result_type, input: Tensor, dim=None, keepdim: bool = Fa
                 "reduction dim with the 'dim' argument."
             )
         return apply(OPS[name], (input,))
-    d = _norm_dim(dim, input.ndim)
+    d = _norm_dim(dim, input.ndim, name)
     if input.ndim == 0:
         return result_type(input, Tensor._make(np.zeros((), dtype=np.int64)))
     values = apply(
@@ -73,13 +74,16 @@ def min(input: Tensor, dim=None, keepdim: bool = False):  # noqa: A001 - torch's
 
 
 def _arg(pick, input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    fn = pick.__name__
+    input = A.tensor(input, fn, "input", 1)
+    keepdim = A.flag(keepdim, fn, "keepdim")
     if dim is None:
         idx = np.asarray(pick(input._data))
         if keepdim:
             idx = idx.reshape((1,) * input.ndim)
         return Tensor._make(idx.astype(np.int64))
-    d = _norm_dim(dim, input.ndim)
-    return Tensor._make(np.asarray(pick(input._data, axis=d, keepdims=bool(keepdim)), dtype=np.int64))
+    d = _norm_dim(dim, input.ndim, fn)
+    return Tensor._make(np.asarray(pick(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
@@ -100,52 +104,59 @@ def _pairwise(name: str, a, b) -> Tensor:
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum of two tensors (MaximumBackward0)."""
-    return _pairwise("maximum", input, other)
+    A.tensor(input, "maximum", "input", 1)
+    return _pairwise("maximum", input, A.tensor(other, "maximum", "other", 2))
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum of two tensors (MinimumBackward0)."""
-    return _pairwise("minimum", input, other)
+    A.tensor(input, "minimum", "input", 1)
+    return _pairwise("minimum", input, A.tensor(other, "minimum", "other", 2))
 
 
-def _bounds(min, max) -> None:  # noqa: A002
+def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002
+    """clamp's input and number bounds, checked."""
+    input = A.tensor(input, fn, "input", 1)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         raise RuntimeError("gradviz supports clamp with number bounds only (not tensors)")
+    min = A.optional_number(min, fn, "min")  # noqa: A001
+    max = A.optional_number(max, fn, "max")  # noqa: A001
+    if type(min) is complex or type(max) is complex:
+        raise TypeError("complex numbers are not supported by gradviz")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return input, min, max
 
 
 def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """Limit every element to [min, max] (ClampBackward1)."""
-    _bounds(min, max)
+    input, min, max = _bounds("clamp", input, min, max)  # noqa: A001
     return apply(OPS["clamp"], (input,), {"min": min, "max": max})
 
 
 def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
     """max(x, min) elementwise (ClampMinBackward0)."""
-    _bounds(min, None)
+    input, min, _ = _bounds("clamp_min", input, min, None)  # noqa: A001
     return apply(OPS["clamp_min"], (input,), {"min": min})
 
 
 def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     """min(x, max) elementwise (ClampMaxBackward0)."""
-    _bounds(None, max)
+    input, _, max = _bounds("clamp_max", input, None, max)  # noqa: A001
     return apply(OPS["clamp_max"], (input,), {"max": max})
 
 
 def _seq(tensors, what: str) -> tuple:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(
-            f"{what}(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}"
-        )
-    if not tensors:
+    ts = A.tensors(tensors, what)
+    if not ts:
         raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
-    return tuple(tensors)
+    return ts
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (CatBackward0)."""
-    ts = _seq(tensors, "torch.cat")
+    ts = _seq(tensors, "cat")
+    dim = A.integer(dim, "cat", "dim", 2)
     for i, t in enumerate(ts):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -166,6 +177,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim (StackBackward0)."""
     ts = _seq(tensors, "stack")
+    dim = A.integer(dim, "stack", "dim", 2)
     first = ts[0]
     for i, t in enumerate(ts[1:], 1):
         if t._data.shape != first._data.shape:
@@ -178,8 +190,15 @@ def stack(tensors, dim: int = 0) -> Tensor:
 
 
 def _moments(name: str, input: Tensor, dim, unbiased, keepdim, correction) -> Tensor:
-    if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
+    input = A.tensor(input, name, "input", 1)
+    if type(dim) is bool:  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
+    if unbiased is not None:
+        unbiased = A.flag(unbiased, name, "unbiased")
+    keepdim = A.flag(keepdim, name, "keepdim")
+    correction = A.optional_number(correction, name, "correction")
+    if type(correction) is complex:
+        raise TypeError(A.must(name, "correction", None, "Number", correction))
     if correction is None:
         correction = 0 if unbiased is False else 1
     if not input.dtype.is_floating_point:
@@ -187,12 +206,11 @@ def _moments(name: str, input: Tensor, dim, unbiased, keepdim, correction) -> Te
             f"{name}(): input dtype should be floating point, but got {input.dtype.name.capitalize()}"
         )
     if dim is not None:
-        dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
-        dim = tuple(sorted(_norm_dim(d, input.ndim) for d in dims))
+        dim = tuple(sorted(_norm_dim(d, input.ndim, name) for d in A.ints(dim, name, "dim", 1)))
     params = {
         "dim": dim,
         "correction": correction,
-        "keepdim": bool(keepdim),
+        "keepdim": keepdim,
         "shape": tuple(input._data.shape),
     }
     return apply(OPS[name], (input,), params)
@@ -211,24 +229,33 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 # ---- in place -------------------------------------------------------------------------------
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place (ZeroBackward0)."""
-    return apply_inplace(OPS["zero"], self, ())
+    return apply_inplace(OPS["zero"], A.tensor(self, "zero_", "input", 1), ())
 
 
 def fill_(self: Tensor, value) -> Tensor:
     """Fill with one value in place (FillBackward2; FillBackward3 for a 0-dim tensor)."""
+    self = A.tensor(self, "fill_", "input", 1)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
         return apply_inplace(OPS["fill_tensor"], self, (value,))
-    return apply_inplace(OPS["fill"], self, (), {"value": value})
+    if not A.is_number(value) or type(value) is complex:
+        got = A.type_name(value)
+        why = f"      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({got}), but expected "
+                        f"one of:\n * (Tensor value)\n{why} * (Number value)\n{why}")
+    return apply_inplace(OPS["fill"], self, (), {"value": A.number(value, "fill_", "value", 1)})
 
 
 def copy_(self: Tensor, src) -> Tensor:
     """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor in place."""
+    self = A.tensor(self, "copy_", "input", 1)
     if not isinstance(src, Tensor):
-        src = Tensor._make(np.asarray(src, dtype=self._data.dtype))
+        if not A.is_number(src) or type(src) is complex:
+            raise TypeError(A.must("copy_", "other", 1, "Tensor", src))
+        src = Tensor._make(np.asarray(A.number(src, "copy_", "other", 1), dtype=self._data.dtype))
     try:
         np.broadcast_shapes(src._data.shape, self._data.shape)
     except ValueError:
@@ -242,7 +269,7 @@ def copy_(self: Tensor, src) -> Tensor:
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """Clamp in place (ClampBackward1)."""
-    _bounds(min, max)
+    self, min, max = _bounds("clamp_", self, min, max)  # noqa: A001
     return apply_inplace(OPS["clamp"], self, (), {"min": min, "max": max})
 
 

@@ -11,10 +11,9 @@ Writing: a key of tensors (and full slices) is IndexPutBackward0; any other key 
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .. import arguments as A
 from .. import errors, grad_mode
 from ..dispatch import apply, apply_inplace, check_inplace
 from ..tensor import Tensor, as_tensor_like
@@ -24,13 +23,34 @@ from .table import OPS
 _FULL = slice(None)
 
 
+def _refuse_key(k) -> IndexError:
+    return IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+        f"(got {A.type_name(k)})"
+    )
+
+
+def _bound(v):
+    """A slice bound: None or an integer (never the value's own ``__index__``)."""
+    if v is None:
+        return None
+    try:
+        return A.integer(v, "slice", "index")
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
 def _entry(k):
     """One user key entry -> int, slice, None, Ellipsis or an ndarray (int64 or bool)."""
-    if k is None or k is Ellipsis or type(k) is slice:
+    if k is None or k is Ellipsis:
         return k
-    if isinstance(k, bool):
+    if type(k) is slice:
+        return slice(_bound(k.start), _bound(k.stop), _bound(k.step))
+    if type(k) is bool or type(k) is np.bool_:
         raise IndexError("gradviz does not support indexing with a Python bool")
-    if isinstance(k, numbers.Integral):
+    if A.kind(k) is A.NUMBER:
+        if type(k) is not int and np.asarray(k).dtype.kind not in "iu":
+            raise _refuse_key(k)
         return int(k)
     if isinstance(k, Tensor):
         arr = k._data
@@ -39,15 +59,12 @@ def _entry(k):
         if arr.ndim == 0 and arr.dtype != np.bool_:
             return int(arr)
         return arr if arr.dtype == np.bool_ else arr.astype(np.int64, copy=False)
-    if isinstance(k, (list, tuple)):
-        arr = np.asarray(k)
-        if arr.dtype.kind == "f":
+    if type(k) in (list, tuple) or (type(k) is np.ndarray and A.kind(k) is A.ARRAY):
+        arr = A.to_array(k, _refuse_key)
+        if arr.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
-    raise IndexError(
-        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-        f"(got {type(k).__name__})"
-    )
+    raise _refuse_key(k)
 
 
 def _normalize(x: Tensor, key) -> list:
@@ -178,13 +195,9 @@ def _numpy_key(x: Tensor, key) -> tuple:
 def setitem(x: Tensor, key, value) -> None:
     """``x[key] = value`` in place (CopySlices, or IndexPutBackward0 for a key of tensors)."""
     nkey = _numpy_key(x, key)
-    v = (
-        value
-        if isinstance(value, Tensor)
-        else as_tensor_like(value, x)
-        if isinstance(value, numbers.Number)
-        else Tensor._make(np.asarray(value, dtype=x._data.dtype))
-    )
+    v = value if isinstance(value, Tensor) else as_tensor_like(value, x) if A.is_number(value) else None
+    if v is None:
+        raise TypeError(f"can't assign a {_assigned_name(value)} to a {x.dtype._type_desc}")
     if _makes_view(nkey) and grad_mode._enabled and x._requires_grad and x._grad_fn is None:
         raise RuntimeError(errors.VIEW_LEAF_INPLACE)  # torch writes through a view of the leaf here
     check_inplace(x, (v,))
@@ -197,6 +210,11 @@ def setitem(x: Tensor, key, value) -> None:
     v = _fit_value(v, x._data[nkey].shape, expand=not only_tensors)
     name = "index_put" if only_tensors else "copy_slices"
     apply_inplace(OPS[name], x, (v,), {"key": encode_key(nkey), "accumulate": False})
+
+
+def _assigned_name(value) -> str:
+    t = type(value)
+    return f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
 
 
 def _makes_view(nkey: tuple) -> bool:
@@ -232,5 +250,9 @@ def _fit_value(v: Tensor, slot: tuple, expand: bool) -> Tensor:
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """``torch.index_put``: a copy of ``input`` with ``values`` written (or added) at ``indices``."""
+    input = A.tensor(input, "index_put", "input", 1)
+    indices = A.tensors(indices, "index_put", "indices", 2)
+    values = A.tensor(values, "index_put", "values", 3)
+    accumulate = A.flag(accumulate, "index_put", "accumulate", 4)
     key = tuple(_entry(k) for k in indices)
-    return apply(OPS["index_put"], (input, values), {"key": encode_key(key), "accumulate": bool(accumulate)})
+    return apply(OPS["index_put"], (input, values), {"key": encode_key(key), "accumulate": accumulate})

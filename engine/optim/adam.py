@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import arguments as A
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -19,11 +20,22 @@ class Adam(Optimizer):
     """m ← β₁m + (1−β₁)g; v ← β₂v + (1−β₂)g²; p ← p − lr·m̂ / (√v̂ + ε)."""
 
     _decoupled = False
+    _KINDS = {"lr": "real", "betas": "pair", "eps": "real", "weight_decay": "real", "amsgrad": "flag",
+              "maximize": "flag", "decoupled_weight_decay": "flag"}
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach=None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False, fused=None,
                  decoupled_weight_decay: bool = False):
+        name = type(self).__name__
+        lr, eps = A.real(lr, name, "lr", 2), A.real(eps, name, "eps", 4)
+        if type(betas) not in (tuple, list) or len(betas) != 2:
+            raise TypeError(A.must(name, "betas", 3, "tuple of 2 floats", betas))
+        betas = (A.real(betas[0], name, "betas", 3), A.real(betas[1], name, "betas", 3))
+        weight_decay = A.real(weight_decay, name, "weight_decay", 5)
+        amsgrad = A.flag(amsgrad, name, "amsgrad", 6, strict=False)
+        maximize = A.flag(maximize, name, "maximize", strict=False)
+        decoupled_weight_decay = A.flag(decoupled_weight_decay, name, "decoupled_weight_decay", strict=False)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -79,7 +91,7 @@ class Adam(Optimizer):
                 denom = np.sqrt(v) / bc2_sqrt + eps
             self._write(p, param + (-step_size) * (m / denom))
 
-    def rule(self, group: dict) -> str:
+    def _rule(self, group: dict) -> str:
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         parts = []
         if wd != 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import arguments as A
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -9,9 +10,17 @@ from .optimizer import Optimizer
 class SGD(Optimizer):
     """p ← p − lr·g, where g may carry weight decay and momentum (torch's formulas)."""
 
+    _KINDS = {"lr": "real", "momentum": "real", "dampening": "real", "weight_decay": "real",
+              "nesterov": "flag", "maximize": "flag"}
+
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
                  differentiable: bool = False, fused=None):
+        lr, momentum = A.real(lr, "SGD", "lr", 2), A.real(momentum, "SGD", "momentum", 3)
+        dampening, weight_decay = A.real(dampening, "SGD", "dampening", 4), A.real(weight_decay, "SGD",
+                                                                                   "weight_decay", 5)
+        nesterov = A.flag(nesterov, "SGD", "nesterov", 6, strict=False)
+        maximize = A.flag(maximize, "SGD", "maximize", strict=False)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -48,7 +57,7 @@ class SGD(Optimizer):
                 g = g + mom * buf._data if nesterov else buf._data
             self._write(p, p._data + (-lr) * g)
 
-    def rule(self, group: dict) -> str:
+    def _rule(self, group: dict) -> str:
         lr, mom, damp, wd = group["lr"], group["momentum"], group["dampening"], group["weight_decay"]
         parts = []
         if group["maximize"]:

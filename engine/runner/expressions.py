@@ -9,7 +9,7 @@ from ..nn.module import Module, name_module
 from ..tensor import Tensor
 from .errors import ForbiddenError
 from .formatting import format_value, percent_format
-from .functions import Scope, SuperProxy, UserFunction, local_names
+from .functions import Callback, Scope, SuperProxy, UserFunction, local_names
 from .positions import tag_error
 from .safe_builtins import SUPER
 
@@ -311,19 +311,39 @@ class Expressions:
         self.at(node)
         if f is SUPER:
             return self.make_super(args, scope)
+        result = self.call(f, args, kwargs)
+        self.at(node)  # ops after the call (in the same expression) belong here again
+        return result
+
+    def call(self, f, args, kwargs: dict):
+        """The one checked call path: every call the program makes, and every call builtins or
+        engine code make of a callable the program gave them (``Callback``), runs through here.
+        The policy refuses what may not be called; engine code gets its arguments prepared."""
         if self.policy.check_call(f):
             args = [self.prepare_arg(a) for a in args]
             kwargs = {k: self.prepare_arg(v) for k, v in kwargs.items()}
-        result = f(*args, **kwargs)
-        self.at(node)  # ops after the call (in the same expression) belong here again
-        return self.guard.result(result)
+        return self.guard.result(f(*args, **kwargs))
 
     def prepare_arg(self, value):
-        """An argument for engine code: lazy iterators made concrete (counted), nested lists bounded."""
+        """An argument for engine code: lazy iterators made concrete (counted), nested lists bounded,
+        callables of the program as ``Callback``s."""
         if type(value) in (list, tuple, dict):
             self.guard.check_nested(value)
         elif hasattr(value, "__next__") and not isinstance(value, (Tensor, Module)):
             return self.guard.consume(value)
+        return self.callback(value)
+
+    def callback(self, value):
+        """``value`` as it may be handed to code outside the interpreter (engine code, a builtin's
+        own calls, an attribute or class attribute): a callable that engine code would run directly
+        becomes a ``Callback`` (its calls come back through ``call``), and a callable the program
+        may not call at all is refused now. Data, engine objects (modules), classes the program may
+        call, and the interpreter's own callables (user functions, safe builtins) stay as they are:
+        calling them is already checked or interpreted."""
+        if not callable(value) or self.policy.is_engine_instance(value) or type(value) is Callback:
+            return value
+        if self.policy.check_call(value) and not isinstance(value, type):
+            return Callback(value, self)
         return value
 
     def make_super(self, args: list, scope: Scope) -> SuperProxy:

@@ -4,15 +4,20 @@ and ``%`` formatting, through our own code path.
 Why our own: ``"{0.__class__}".format(x)`` walks attributes, and shared sub-lists make a small
 object whose text is astronomically long. Here fields are positions or names only, containers
 are rendered by an iterative walk with a character budget, and widths and precisions in format
-specs are bounded.
+specs are bounded. And every object's own text passes through ``engine.addresses.scrub``: the
+reprs keep Python's and PyTorch's form (``<function f at 0x7f0000000001>``) with a per-run alias in
+place of the real memory address.
 """
 
 from __future__ import annotations
 
 import re
 import string
+import types
 
+from ..addresses import scrub
 from ..errors import LimitError
+from ..tensor import Tensor
 from .errors import ForbiddenError
 from .guards import Guard
 
@@ -21,12 +26,24 @@ _PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|
                       r"[hlL]?(?P<type>.?)", re.S)
 _DIGITS = re.compile(r"\d+")
 _FORMATTER = string.Formatter()
+_PLAIN = frozenset((str, int, float, bool, complex, type(None)))  # their text never holds an address
+
+
+def shown(obj, text: str) -> str:
+    """``text`` (``obj``'s own repr or str) with real addresses replaced by their aliases; a module
+    is named as the program imported it (``<module 'torch.nn'>``), without the server's file path."""
+    if type(obj) in _PLAIN:
+        return text
+    if isinstance(obj, types.ModuleType):
+        name = obj.__name__
+        return f"<module '{'torch' + name[len('engine'):] if name.startswith('engine') else name}'>"
+    return scrub(text)
 
 
 def safe_repr(obj, guard: Guard) -> str:
     """``repr(obj)``, walking lists/tuples/dicts/sets ourselves under the string limit."""
     if type(obj) not in _WALKED:
-        return guard.result(repr(obj))
+        return guard.result(shown(obj, repr(obj)))
     limit = guard.s.max_str_chars
     out: list[str] = []
     size = 0
@@ -44,7 +61,7 @@ def safe_repr(obj, guard: Guard) -> str:
             else:
                 text = _open(item, work, active)
         else:
-            text = repr(item)
+            text = shown(item, repr(item))
         out.append(text)
         size += len(text)
         if size > limit:
@@ -99,7 +116,7 @@ def safe_str(obj, guard: Guard) -> str:
         return obj
     if type(obj) in _WALKED:
         return safe_repr(obj, guard)
-    return guard.result(str(obj))
+    return guard.result(shown(obj, str(obj)))
 
 
 def check_spec(spec: str, guard: Guard) -> None:
@@ -126,7 +143,7 @@ def format_value(value, spec: str, conversion: str | None, guard: Guard) -> str:
     check_spec(spec, guard)
     if type(value) in _WALKED:
         raise TypeError(f"unsupported format string passed to {type(value).__name__}.__format__")
-    return guard.result(format(value, spec))
+    return guard.result(shown(value, format(value, spec)))
 
 
 def str_format(fmt: str, args: tuple, kwargs: dict, guard: Guard, depth: int = 0) -> str:
@@ -183,8 +200,36 @@ def percent_format(fmt: str, args, guard: Guard) -> str:
                 raise ValueError("'*' widths in % formatting are not supported by gradviz")
             if part:
                 check_spec(part, guard)
-    values = args if type(args) is tuple else (args.values() if type(args) is dict else (args,))
-    for v in values:
-        if type(v) in _WALKED:
-            safe_repr(v, guard)
+    # The values that %s, %r and %a turn into text get their text from safe_str/safe_repr.
+    fields = [m for m in _PERCENT.finditer(fmt) if m.group("type") != "%"]
+    textual = {i for i, m in enumerate(fields) if m.group("type") in "sra"}
+    keys = {m.group("key") for m in fields if m.group("type") in "sra"}
+    if type(args) is tuple:
+        args = tuple(_Shown.wrap(v, guard) if i in textual else v for i, v in enumerate(args))
+    elif type(args) is dict:
+        args = {k: _Shown.wrap(v, guard) if k in keys else v for k, v in args.items()}
+    elif 0 in textual:
+        args = _Shown.wrap(args, guard)
     return guard.result(fmt % args)
+
+
+class _Shown:
+    """A value for ``%s``/``%r``/``%a``: its text made by ``safe_str``/``safe_repr`` (limits, aliases)."""
+
+    __slots__ = ("value", "guard")
+
+    def __init__(self, value, guard: Guard):
+        self.value = value
+        self.guard = guard
+
+    @classmethod
+    def wrap(cls, value, guard: Guard):
+        if type(value) in _PLAIN or isinstance(value, Tensor):
+            return value  # their text never holds an address
+        return cls(value, guard)
+
+    def __str__(self) -> str:
+        return safe_str(self.value, self.guard)
+
+    def __repr__(self) -> str:
+        return safe_repr(self.value, self.guard)

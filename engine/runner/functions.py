@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import types
 
+from .. import addresses
+
 
 class Scope:
     """One namespace: module globals, a function call's locals, a class body or a comprehension."""
@@ -65,7 +67,7 @@ class UserFunction:
         return types.MethodType(self, obj)
 
     def __repr__(self) -> str:
-        return f"<function {self.qualname}>"
+        return f"<function {self.qualname} at {addresses.alias(self)}>"
 
 
 class SuperProxy:
@@ -132,9 +134,32 @@ class InitMethod:
         return self.cls.__init__(obj, *args, **kwargs)
 
 
-# How these objects are named in user-facing error messages.
+class Callback:
+    """A callable of the program that crossed into code outside the interpreter: an argument of
+    engine code (``opt.step(closure)``, ``m.apply(fn)``), an attribute (``m.forward = f``) or a
+    class attribute. Engine code and Python call it like any function; each call comes back through
+    the interpreter's checked call path (``Interpreter.call``: the call policy, the arguments made
+    concrete and size-checked, the result checked), so no callable runs outside the policy."""
+
+    __slots__ = ("fn", "interp")
+
+    def __init__(self, fn, interp):
+        self.fn = fn
+        self.interp = interp
+
+    def __call__(self, *args, **kwargs):
+        return self.interp.call(self.fn, args, kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self.fn)
+
+
+# How these objects are named in user-facing error messages (and by torch.typename).
 UserFunction.__name__ = UserFunction.__qualname__ = "function"
 SuperMethod.__name__ = SuperMethod.__qualname__ = "method"
+Callback.__name__ = Callback.__qualname__ = "function"
+for _shim in (UserFunction, Callback):
+    _shim.__module__ = "builtins"
 
 
 def bind_arguments(fn: UserFunction, args: tuple, kwargs: dict) -> dict:
@@ -236,23 +261,3 @@ def local_names(node) -> frozenset:
                     names.add(alias.asname or alias.name.split(".")[0])
         stack.extend(ast.iter_child_nodes(n))
     return frozenset(names)
-
-
-class GradModeFunction:
-    """A user function decorated with ``@torch.no_grad()`` / ``@torch.enable_grad()``: runs it inside
-    a fresh instance of that grad-mode context manager."""
-
-    __slots__ = ("fn", "mode")
-
-    def __init__(self, fn, mode: type):
-        self.fn = fn
-        self.mode = mode
-
-    def __call__(self, *args, **kwargs):
-        with self.mode():
-            return self.fn(*args, **kwargs)
-
-    def __get__(self, obj, cls=None):
-        if obj is None:
-            return self
-        return types.MethodType(self, obj)

@@ -14,9 +14,9 @@ from .. import grad_mode
 from ..errors import LimitError
 from ..nn.module import Module
 from ..tensor import Tensor
-from .errors import ForbiddenError
+from .errors import ForbiddenError, scrub_args
 from .expressions import Expressions
-from .functions import GradModeFunction, Scope, UserFunction, bind_arguments
+from .functions import Callback, Scope, UserFunction, bind_arguments
 from .guards import Guard
 from .policy import Policy
 from .positions import Positions, tag_error
@@ -47,7 +47,8 @@ class Interpreter(Expressions):
         policy.builtin_callables.update(v for v in self.builtins.values() if isinstance(v, type)
                                         and v not in EXCEPTIONS and v is not object)
         policy.exception_classes.update(EXCEPTIONS)
-        policy.callable_types = policy.callable_types + (_Bound, BuiltinType, GradModeFunction)
+        policy.callable_types = (*policy.callable_types, _Bound, BuiltinType, Callback,
+                                 grad_mode.GradModeCall)
         policy.checked = b.checked_method
         self.globals = Scope(None, "global")
 
@@ -109,7 +110,7 @@ class Interpreter(Expressions):
             cur = self.policy.get_attr(obj, t.attr)
             value = self.eval(st.value, scope)
             self.at(st)
-            self.policy.set_attr(obj, t.attr, self.inplace(op, cur, value))
+            self.policy.set_attr(obj, t.attr, self.callback(self.inplace(op, cur, value)))
         else:
             obj = self.eval(t.value, scope)
             key = self.eval(t.slice, scope)
@@ -128,7 +129,7 @@ class Interpreter(Expressions):
         elif kind is ast.Attribute:
             obj = self.eval(target.value, scope)
             self.at(target)
-            self.policy.set_attr(obj, target.attr, value)
+            self.policy.set_attr(obj, target.attr, self.callback(value))
             if isinstance(value, Tensor) and self.rec is not None and not isinstance(obj, Module):
                 self.rec.name_tensor(value, target.attr)
         elif kind is ast.Subscript:
@@ -245,10 +246,10 @@ class Interpreter(Expressions):
         value = fn
         for dec in reversed(st.decorator_list):
             d = self.eval(dec, scope)
-            if d in DECORATORS:
+            if isinstance(d, BuiltinType) and d.pytype in DECORATORS:
                 value = d(value)
             elif type(d) in (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.inference_mode):
-                value = GradModeFunction(value, type(d))
+                value = d(value)  # the engine's decorator: a GradModeCall
             else:
                 raise ForbiddenError("decorators other than @torch.no_grad(), @torch.enable_grad(), "
                                      "@property, @staticmethod and @classmethod are not supported by gradviz")
@@ -264,16 +265,18 @@ class Interpreter(Expressions):
         if sig is not None:
             raise SyntaxError(f"'{sig}' outside loop")
         ns = dict(body.vars)
-        for k in ns:
+        for k, v in ns.items():
             if k.startswith("__") and k != "__init__":
                 raise ForbiddenError(f"defining '{k}' is not supported by gradviz")
+            if not isinstance(v, (staticmethod, classmethod, property)):
+                ns[k] = self.callback(v)  # a class attribute engine code may call (``forward = f``)
         ns["__module__"] = "__main__"
         ns["__qualname__"] = st.name
         cls = type(st.name, tuple(bases), ns)
         for v in ns.values():
             fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget \
                 if isinstance(v, property) else v
-            if isinstance(fn, GradModeFunction):
+            if isinstance(fn, grad_mode.GradModeCall):
                 fn = fn.fn
             if isinstance(fn, UserFunction):
                 fn.owner = cls
@@ -341,6 +344,7 @@ class Interpreter(Expressions):
             except UNCATCHABLE:
                 raise
             except Exception as e:
+                scrub_args(e)
                 handler = self._handler_for(st, e, scope)
                 if handler is None:
                     raise

@@ -13,7 +13,7 @@ import sys
 import threading
 import warnings
 
-from .. import dtypes, factory, grad_mode, limits, printing_options
+from .. import addresses, dtypes, factory, grad_mode, limits, printing_options
 from .. import trace as trace_mod
 from ..errors import LimitError
 from ..tensor import Tensor
@@ -89,7 +89,7 @@ def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
     message = _clean(str(exc))
     if isinstance(exc, KeyError) and exc.args:
         message = repr(exc.args[0])
-    return UserError(kind, message, line, col)
+    return UserError(kind, addresses.scrub(message), line, col)
 
 
 _GC_THRESHOLD = 200_000  # allocations between young-generation collections during a run
@@ -116,6 +116,7 @@ class _EngineState:
         limits.ACTIVE = limits.Budget(max_elements=self.s.max_tensor_elements,
                                       max_bytes=self.s.max_tensor_bytes)
         sys.setrecursionlimit(max(self.recursion, _RECURSION_LIMIT))
+        addresses.reset()  # aliases of addresses count from 0x7f0000000001 in every run
         # The trace keeps every recorded op alive, so the cyclic GC would rescan a growing heap
         # again and again (half of a 1,000-step training run); the engine makes no cycles per op,
         # so collect rarely during the run.

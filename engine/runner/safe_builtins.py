@@ -2,7 +2,11 @@
 
 Functions that consume an iterable in C (``sum``, ``sorted``, ``list``, ``"".join``...) are
 replaced by versions that count each item against the loop limit and check sizes before building;
-``str``, ``list``, ... stay usable in ``isinstance`` through ``BuiltinType``.
+``str``, ``list``, ... stay usable in ``isinstance`` through ``BuiltinType``. Every builtin that
+calls a function it is given (``map``, ``filter``, ``sorted``/``min``/``max`` with ``key=``,
+``iter(f, sentinel)``, ``list.sort``) is written here in Python and calls it through the
+interpreter's checked call path; ``property``, ``staticmethod`` and ``classmethod`` keep the
+functions they are given as ``Callback``s, so Python's own calls of them come back to it too.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from .guards import Guard
 EXCEPTIONS = (Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
               NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
               ValueError, ZeroDivisionError)
-RAW = (abs, range, enumerate, zip, reversed, map, filter, float, bool, divmod, chr, ord, hex, bin, oct,
-       callable, len, iter, next, slice, property, staticmethod, classmethod)
-DECORATORS = (property, staticmethod, classmethod)
+RAW = (abs, range, enumerate, zip, reversed, float, bool, divmod, chr, ord, hex, bin, oct, callable, len,
+       next, slice)
+DECORATORS = (property, staticmethod, classmethod)  # the real types behind the decorator builtins
 
 
 class BuiltinType:
@@ -38,6 +42,22 @@ class BuiltinType:
 
     def __repr__(self) -> str:
         return f"<class '{self.name}'>"
+
+
+class BuiltinFunction:
+    """A builtin of the run written here (``print``, ``sorted``...): Python's name and repr."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn):
+        self.name = name
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in function {self.name}>"
 
 
 class SuperMarker:
@@ -74,12 +94,19 @@ class Builtins:
             "print": self.print, "min": self.min, "max": self.max, "sum": self.sum, "any": self.any,
             "all": self.all, "sorted": self.sorted, "isinstance": self.isinstance,
             "issubclass": self.issubclass, "pow": self.pow, "repr": self.repr, "format": self.format,
-            "round": self.round,
+            "round": self.round, "iter": self.iter,
+            "map": BuiltinType("map", _Map, self.map), "filter": BuiltinType("filter", _Filter, self.filter),
+            "property": BuiltinType("property", property, self.property),
+            "staticmethod": BuiltinType("staticmethod", staticmethod, self.staticmethod),
+            "classmethod": BuiltinType("classmethod", classmethod, self.classmethod),
             "int": BuiltinType("int", int, self.int), "str": BuiltinType("str", str, self.str),
             "list": BuiltinType("list", list, self.list), "tuple": BuiltinType("tuple", tuple, self.tuple),
             "dict": BuiltinType("dict", dict, self.dict), "set": BuiltinType("set", set, self.set),
             "super": SUPER, "object": object,
         })
+        for name, value in t.items():
+            if getattr(value, "__self__", None) is self:
+                t[name] = BuiltinFunction(name, value)
         return t
 
     # ---- output ----------------------------------------------------------------------------------
@@ -127,6 +154,37 @@ class Builtins:
         out.update(kwargs)
         return out
 
+    # ---- builtins that call functions -----------------------------------------------------------
+    def map(self, fn, *iterables):
+        if not iterables:
+            raise TypeError("map() must have at least two arguments.")
+        return _Map(self.interp, fn, [_py.iter(it) for it in iterables])
+
+    def filter(self, fn, iterable):
+        return _Filter(self.interp, fn, _py.iter(iterable))
+
+    def iter(self, obj, *sentinel):
+        if not sentinel:
+            return _py.iter(obj)
+        if len(sentinel) > 1:
+            raise TypeError(f"iter expected at most 2 arguments, got {1 + len(sentinel)}")
+        if not _py.callable(obj):
+            raise TypeError("iter(v, w): v must be callable")
+        return _CallIterator(self.interp, obj, sentinel[0])
+
+    def property(self, fget=None, fset=None, fdel=None, doc=None):
+        cb = self.interp.callback
+        return property(*(None if f is None else cb(f) for f in (fget, fset, fdel)), doc)
+
+    def staticmethod(self, fn):
+        return staticmethod(self.interp.callback(fn))
+
+    def classmethod(self, fn):
+        return classmethod(self.interp.callback(fn))
+
+    def _key(self, key, x):
+        return self.interp.call(key, (x,), {})
+
     # ---- consumers -------------------------------------------------------------------------------
     def sum(self, iterable, /, start=0):
         total = start
@@ -148,9 +206,9 @@ class Builtins:
                 return default
             raise ValueError(f"{name}() iterable argument is empty")
         best = items[0]
-        best_key = key(best) if key is not None else best
+        best_key = self._key(key, best) if key is not None else best
         for x in items[1:]:
-            k = key(x) if key is not None else x
+            k = self._key(key, x) if key is not None else x
             if (k > best_key) if pick_max else (k < best_key):
                 best, best_key = x, k
         return best
@@ -169,8 +227,12 @@ class Builtins:
 
     def sorted(self, iterable, /, *, key=None, reverse=False):
         items = self.g.consume(iterable)
-        items.sort(key=key, reverse=reverse)
-        return items
+        if key is None:
+            items.sort(reverse=reverse)
+            return items
+        keys = [self._key(key, x) for x in items]
+        order = _py.sorted(_py.range(len(items)), key=keys.__getitem__, reverse=reverse)
+        return [items[i] for i in order]
 
     def isinstance(self, obj, classes):
         return isinstance(obj, unwrap_types(classes))
@@ -208,6 +270,8 @@ class Builtins:
                 return _Bound(self._str_pad, obj, name)
         elif isinstance(obj, list) and name == "extend":
             return _Bound(self._list_extend, obj)
+        elif isinstance(obj, list) and name == "sort":
+            return _Bound(self._list_sort, obj)
         elif isinstance(obj, dict) and name == "update":
             return _Bound(self._dict_update, obj)
         return None
@@ -243,6 +307,9 @@ class Builtins:
         self.g.list_len(len(lst) + len(items))
         lst.extend(items)
 
+    def _list_sort(self, lst, *, key=None, reverse=False):
+        lst[:] = self.sorted(lst, key=key, reverse=reverse)
+
     def _dict_update(self, d, *args, **kwargs):
         d.update(self.dict(*args, **kwargs))
         self.g.list_len(len(d))
@@ -253,6 +320,68 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+class _Map:
+    """``map(fn, *iterables)``: lazy as Python's; each call of ``fn`` is a checked call."""
+
+    __slots__ = ("interp", "fn", "its")
+
+    def __init__(self, interp, fn, its):
+        self.interp = interp
+        self.fn = fn
+        self.its = its
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        args = []
+        for it in self.its:
+            args.append(next(it))  # StopIteration ends the map, as in Python
+        return self.interp.call(self.fn, tuple(args), {})
+
+
+class _Filter:
+    """``filter(fn, iterable)``: lazy as Python's; each call of ``fn`` is a checked call."""
+
+    __slots__ = ("interp", "fn", "it")
+
+    def __init__(self, interp, fn, it):
+        self.interp = interp
+        self.fn = fn
+        self.it = it
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            x = next(self.it)
+            keep = x if self.fn is None else self.interp.call(self.fn, (x,), {})
+            if keep:
+                return x
+            self.interp.guard.tick()  # a rejected item is work the consumer does not count
+
+
+class _CallIterator:
+    """``iter(fn, sentinel)``: calls ``fn`` (a checked call) until it returns ``sentinel``."""
+
+    __slots__ = ("interp", "fn", "sentinel")
+
+    def __init__(self, interp, fn, sentinel):
+        self.interp = interp
+        self.fn = fn
+        self.sentinel = sentinel
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        v = self.interp.call(self.fn, (), {})
+        if v == self.sentinel:
+            raise StopIteration
+        return v
 
 
 class _Bound:
@@ -269,8 +398,12 @@ class _Bound:
         return self.fn(self.obj, *self.extra, *args, **kwargs)
 
 
-# How these objects are named in user-facing error messages ("'function' object is not ...").
+# How these objects are named in user-facing error messages ("'function' object is not ...") and reprs.
 _Bound.__name__ = _Bound.__qualname__ = "builtin_function_or_method"
+BuiltinFunction.__name__ = BuiltinFunction.__qualname__ = "builtin_function_or_method"
+for _cls, _name in ((_Map, "map"), (_Filter, "filter"), (_CallIterator, "callable_iterator")):
+    _cls.__name__ = _cls.__qualname__ = _name
+    _cls.__module__ = "builtins"
 SuperMarker.__name__ = SuperMarker.__qualname__ = "builtin_function_or_method"
 BuiltinType.__name__ = BuiltinType.__qualname__ = "type"
 __all__ = ["Builtins", "BuiltinType", "EXCEPTIONS", "LimitError", "SUPER", "unwrap_types"]

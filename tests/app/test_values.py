@@ -46,3 +46,11 @@ def test_ints_bools_and_none():
     assert values.value(None) is None
     assert values.value(np.array(2.5))["data"] == 2.5
     assert values.value(np.zeros((0, 3)))["data"] == []
+
+
+def test_an_empty_tensor_is_as_small_as_pytorch_prints_it():
+    # tensor([], size=(3000000, 0)): its shape must not expand into 3,000,000 empty lists
+    v = values.value(np.zeros((3_000_000, 0), dtype=np.float32))
+    assert v == {"shape": [3_000_000, 0], "dtype": "float32", "data": [], "summary": None}
+    assert len(json.dumps(v)) < 100
+    assert values.value(np.zeros((2, 0, 3)))["data"] == []

@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 
+from ... import arguments as A
+from ... import limits
 from ...dispatch import apply, apply_inplace
 from ...ops import api
 from ...ops.table import OPS
@@ -30,34 +32,42 @@ tanh = api.tanh
 # ---- activations --------------------------------------------------------------------------------
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) (ReluBackward0)."""
-    if inplace:
+    input = A.tensor(input, "relu", "input", 1)
+    if A.flag(inplace, "relu", "inplace", strict=False):
         return apply_inplace(OPS["relu"], input, ())
     return api.relu(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x if x > 0 else slope·x (LeakyReluBackward0)."""
-    if inplace:
+    input = A.tensor(input, "leaky_relu", "input", 1)
+    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2, "Number")
+    if A.flag(inplace, "leaky_relu", "inplace", strict=False):
         return apply_inplace(OPS["leaky_relu_"], input, (), {"negative_slope": negative_slope})
     return api.leaky_relu(input, negative_slope)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x·σ(x) (SiluBackward0)."""
-    if inplace:
+    input = A.tensor(input, "silu", "input", 1)
+    if A.flag(inplace, "silu", "inplace", strict=False):
         return apply_inplace(OPS["silu"], input, ())
     return apply(OPS["silu"], (input,))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x if x > 0 else α·(eˣ − 1) (EluBackward0; EluBackward1 in place)."""
-    if inplace:
+    input = A.tensor(input, "elu", "input", 1)
+    alpha = A.real(alpha, "elu", "alpha", 2, "Number")
+    if A.flag(inplace, "elu", "inplace", strict=False):
         return apply_inplace(OPS["elu_"], input, (), {"alpha": alpha})
     return apply(OPS["elu"], (input,), {"alpha": alpha})
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x·Φ(x), Φ the standard normal CDF (GeluBackward0); only the exact form is supported."""
+    input = A.tensor(input, "gelu", "input", 1)
+    approximate = A.string(approximate, "gelu", "approximate")
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     if approximate != "none":
@@ -67,6 +77,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx)) / β, and x itself where βx > threshold (SoftplusBackward0)."""
+    input = A.tensor(input, "softplus", "input", 1)
+    beta = A.real(beta, "softplus", "beta", expected="Number")
+    threshold = A.real(threshold, "softplus", "threshold", expected="Number")
     return apply(OPS["softplus"], (input,), {"beta": beta, "threshold": threshold})
 
 
@@ -78,15 +91,17 @@ def _softmax_dim(ndim: int, stacklevel: int) -> int:
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(x) / Σ exp(x) along ``dim`` (SoftmaxBackward0)."""
+    input = A.tensor(input, "softmax", "input", 1)
     if dim is None:
-        dim = _softmax_dim(input.ndim, _stacklevel)
+        dim = _softmax_dim(input.ndim, A.integer(_stacklevel, "softmax", "_stacklevel"))
     return api.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """x − log Σ exp(x) along ``dim`` (LogSoftmaxBackward0)."""
+    input = A.tensor(input, "log_softmax", "input", 1)
     if dim is None:
-        dim = _softmax_dim(input.ndim, _stacklevel)
+        dim = _softmax_dim(input.ndim, A.integer(_stacklevel, "log_softmax", "_stacklevel"))
     return api.log_softmax(input, dim, dtype=dtype)
 
 
@@ -95,6 +110,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
     As torch does it: one multiplication by a constant mask (MulBackward0 with (None, 0) for the
     mask). The mask comes from the engine's generator, so it differs from torch's draws."""
+    input = A.tensor(input, "dropout", "input", 1)
+    p = A.real(p, "dropout", "p", 2)
+    training = A.flag(training, "dropout", "train", 3, strict=False)
+    inplace = A.flag(inplace, "dropout", "inplace", 4, strict=False)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or input.numel() == 0:
@@ -112,6 +131,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weightᵀ + bias, dispatched exactly as torch does:
     2-D with bias → addmm(bias, x, wᵀ); without bias → x @ wᵀ (mm, or matmul's view/mm/unsafe_view);
     1-D or N-D with bias → view to 2-D, addmm, view back."""
+    input, weight = A.tensor(input, "linear", "input", 1), A.tensor(weight, "linear", "weight", 2)
+    bias = A.optional_tensor(bias, "linear", "bias", 3)
     nd = input._data.ndim
     if input._data.dtype != weight._data.dtype and nd >= 1:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
@@ -138,17 +159,24 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Class indices → one-hot int64 rows (not differentiable)."""
+    tensor = A.tensor(tensor, "one_hot", "tensor", 1)
+    num_classes = A.integer(num_classes, "one_hot", "num_classes", 2)
     if tensor._data.dtype.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     t = tensor._data
+    if num_classes == -1 and t.size == 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
     if np.any(t < 0) or np.any(t >= n):
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return Tensor._make(np.eye(n, dtype=np.int64)[t])
+    limits.check_shape(t.shape + (n,))
+    out = np.zeros(t.shape + (n,), dtype=np.int64)
+    np.put_along_axis(out, t[..., None].astype(np.int64), 1, axis=-1)
+    return Tensor._make(out)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    return api.flatten(input, start_dim, end_dim)
+    return api.flatten(input, start_dim, end_dim)  # api.flatten checks the arguments
 
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ... import arguments as A
 from ...dispatch import apply
 from ...ops import api
 from ...ops.table import OPS
@@ -20,8 +21,13 @@ def _scalar_name(t: Tensor) -> str:
 
 
 # ---- reductions of the losses -------------------------------------------------------------------
-def _reduction(size_average, reduce, reduction: str) -> str:
+def _reduction(size_average, reduce, reduction: str, fn: str = "loss") -> str:
     """torch's legacy ``size_average``/``reduce`` arguments folded into ``reduction``."""
+    if size_average is not None:
+        size_average = A.flag(size_average, fn, "size_average", strict=False)
+    if reduce is not None:
+        reduce = A.flag(reduce, fn, "reduce", strict=False)
+    reduction = A.string(reduction, fn, "reduction")
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
@@ -31,6 +37,12 @@ def _reduction(size_average, reduce, reduction: str) -> str:
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+def _inputs(fn: str, input, target, weight=None) -> tuple:
+    """A loss's tensors, checked: input, target and the optional weight."""
+    return (A.tensor(input, fn, "input", 1), A.tensor(target, fn, "target", 2),
+            A.optional_tensor(weight, fn, "weight", 3))
 
 
 def _no_grad_weight(w: Tensor | None, fn: str):
@@ -46,9 +58,9 @@ def _no_grad_weight(w: Tensor | None, fn: str):
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices (NllLossBackward0); ``input`` holds log-probabilities."""
-    reduction = _reduction(size_average, reduce, reduction)
-    if not isinstance(target, Tensor):
-        raise TypeError(f"nll_loss(): argument 'target' must be Tensor, not {type(target).__name__}")
+    input, target, weight = _inputs("nll_loss", input, target, weight)
+    ignore_index = A.integer(ignore_index, "nll_loss", "ignore_index")
+    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
     _check_nll_shapes(input, target)
     return _nll_checked(input, target, weight, ignore_index, reduction)
 
@@ -122,7 +134,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim, then nll_loss (class indices) or −Σ p·log q (probabilities)."""
-    reduction = _reduction(size_average, reduce, reduction)
+    input, target, weight = _inputs("cross_entropy", input, target, weight)
+    ignore_index = A.integer(ignore_index, "cross_entropy", "ignore_index")
+    label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
+    reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
     if label_smoothing != 0.0:
         raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
     class_dim = 0 if input._data.ndim == 1 else 1
@@ -171,7 +186,8 @@ def _expand_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Mean squared error (MseLossBackward0)."""
-    reduction = _reduction(size_average, reduce, reduction)
+    input, target, _ = _inputs("mse_loss", input, target)
+    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     if weight is not None:
         raise RuntimeError("mse_loss with weight is not supported by gradviz")
     if tuple(target.shape) != tuple(input.shape):
@@ -183,7 +199,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Mean absolute error: |x − y| reduced (composite, as torch: AbsBackward0 then Mean/Sum)."""
-    reduction = _reduction(size_average, reduce, reduction)
+    input, target, _ = _inputs("l1_loss", input, target)
+    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
     if tuple(target.shape) != tuple(input.shape):
         _warn_broadcast(input, target)
     loss = api.abs(api.sub(input, target))
@@ -212,7 +229,8 @@ def _weight_like(w: Tensor | None, input: Tensor, fn: str):
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """−w[y·log p + (1−y)·log(1−p)] with the logs clamped at −100 (BinaryCrossEntropyBackward0)."""
-    reduction = _reduction(size_average, reduce, reduction)
+    input, target, weight = _inputs("binary_cross_entropy", input, target, weight)
+    reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
     _same_size(input, target)
     params = {"weight": _weight_like(weight, input, "binary_cross_entropy"), "reduction": reduction}
     return apply(OPS["binary_cross_entropy"], (input, target), params)
@@ -222,7 +240,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross-entropy on logits, computed stably (BinaryCrossEntropyWithLogitsBackward0)."""
-    reduction = _reduction(size_average, reduce, reduction)
+    fn = "binary_cross_entropy_with_logits"
+    input, target, weight = _inputs(fn, input, target, weight)
+    pos_weight = A.optional_tensor(pos_weight, fn, "pos_weight")
+    reduction = _reduction(size_average, reduce, reduction, fn)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     pw = None
