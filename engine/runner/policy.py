@@ -85,32 +85,70 @@ def _is_engine_object(value) -> bool:
     return (mod == "engine" or mod.startswith("engine.")) and not mod.startswith("engine.runner")
 
 
-class Policy:
-    """The allow-list for one run, built from the engine modules as they are now."""
+_TABLES: dict = {}  # the engine's part of the allow-list, by the modules' sizes
 
-    def __init__(self, user_classes: set, checked_methods):
-        self.modules: dict[str, types.ModuleType] = {}
-        for torch_path, engine_path in TORCH_MODULES.items():
-            try:
-                self.modules[torch_path] = importlib.import_module(engine_path)
-            except ImportError:
-                continue
-        self._module_set = set(self.modules.values())
-        self.module_attrs: dict[types.ModuleType, dict] = {}
-        self.engine_classes: set = set()
-        for mod in self._module_set:
+
+def _engine_tables() -> tuple:
+    """(modules by torch path, module set, allowed names per module, engine classes, Tensor
+    attributes): read-only and shared by every run, rebuilt only when a module gained or lost names
+    (programs cannot change engine modules; the engine's own code can)."""
+    modules: dict[str, types.ModuleType] = {}
+    for torch_path, engine_path in TORCH_MODULES.items():
+        try:
+            modules[torch_path] = importlib.import_module(engine_path)
+        except ImportError:
+            continue
+    key = tuple(len(vars(m)) for m in modules.values())
+    if key not in _TABLES:
+        module_set = frozenset(modules.values())
+        module_attrs: dict[types.ModuleType, dict] = {}
+        classes: set = set()
+        top = modules.get("torch")
+        for mod in module_set:
             allowed = {}
             for name, value in vars(mod).items():
                 if name.startswith("_") or name in DENY_NAMES:
                     continue
-                if not (self._acceptable(value, mod.__name__) or self._reexported(name, value)):
+                if not (_acceptable(value, mod.__name__, module_set) or _reexported(top, name, value)):
                     continue
                 allowed[name] = value
                 if isinstance(value, type):
-                    self.engine_classes.add(value)
-            self.module_attrs[mod] = allowed
-        self.engine_classes.discard(object)
-        self.tensor_attrs = frozenset(n for n in dir(Tensor) if not n.startswith("_")) - DENY_ATTRS
+                    classes.add(value)
+            module_attrs[mod] = allowed
+        classes.discard(object)
+        tensor_attrs = frozenset(n for n in dir(Tensor) if not n.startswith("_")) - DENY_ATTRS
+        _TABLES.clear()
+        _TABLES[key] = (modules, module_set, module_attrs, frozenset(classes), tensor_attrs)
+    return _TABLES[key]
+
+
+def _reexported(top, name: str, value) -> bool:
+    """The same object under the same name in the top-level API (``F.sigmoid`` is ``torch.sigmoid``)."""
+    return top is not None and callable(value) and vars(top).get(name) is value
+
+
+def _acceptable(value, owner: str, module_set) -> bool:
+    """A public name of module ``owner`` is its API when it is an allowed submodule, a dtype, a
+    constant, or a function/class defined in that module (or, for a package, inside it): names
+    a module merely imported for its own use (``np``, ``Node``, ``apply``) are not."""
+    if isinstance(value, types.ModuleType):
+        return value in module_set
+    if isinstance(value, dtypes.dtype):
+        return True
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    if isinstance(value, type) or callable(value):
+        mod = getattr(value, "__module__", None) or ""
+        return _is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
+    return False
+
+
+class Policy:
+    """The allow-list for one run: the engine's tables (built once) and the run's own classes."""
+
+    def __init__(self, user_classes: set, checked_methods):
+        (self.modules, self._module_set, self.module_attrs, self.engine_classes,
+         self.tensor_attrs) = _engine_tables()
         self.user_classes = user_classes
         self.checked = checked_methods  # (obj, name) -> checked wrapper for STR/LIST/DICT_CHECKED
         self.builtin_callables: set = set()
@@ -119,26 +157,6 @@ class Policy:
         import engine.nn as _nn
 
         self.module_base = getattr(_nn, "Module", None)
-
-    def _reexported(self, name: str, value) -> bool:
-        """The same object under the same name in the top-level API (``F.sigmoid`` is ``torch.sigmoid``)."""
-        top = self.modules.get("torch")
-        return top is not None and callable(value) and vars(top).get(name) is value
-
-    def _acceptable(self, value, owner: str) -> bool:
-        """A public name of module ``owner`` is its API when it is an allowed submodule, a dtype, a
-        constant, or a function/class defined in that module (or, for a package, inside it): names
-        a module merely imported for its own use (``np``, ``Node``, ``apply``) are not."""
-        if isinstance(value, types.ModuleType):
-            return value in self._module_set
-        if isinstance(value, dtypes.dtype):
-            return True
-        if value is None or type(value) in (bool, int, float, str):
-            return True
-        if isinstance(value, type) or callable(value):
-            mod = getattr(value, "__module__", None) or ""
-            return _is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
-        return False
 
     # ---- modules ---------------------------------------------------------------------------------
     def module_for(self, torch_path: str):
