@@ -226,13 +226,14 @@ class RunResponse(BaseModel):
     stdout: str
     graph: Graph
     backward: list[BackwardPassOut]
-    svg: str = Field(description="the first view's drawing; node and edge elements carry ids n<ID> and e<ID>")
     error: ErrorInfo | None = None
     mode: Literal["expression", "program"] = "program"
     free_names: list[str] = Field(default_factory=list)
     auto_backward: bool = Field(default=False,
                                 description="the runner called backward on the expression's result")
-    views: list[ViewOut] = Field(default_factory=list)
+    views: list[ViewOut] = Field(default_factory=list,
+                                 description="the drawings: node and edge elements of each view's svg carry "
+                                             "ids n<ID> and e<ID>")
     optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)

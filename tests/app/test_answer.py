@@ -29,7 +29,8 @@ def test_spliced_answer_equals_the_direct_one():
     drawings = draw_views(prepared["layout"], cache=cache)
     spliced = json.loads(splice_answer(prepared, drawings, {"run": 0.5, "layout": 0.1}))
     draw_response(direct, cache=cache)
+    del direct["svg"]  # the answer carries the drawings in views only
     direct["timings"] = {"run": 0.5, "layout": 0.1}
     assert spliced == json.loads(json.dumps(direct))
     assert spliced["stdout"] == 'tricky "svg":"@@x-top@@" and "timings":"@@'
-    assert len(spliced["views"]) == 2 and spliced["svg"] == spliced["views"][0]["svg"]
+    assert len(spliced["views"]) == 2 and "svg" not in spliced
