@@ -3,9 +3,9 @@ extended with what the page needs to explain each step)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypeAliasType
 
 # A named recursive alias (an implicit one, ``list["Nested"]``, recurses forever in pydantic 2.14).
@@ -239,6 +239,101 @@ class RunResponse(BaseModel):
     events: list[Event] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict,
                                       description="seconds spent: run, serialize, layout, total")
+
+
+# ---- layout again (POST /api/layout) ---------------------------------------------------------------
+# The page asks for another graph level of a drawing it has, sending the layout input from the run's
+# answer. The input is treated as hostile: strict types (an id is a JSON integer, never "3" or 3.0), no
+# unknown fields, no control characters in the texts the drawing shows, bounded sizes, and every id
+# it refers to defined.
+LAYOUT_MAX_NODES = 6000  # the request body limit (256 KB) binds before this
+LAYOUT_MAX_VIEWS = 16
+Text = Annotated[str, Field(max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$")]
+Shape = Annotated[list[Annotated[int, Field(ge=0, le=2**31 - 1)]], Field(max_length=16)]
+Id = Annotated[int, Field(ge=0, le=2**31 - 1)]
+Fold = Literal["auto", "module", "op"]
+
+
+class LayoutNodeIn(BaseModel):
+    """What the drawing shows of a node (the fields of ``GraphNode`` it reads)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: Id
+    kind: Literal["leaf", "op"]
+    name: Text
+    shape: Shape
+    requires_grad: bool
+    is_param: bool = False
+    is_output: bool = False
+    is_saved: bool = False
+    is_constant: bool = False
+    var: Text | None = None
+    module: Text | None = None
+
+
+class LayoutEdgeIn(BaseModel):
+    """What the drawing shows of an edge (the fields of ``GraphEdge`` it reads)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: Id
+    source: Id
+    target: Id
+    shape: Shape
+    needs_grad: bool
+
+
+class LayoutViewIn(BaseModel):
+    """One drawing: the node and edge ids of a ``ViewOut``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    nodes: list[Id] = Field(min_length=1, max_length=LAYOUT_MAX_NODES)
+    edges: list[Id] = Field(max_length=LAYOUT_MAX_NODES)
+
+
+class LayoutRequest(BaseModel):
+    """The layout input of a run's answer (graph nodes and edges, each view's ids) and the level to draw."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    nodes: list[LayoutNodeIn] = Field(min_length=1, max_length=LAYOUT_MAX_NODES)
+    edges: list[LayoutEdgeIn] = Field(max_length=LAYOUT_MAX_NODES)
+    views: list[LayoutViewIn] = Field(min_length=1, max_length=LAYOUT_MAX_VIEWS)
+    fold: Fold = Field(default="auto", description="as in RunRequest")
+
+    @model_validator(mode="after")
+    def _refers_to_what_it_defines(self):
+        nodes = {n.id for n in self.nodes}
+        if len(nodes) != len(self.nodes):
+            raise ValueError("node ids must be unique")
+        edges = {e.id: e for e in self.edges}
+        if len(edges) != len(self.edges):
+            raise ValueError("edge ids must be unique")
+        for e in self.edges:
+            if e.source not in nodes or e.target not in nodes:
+                raise ValueError(f"edge {e.id} joins a node that is not in nodes")
+        for i, v in enumerate(self.views):
+            members = set(v.nodes)
+            if not members <= nodes:
+                raise ValueError(f"view {i} names a node that is not in nodes")
+            for eid in v.edges:
+                e = edges.get(eid)
+                if e is None:
+                    raise ValueError(f"view {i} names an edge that is not in edges")
+                if e.source not in members or e.target not in members:
+                    raise ValueError(f"view {i}: edge {eid} joins a node outside the view")
+        return self
+
+
+class DrawingOut(BaseModel):
+    """One view drawn again."""
+
+    index: int
+    svg: str
+    folded: bool
+    folds: list[FoldOut]
+
+
+class LayoutResponse(BaseModel):
+    views: list[DrawingOut]
 
 
 # ---- other routes ----------------------------------------------------------------------------------------
