@@ -8,7 +8,7 @@ from fastapi.staticfiles import StaticFiles
 from .body_limit import BodyLimitMiddleware
 from .errors import install_error_handlers
 from .pool import lifespan
-from .routes import examples, health, layout, mlp, page, run
+from .routes import examples, health, layout, limits, mlp, page, run
 from .routes.page import ROOT
 from .settings import AppSettings, load_settings
 
@@ -21,7 +21,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     install_error_handlers(app)
-    for module in (page, health, examples, run, layout, mlp):
+    for module in (page, health, examples, limits, run, layout, mlp):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static"), check_dir=False), name="static")
     return app

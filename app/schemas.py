@@ -336,6 +336,36 @@ class LayoutResponse(BaseModel):
     views: list[DrawingOut]
 
 
+# ---- limits (GET /api/limits) ----------------------------------------------------------------------
+class FieldRange(BaseModel):
+    """Bounds of a number (an open bound excludes its value)."""
+
+    min: float | None = None
+    max: float | None = None
+    min_open: bool = False
+    max_open: bool = False
+
+
+class MlpLimits(BaseModel):
+    """What the MLP builder form accepts."""
+
+    fields: dict[str, FieldRange] = Field(description="per numeric MlpConfig field")
+    hidden_layers: int = Field(description="the most hidden layers")
+    hidden_size: FieldRange
+    max_steps: list[list[int]] = Field(
+        description="the most steps, by [number of hidden layers][micro-batches per step - 1]")
+    max_steps_limit: list[list[str]] = Field(description="the runner limit that sets each of max_steps")
+
+
+class Limits(BaseModel):
+    """The server's limits, so the page can say them before a request fails (and name them after)."""
+
+    run: dict[str, float] = Field(description="the runner's limits, by the names its error messages use "
+                                              "('limit: timeout_s')")
+    layout_max_nodes: int = Field(description="a view with more nodes is not drawn")
+    mlp: MlpLimits
+
+
 # ---- other routes ----------------------------------------------------------------------------------------
 class Health(BaseModel):
     status: Literal["ok"] = "ok"
