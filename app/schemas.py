@@ -298,6 +298,9 @@ class LayoutRequest(BaseModel):
     edges: list[LayoutEdgeIn] = Field(max_length=LAYOUT_MAX_NODES)
     views: list[LayoutViewIn] = Field(min_length=1, max_length=LAYOUT_MAX_VIEWS)
     fold: Fold = Field(default="auto", description="as in RunRequest")
+    direction: Literal["auto", "down"] = Field(
+        default="auto", description="'auto': short graphs left to right, deep ones top to bottom (as "
+                                    "/api/run draws them); 'down': always top to bottom (a narrow screen)")
 
     @model_validator(mode="after")
     def _refers_to_what_it_defines(self):

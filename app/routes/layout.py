@@ -1,7 +1,8 @@
 """POST /api/layout: draw a run's graph again at another level, without running the program again.
 
 The page sends the layout input it has from the run's answer (graph nodes and edges, each view's
-ids; validated strictly by ``LayoutRequest``) and the level; the answer is each view's new drawing.
+ids; validated strictly by ``LayoutRequest``), the level and the direction (a phone reads a graph
+top to bottom); the answer is each view's new drawing.
 Stateless: nothing is kept between requests but the layout cache of ``app.layout``. A few layouts
 run at once (``dot`` is CPU-bound); one request gets one layout time budget for all its views.
 """
@@ -42,6 +43,8 @@ def layout_slots(app) -> threading.BoundedSemaphore:
 def layout(body: LayoutRequest, request: Request):
     """Each view of the request drawn at the requested level (views in the request's order)."""
     settings = fold_settings(request.app.state.settings.layout, body.fold)
+    if body.direction == "down":
+        settings = replace(settings, max_lr_depth=-1)  # no graph is short enough to lie on its side
     data = {
         "nodes": {n.id: n.model_dump(exclude={"id"}) for n in body.nodes},
         "edges": {e.id: e.model_dump(exclude={"id"}) for e in body.edges},

@@ -72,6 +72,21 @@ def test_module_level_without_running_again(client):
     assert not ops["folded"] and not ops["folds"]
 
 
+def test_down_draws_top_to_bottom(client):
+    resp = answer(client, "neuron")
+    wide = client.post("/api/layout", json=layout_body(resp)).json()["views"][0]["svg"]
+    body = dict(layout_body(resp), direction="down")
+    tall = client.post("/api/layout", json=body).json()["views"][0]["svg"]
+
+    def size(svg):
+        box = ET.fromstring(svg).get("viewBox").split()
+        return float(box[2]), float(box[3])
+
+    (w1, h1), (w2, h2) = size(wide), size(tall)
+    assert h2 > 2 * h1 and w2 < w1, (size(wide), size(tall))  # (the legend below sets a least width)
+    assert svg_ids(wide) == svg_ids(tall)
+
+
 @pytest.mark.parametrize("change, where", [
     (lambda b: b["nodes"][0].update(id="0"), "nodes.0.id"),  # an id is a JSON integer, not a string
     (lambda b: b["nodes"][0].update(id=0.0), "nodes.0.id"),
@@ -92,6 +107,7 @@ def test_module_level_without_running_again(client):
     (lambda b: b.update(views=[]), "views"),
     (lambda b: b.update(views=b["views"] * (LAYOUT_MAX_VIEWS + 1)), "views"),
     (lambda b: b.update(fold="all"), "fold"),
+    (lambda b: b.update(direction="up"), "direction"),
 ])
 def test_hostile_input_is_refused_with_the_field(client, change, where):
     body = small()
