@@ -143,7 +143,7 @@ export function keptIterations(resp) {
  */
 export function frameOfPass(timeline, pass) {
   if (!timeline) return -1;
-  const pi = (timeline.passes || []).findIndex((p) => p.index === pass);
+  const pi = timeline.passes.findIndex((p) => p.index === pass);
   if (pi < 0) return -1;
   const start = timeline.passStart[pi];
   if (start < 0) return -1;
@@ -151,21 +151,36 @@ export function frameOfPass(timeline, pass) {
   return prev && prev.kind === "op" && prev.view === timeline.frames[start].view ? start - 1 : start;
 }
 
-/** The pass the timeline is in at frame k (the latest pass started at or before k), or null. */
+/**
+ * The iteration (a pass's run index) frame k belongs to, or null. A backward step or a pass's end
+ * belongs to its pass. Forward ops, an optimizer step or a zero_grad belong to the drawing they are
+ * shown on: of its passes, the one under way or coming next (the forward ops of iteration 98 belong
+ * to backward pass 98), else the last one that ran (its optimizer step).
+ */
 export function passAtFrame(timeline, k) {
   if (!timeline || !timeline.frames.length) return null;
   const f = timeline.frames[k];
-  if (f && f.kind === "step") return timeline.passes[f.pass].index;
-  let best = null;
-  (timeline.passes || []).forEach((p, pi) => {
+  if (!f) return null;
+  if (f.kind === "step" || f.kind === "pass_end") return timeline.passes[f.pass].index;
+  let coming = null;
+  let ran = null;
+  let started = null;
+  timeline.passes.forEach((p, pi) => {
     const s = timeline.passStart[pi];
-    if (s >= 0 && s <= k) best = p.index;
+    if (s < 0) return;
+    if (s <= k) started = p.index;
+    if (timeline.frames[s].view !== f.view) return;
+    if (s > k && coming === null) coming = p.index;
+    else if (s <= k) ran = p.index;
   });
-  if (best === null && f) {
-    const inView = (timeline.passes || []).find((p) => p.view === f.view);
-    if (inView) best = inView.index;
-  }
-  return best;
+  return coming ?? ran ?? started;
+}
+
+/** Where a training run opens: the first kept iteration's whole forward graph (-1: not training). */
+export function openingFrame(resp, timeline) {
+  if (!isTraining(resp)) return -1;
+  const kept = keptIterations(resp);
+  return kept.length ? frameOfPass(timeline, kept[0].pass) : -1;
 }
 
 /** The learning rate written in an SGD rule ("... (lr=0.1)"), or null. */
