@@ -19,8 +19,8 @@ export class VarsPanel {
   build(st) {
     this.rows.clear();
     const resp = st.response;
-    const vars = resp ? resp.variables || {} : {};
-    const free = new Set(resp && resp.mode === "expression" ? resp.free_names || [] : []);
+    const vars = resp ? resp.variables : {};
+    const free = new Set(resp && resp.mode === "expression" ? resp.free_names : []);
     const names = [...free, ...Object.keys(vars).filter((n) => !free.has(n))];
     // Named leaves the program did not bind to a top-level name: nn.Module parameters (fc1.weight).
     const extra = {};
@@ -104,10 +104,12 @@ export class VarsPanel {
     }
   }
 
+  /** Every graph node the name was bound to (a loop rebinds it once per iteration), in order. */
   _nodes(tl, name, v) {
     if (!tl) return [];
-    if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node)) return [v.node];
-    return tl.nodesNamed(name);
+    const ids = [...tl.nodesNamed(name)];
+    if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node) && !ids.includes(v.node)) ids.push(v.node);
+    return ids.sort((a, b) => a - b);
   }
 
   _show(r, val, grad, exists) {
