@@ -6,7 +6,7 @@
  * their data and grad inside (node_values.js).
  */
 
-import { shortText } from "./format.js";
+import { num3, shortText } from "./format.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { PanZoom } from "./panzoom.js";
@@ -21,13 +21,14 @@ const READABLE_PX = 12;
 const MIN_FIT_PX = 10.5;
 // Gradient labels on edges: their largest font (drawing units), the baseline offsets tried from
 // the edge's middle, and the graph size above which they are not moved off nodes (cost).
-const LABEL_FONT = 10;
+const LABEL_FONT = 11;
 const LABEL_OFFSETS = [-4, 14, -16, 26, -28, 38];
 const MAX_PLACED = 400;
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
 g[data-s=hidden] { visibility: hidden; }
+g.node:is([data-s=fwd],[data-s=pending],:not([data-s])) > :is(polygon,ellipse,path)[stroke="#ea580c"] { stroke: #8f5a00; stroke-dasharray: 4 2; }
 g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #a0427a; stroke-width: 3.5; }
 g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #d55e00; stroke-width: 5; }
 g.node[data-s=cur] { animation: gv-pulse 1.2s ease-in-out infinite alternate; filter: drop-shadow(0 0 5px #f0a060); }
@@ -104,9 +105,15 @@ class Drawing {
   measure() {
     if (this.mid) return;
     this.mid = new Map();
+    this.vertical = new Map(); // edge id -> runs more up/down than sideways
     for (const [eid, g] of this.edges) {
       const path = g.querySelector("path");
-      if (path) this.mid.set(eid, path.getPointAtLength(path.getTotalLength() / 2));
+      if (!path) continue;
+      const len = path.getTotalLength();
+      this.mid.set(eid, path.getPointAtLength(len / 2));
+      const a = path.getPointAtLength(0);
+      const z = path.getPointAtLength(len);
+      this.vertical.set(eid, Math.abs(z.y - a.y) > Math.abs(z.x - a.x));
     }
     // Node boxes in the svg's own coordinates (graphviz translates its root group).
     const tr = this.root.transform && this.root.transform.baseVal.consolidate();
@@ -142,13 +149,30 @@ class Drawing {
     this.font = font || 14;
   }
 
-  /** The graph's box with room for values inside the nodes (outlines grow by a line and up to 30 %). */
+  /** Forget the gradient labels and their places (the next render writes them again). */
+  resetLabels() {
+    this.labelLayer.replaceChildren();
+    this.labels.clear();
+    this.labelText.clear();
+    this.spots.clear();
+    if (this.boxes0) this.boxes = new Map(this.boxes0);
+  }
+
+  /** Node id's outline grew to hold its values: `box` (in the drawing's own units) is its box now. */
+  grown(id, box) {
+    this.measure();
+    if (!this.boxes0) this.boxes0 = new Map(this.boxes);
+    const m = this.m;
+    this.boxes.set(id, { x: m.a * box.x + m.e, y: m.d * box.y + m.f, w: box.w * m.a, h: box.h * m.d });
+  }
+
+  /** The graph's box with room for values inside the nodes (outlines grow by a line and up to 60 %). */
   roomForValues() {
     this.measure();
     if (!this.content) return null;
     let wide = 0;
     for (const b of this.boxes.values()) wide = Math.max(wide, b.w);
-    const dx = wide * 0.15;
+    const dx = wide * 0.6;
     const dy = this.font * 0.65;
     const c = this.content;
     return { x: c.x - dx, y: c.y - dy, w: c.w + 2 * dx, h: c.h + 2 * dy };
@@ -211,9 +235,9 @@ class Drawing {
 
   /**
    * Where an edge's gradient label goes (its baseline centre): just above the edge's middle, or
-   * the first spot below / further up that covers no node's box, so the value does not hide a
-   * node's name on a short edge. The size is estimated (monospace), not measured: measuring
-   * would lay the drawing out again for every label.
+   * the first spot below / further up (then beside) that covers no node's box, no shape label and
+   * no other gradient label, so the value hides nothing on a short edge. The size is estimated
+   * (monospace), not measured: measuring would lay the drawing out again for every label.
    */
   labelSpot(id, text) {
     const p = this.midpoint(id);
@@ -221,21 +245,35 @@ class Drawing {
     if (this.nodes.size > MAX_PLACED) return { x: p.x, y: p.y - 4 };
     const w = text.length * fs * 0.62 + 4;
     const m = this.m;
-    const rect = (y) => ({
-      x0: m.a * (p.x - w / 2) + m.e, x1: m.a * (p.x + w / 2) + m.e, y0: m.d * (y - fs) + m.f, y1: m.d * (y + 2) + m.f,
+    const rect = (x, y) => ({
+      x0: m.a * (x - w / 2) + m.e, x1: m.a * (x + w / 2) + m.e, y0: m.d * (y - fs) + m.f, y1: m.d * (y + 2) + m.f,
     });
-    const free = (r) => {
-      for (const b of this.boxes.values()) if (b.x < r.x1 && b.x + b.w > r.x0 && b.y < r.y1 && b.y + b.h > r.y0) return false;
-      for (const b of this.shapeBoxes) if (b.x < r.x1 && b.x + b.w > r.x0 && b.y < r.y1 && b.y + b.h > r.y0) return false;
-      for (const [other, q] of this.spots) {
-        if (other !== id && q.x0 < r.x1 && q.x1 > r.x0 && q.y0 < r.y1 && q.y1 > r.y0) return false;
-      }
-      return true;
+    const cover = (r, b) => Math.max(0, Math.min(r.x1, b.x1) - Math.max(r.x0, b.x0)) *
+      Math.max(0, Math.min(r.y1, b.y1) - Math.max(r.y0, b.y0));
+    const box = (b) => ({ x0: b.x, x1: b.x + b.w, y0: b.y, y1: b.y + b.h });
+    // How much of what is already drawn a label at r would cover (0: a free spot).
+    const covered = (r) => {
+      let area = 0;
+      for (const b of this.boxes.values()) area += cover(r, box(b));
+      for (const b of this.shapeBoxes) area += cover(r, box(b));
+      for (const [other, q] of this.spots) if (other !== id) area += cover(r, q);
+      return area;
     };
-    let dy = LABEL_OFFSETS.find((d) => free(rect(p.y + d)));
-    if (dy === undefined) dy = LABEL_OFFSETS[0];
-    this.spots.set(id, rect(p.y + dy));
-    return { x: p.x, y: p.y + dy };
+    // An edge that runs up or down (a drawing top to bottom) takes its label beside it first.
+    const beside = w / 2 + 5;
+    const spots = this.vertical.get(id)
+      ? [[beside, 4], [-beside, 4], [beside, -8], [-beside, -8], [beside, 16], [-beside, 16],
+        ...LABEL_OFFSETS.map((dy) => [0, dy])]
+      : [0, -w * 0.6, w * 0.6].flatMap((dx) => LABEL_OFFSETS.map((dy) => [dx, dy]));
+    let best = null;
+    for (const [dx, dy] of spots) {
+      const r = rect(p.x + dx, p.y + dy);
+      const area = covered(r);
+      if (!best || area < best.area) best = { area, dx, dy, r };
+      if (area === 0) break;
+    }
+    this.spots.set(id, best.r);
+    return { x: p.x + best.dx, y: p.y + best.dy };
   }
 }
 
@@ -339,7 +377,10 @@ export class GraphView {
   setValues(on) {
     if (on === this.showValues) return;
     this.showValues = on;
-    if (!on) for (const d of this.cache.values()) if (d.values) d.values.clear();
+    for (const d of this.cache.values()) {
+      if (d.values) d.values.clear();
+      d.resetLabels(); // placed again around the nodes as they are drawn now
+    }
     this.view = -1; // mounted again at the next render: "fit" makes room for the values
     this.fresh = true;
   }
@@ -361,6 +402,8 @@ export class GraphView {
     }
     const d = this.drawing;
     const hidden = (id) => !!(hide && hide.edges.has(id));
+    // Values first: the nodes they grow are what the gradient labels keep clear of.
+    if (this.showValues && d.nodes.size <= MAX_VALUES) this._values(tl, k, hide);
     if (full) {
       for (const id of d.nodes.keys()) d.setNode(id, tl.nodeState(id, k));
       for (const id of d.edges.keys()) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k), hidden(id));
@@ -369,7 +412,6 @@ export class GraphView {
       for (const id of ch.nodes) d.setNode(id, tl.nodeState(id, k));
       for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k), hidden(id));
     }
-    if (this.showValues && d.nodes.size <= MAX_VALUES) this._values(tl, k, hide);
     // A new run, or another drawing mounted (a training iteration): start at a readable scale
     // around the current node, or the first node coming up when the frame has none (zero_grad).
     const fresh = this.fresh || mounted;
@@ -383,15 +425,15 @@ export class GraphView {
   /** Each visible node's data and grad at frame k, inside it (a hidden grad is "?"). */
   _values(tl, k, hide) {
     const d = this.drawing;
-    if (!d.values) d.values = new NodeValues(d.nodes);
+    if (!d.values) d.values = new NodeValues(d.nodes, (id, box) => d.grown(id, box));
     const data = t("nv_data");
     const grad = t("nv_grad");
     for (const id of d.nodes.keys()) {
       if (!tl.exists(id, k) || tl.nodeState(id, k) === "hidden") continue;
       const node = tl.nodes.get(id);
       const value = node.kind === "leaf" ? tl.valueAt(id, k) : node.value;
-      const g = hide && hide.nodes.has(id) ? "?" : shortText(tl.outputGrad(id, k)) || "—";
-      d.values.set(id, `${data} ${shortText(value)}`, `${grad} ${g}`);
+      const g = hide && hide.nodes.has(id) ? "?" : shortText(tl.outputGrad(id, k), num3) || "—";
+      d.values.set(id, `${data} ${shortText(value, num3)}`, `${grad} ${g}`);
       const v = d.values.lines.get(id);
       if (v) v.gr.classList.toggle("concealed", g === "?");
     }

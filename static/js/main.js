@@ -24,6 +24,7 @@ import { decodeShare, encodeShare, shareUrl } from "./share.js";
 import { emit, on, state } from "./state.js";
 import { buildTimeline } from "./timeline.js";
 import { openingFrame } from "./training_model.js";
+import "./training.js"; // the training view and the MLP form: they listen on the bus before the first run
 
 const $ = (sel) => document.querySelector(sel);
 

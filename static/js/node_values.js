@@ -1,22 +1,27 @@
 /**
  * Values inside the nodes (classroom mode): each tensor node of a drawing gets a last line
- * "data 2 │ grad −20", like micrograd's data | grad boxes. The node's outline grows by one line
- * (scaled about its centre; edges keep their ends) and its own lines move up by half a line, so
- * nothing is laid out again; a line too wide for the node is drawn smaller.
+ * "data 2 │ grad −20", like micrograd's data | grad boxes. Nothing is laid out again: the node's
+ * outline grows by one line (scaled, so edges keep their ends), its own lines move up by half a
+ * line, and it widens only into the free room beside it, the roomier side first (at most half the
+ * gap to the next node on each side, so two neighbours never meet); a line still too wide is drawn
+ * smaller.
  */
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const MAX_GROW_X = 1.3; // the outline widens at most this much (more would reach the next rank)
-const MIN_FONT = 0.65; // ... and the line shrinks at most to this part of the node's font
+const MIN_FONT = 0.6; // a line shrinks at most to this part of the node's font
+const MARGIN = 3; // drawing units kept free between two nodes
+const MAX_WIDEN = 1.0; // a node widens at most by this part of its own width
 
 export class NodeValues {
-  /** nodes: Map id -> the node's <g> in a mounted drawing. */
-  constructor(nodes) {
+  /** nodes: Map id -> the node's <g> in a mounted drawing; grown(id, box) is told each node's new box. */
+  constructor(nodes, grown = () => {}) {
     this.nodes = nodes;
-    this.lines = new Map(); // id -> {g, shape, texts, line, data, grad, fs, box, ...} or null (no room)
+    this.grown = grown;
+    this.lines = new Map(); // id -> the node's line and geometry, or null (no data | grad box)
+    this.boxes = null; // id -> outline box (drawing units, before any growth)
   }
 
-  /** Show data and grad text in node id ("" hides nothing: the line stays with what it had). */
+  /** Show data and grad text in node id. */
   set(id, data, grad) {
     const v = this._line(id);
     if (!v || (v.dataText === data && v.gradText === grad)) return;
@@ -39,31 +44,48 @@ export class NodeValues {
     this.lines.clear();
   }
 
+  _outline(g) {
+    return g.querySelector(":scope > :is(polygon, ellipse, path)");
+  }
+
+  _measureAll() {
+    this.boxes = new Map();
+    for (const [id, g] of this.nodes) {
+      const shape = this._outline(g);
+      if (shape) this.boxes.set(id, shape.getBBox());
+    }
+  }
+
+  /** The room free to the left and to the right of a box that is `grow` taller (half the gaps). */
+  _room(id, box, grow) {
+    let left = box.width * MAX_WIDEN;
+    let right = left;
+    const y0 = box.y - grow / 2;
+    const y1 = box.y + box.height + grow / 2;
+    for (const [other, b] of this.boxes) {
+      if (other === id || b.y > y1 + MARGIN || b.y + b.height < y0 - MARGIN) continue;
+      if (b.x + b.width <= box.x) left = Math.min(left, (box.x - b.x - b.width - MARGIN) / 2);
+      else if (b.x >= box.x + box.width) right = Math.min(right, (b.x - box.x - box.width - MARGIN) / 2);
+    }
+    return { left: Math.max(0, left), right: Math.max(0, right) };
+  }
+
   _line(id) {
     if (this.lines.has(id)) return this.lines.get(id);
     const g = this.nodes.get(id);
-    const shape = g && g.querySelector(":scope > :is(polygon, ellipse, path)");
+    const shape = g && this._outline(g);
     const texts = g ? [...g.querySelectorAll(":scope > text")] : [];
     if (!shape || texts.length < 2) {
       this.lines.set(id, null); // a Python number (one line) has no data | grad box
       return null;
     }
-    const box = shape.getBBox();
+    if (!this.boxes) this._measureAll();
+    const box = this.boxes.get(id);
     const fs = 0.9 * (Number(texts[0].getAttribute("font-size")) || 10); // monospace digits read larger
     const grow = fs * 1.3;
-    const cx = box.x + box.width / 2;
-    const cy = box.y + box.height / 2;
-    const sy = (box.height + grow) / box.height;
-    shape.setAttribute("vector-effect", "non-scaling-stroke");
-    shape.setAttribute("transform", `translate(${cx} ${cy}) scale(1 ${sy}) translate(${-cx} ${-cy})`);
-    for (const t of texts) t.setAttribute("transform", `translate(0 ${-grow / 2})`);
-    const last = Number(texts[texts.length - 1].getAttribute("y")) || cy;
     const line = document.createElementNS(SVGNS, "text");
     line.setAttribute("class", "nval");
-    line.setAttribute("x", String(cx));
-    line.setAttribute("y", String(last + grow / 2));
     line.setAttribute("text-anchor", "middle");
-    line.setAttribute("font-size", String(fs));
     const d = document.createElementNS(SVGNS, "tspan");
     d.setAttribute("class", "nv-d");
     const sep = document.createElementNS(SVGNS, "tspan");
@@ -73,20 +95,45 @@ export class NodeValues {
     gr.setAttribute("class", "nv-g");
     line.append(d, sep, gr);
     g.appendChild(line);
-    const v = { g, shape, texts, line, d, gr, fs, box, cx, cy, sy, round: shape.tagName === "ellipse" };
+    shape.setAttribute("vector-effect", "non-scaling-stroke");
+    const last = Number(texts[texts.length - 1].getAttribute("y")) || box.y + box.height / 2;
+    const v = {
+      id, g, shape, texts, line, d, gr, fs, grow, box, baseline: last + grow / 2,
+      room: this._room(id, box, grow), round: shape.tagName === "ellipse",
+    };
     this.lines.set(id, v);
     return v;
   }
 
-  /** Widen the outline up to MAX_GROW_X for the line, then shrink the line if it still does not fit. */
+  /** Widen the outline into the free room for the line, then shrink the line if it still does not fit. */
   _fit(v) {
-    v.line.setAttribute("font-size", String(v.fs));
+    const { box, fs, grow, room } = v;
+    v.line.setAttribute("font-size", String(fs));
     const len = v.line.getComputedTextLength();
-    const inner = v.box.width * (v.round ? 0.78 : 0.92); // an ellipse is narrower off its middle
-    const sx = Math.min(MAX_GROW_X, Math.max(1, (len + v.fs) / inner));
-    v.shape.setAttribute("transform",
-      `translate(${v.cx} ${v.cy}) scale(${sx} ${v.sy}) translate(${-v.cx} ${-v.cy})`);
-    const room = inner * sx - v.fs * 0.6;
-    if (len > room) v.line.setAttribute("font-size", String(Math.max(v.fs * MIN_FONT, (v.fs * room) / len)));
+    const inner = v.round ? 0.78 : 0.92; // an ellipse is narrower off its middle
+    const extra = Math.max(0, (len + fs) / inner - box.width);
+    // Grow into the roomier side first (away from the neighbours and the edges between them).
+    let left;
+    let right;
+    if (room.left >= room.right) {
+      left = Math.min(extra, room.left);
+      right = Math.min(extra - left, room.right);
+    } else {
+      right = Math.min(extra, room.right);
+      left = Math.min(extra - right, room.left);
+    }
+    const width = box.width + left + right;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const nx = cx + (right - left) / 2;
+    const sx = width / box.width;
+    const sy = (box.height + grow) / box.height;
+    v.shape.setAttribute("transform", `translate(${nx} ${cy}) scale(${sx} ${sy}) translate(${-cx} ${-cy})`);
+    for (const t of v.texts) t.setAttribute("transform", `translate(${nx - cx} ${-grow / 2})`);
+    v.line.setAttribute("x", String(nx));
+    v.line.setAttribute("y", String(v.baseline));
+    const fits = width * inner - fs * 0.6;
+    if (len > fits) v.line.setAttribute("font-size", String(Math.max(fs * MIN_FONT, (fs * fits) / len)));
+    this.grown(v.id, { x: nx - width / 2, y: box.y - grow / 2, w: width, h: box.height + grow });
   }
 }

@@ -484,6 +484,8 @@ function mount() {
       showPanel();
       tabs.select("training");
       view.failure.scrollIntoView({ block: "nearest" });
+    } else if (building && stacked.matches) {
+      panel.scrollIntoView({ block: "start" }); // the page above it changed height meanwhile
     }
     building = false;
   });
