@@ -137,3 +137,46 @@ def step_label(page) -> tuple[int, int]:
     """The "i / n" label as numbers."""
     i, n = page.get_by_test_id("step-label").inner_text().split("/")
     return int(i), int(n)
+
+
+# The screens the page is tested on: a projector or laptop, a large monitor, a phone; each in both
+# languages.
+CONFIGS = [(1280, 720, "en"), (1280, 720, "zh"), (1920, 1080, "en"), (1920, 1080, "zh"), (390, 844, "en"),
+           (390, 844, "zh")]
+
+
+def config_id(config) -> str:
+    width, height, lang = config
+    return f"{width}x{height}-{lang}"
+
+
+def open_page(browser, server, width=1280, height=720, lang="en", errors=None, path="/", before=None, **kw):
+    """A fresh context (a phone's when narrow) showing the page in `lang`, ready; `before(page)` runs
+    before the page loads (e.g. to answer a request in the test's place)."""
+    phone = width < 600
+    ctx = browser.new_context(viewport={"width": width, "height": height},
+                              locale="zh-CN" if lang == "zh" else "en-US", is_mobile=phone, has_touch=phone,
+                              accept_downloads=True, **kw)
+    page = ctx.new_page()
+    if errors is not None:
+        errors.attach(page)
+    if before is not None:
+        before(page)
+    page.goto(server + path)
+    wait_ready(page)
+    return page
+
+
+def blur(page) -> None:
+    """Nothing focused: keys go to the page (the player), not to a field."""
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+
+
+def in_viewport(page, locator) -> bool:
+    """Is the element's box inside the visible part of the window?"""
+    box = locator.bounding_box()
+    size = page.viewport_size
+    if not box:
+        return False
+    return (box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1 and box["x"] >= -1
+            and box["x"] + box["width"] <= size["width"] + 1)

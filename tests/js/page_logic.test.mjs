@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { compactText, num, shortText, valueText } from "../../static/js/format.js";
+import { compactText, num, num3, shortText, valueText } from "../../static/js/format.js";
 import { productText } from "../../static/js/panels/explain.js";
 import { Player } from "../../static/js/player.js";
 import { decodeShare, encodeShare } from "../../static/js/share.js";
@@ -205,6 +205,16 @@ test("share links round-trip (with non-ASCII text)", () => {
   eq(decodeShare(encodeShare(mlp)), mlp);
   eq(decodeShare("#s=%%%"), null);
   eq(decodeShare(""), null);
+});
+
+test("numbers inside a node: 3 significant digits", () => {
+  eq(num3(0.9991), "0.999");
+  eq(num3(-1.658e-6), "-1.66e-6");
+  eq(num3(10), "10");
+  eq(num3(-1), "-1");
+  eq(num3(123456), "1.23e5");
+  eq(num3(0), "0");
+  eq(shortText(V([0.12345, 2], [2]), num3), "[0.123, 2]");
 });
 
 test("numbers and values as text", () => {
