@@ -344,6 +344,10 @@ export function initLang() {
   return current;
 }
 
+// In a page, the language is known before any module writes a string (panels built while their
+// module loads read it too); elsewhere (node's tests) it stays English until set.
+if (typeof location !== "undefined" && typeof navigator !== "undefined" && typeof document !== "undefined") initLang();
+
 export function getLang() {
   return current;
 }
