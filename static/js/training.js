@@ -386,6 +386,9 @@ class TrainingView {
     this._stopBoundary();
     let i = 0;
     setIcon(this.bPlay, "pause");
+    this.bPlay.dataset.i18nTitle = "tr_pause";
+    this.bPlay.title = t("tr_pause");
+    this.bPlay.setAttribute("aria-label", t("tr_pause"));
     const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     if (reduce) {
       this._showBoundary(this.boundary.frames.length - 1);
@@ -408,6 +411,9 @@ class TrainingView {
     if (this.bTimer) clearTimeout(this.bTimer);
     this.bTimer = null;
     setIcon(this.bPlay, "play");
+    this.bPlay.dataset.i18nTitle = "tr_play";
+    this.bPlay.title = t("tr_play");
+    this.bPlay.setAttribute("aria-label", t("tr_play"));
   }
 
   onFrame(k) {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import SHOTS, blur, expect_run, pass_steps, pick_example, step_label
+from .support import HALF_A, HALF_B, SHOTS, blur, expect_run, pass_steps, pick_example, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -98,6 +98,7 @@ def test_graph_and_explanation_side_by_side_and_nothing_else(shown):
     present(page, False)
 
 
+@pytest.mark.screens(HALF_A)
 @pytest.mark.parametrize("example", ["add-mul", "neuron", "mlp", "vanishing"])
 def test_labels_are_at_least_16px(shown, example):
     page = shown.page
@@ -111,6 +112,7 @@ def test_labels_are_at_least_16px(shown, example):
     present(page, False)
 
 
+@pytest.mark.screens(HALF_B)
 def test_text_size_buttons_and_keys(shown):
     page = shown.page
     start(page, "neuron")
@@ -171,6 +173,7 @@ def test_values_and_gradients_inside_the_nodes(shown):
     assert page.locator("[data-testid=graph] text.nval").count() == 0, "only in classroom mode"
 
 
+@pytest.mark.screens(HALF_A)
 def test_clicker_keys(shown):
     page = shown.page
     start(page, "neuron")
@@ -272,6 +275,7 @@ def test_text_contrast_is_wcag_aa(shown, record_property):
     print(f"lowest contrast {shown.width}x{shown.height}-{shown.lang}: {lowest}")
 
 
+@pytest.mark.screens(HALF_B)
 def test_state_colours_are_told_apart(shown):
     # current step, gradient computed, gradient flowing and a new forward op: distinct hues with
     # colour-vision deficiencies too (Okabe-Ito), and each differs from the node outlines they sit on
@@ -292,6 +296,7 @@ def test_state_colours_are_told_apart(shown):
     assert colours == okabe_ito, colours
 
 
+@pytest.mark.screens(HALF_A)
 def test_a_run_in_classroom_mode_keeps_it(shown):
     page = shown.page
     start(page, "fan-out")

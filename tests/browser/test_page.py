@@ -18,6 +18,7 @@ from .support import (
     chapters,
     expect_run,
     new_page,
+    open_page,
     pass_steps,
     pick_example,
     run_source,
@@ -82,12 +83,15 @@ def blur(page):
     page.evaluate("document.activeElement && document.activeElement.blur()")
 
 
-def test_every_example_runs_and_steps(page, server, examples):
+@pytest.mark.parametrize("width, height, lang", [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "zh")])
+def test_every_example_runs_and_steps(browser, server, examples, errors, width, height, lang):
     # Each example once through the page: drawn, stepped one frame each way with the keys and the
-    # buttons, its .grads at the end equal to the API's. Every other frame is walked by the pure
-    # Timeline and Player in tests/js/examples_walk.test.mjs.
+    # buttons, its .grads at the end equal to the API's, explained in the page's language, no
+    # sideways scrolling on a phone; a screenshot in the middle of its first backward pass. Every
+    # other frame is walked by the pure Timeline and Player in tests/js/examples_walk.test.mjs.
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert len(examples) >= 2
+    page = open_page(browser, server, width, height, lang, errors=errors)
     for ex in examples:
         pick_example(page, ex["id"])
         expected = api_run(server, ex["source"], ex.get("variables"))
@@ -131,8 +135,28 @@ def test_every_example_runs_and_steps(page, server, examples):
             checked += 1
         if expected["backward"]:
             assert checked >= 1, ex["id"]
-        go_to(page, first_pass_middle(page))
-        page.screenshot(path=str(SHOTS / f"{ex['id']}-1280-en.png"))
+        middle(page)
+        if lang == "zh":
+            assert re.search(r"[\u4e00-\u9fff]", page.locator("#explain").inner_text()), ex["id"]
+        wide = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide[0] <= wide[1], (ex["id"], wide)
+        page.screenshot(path=str(SHOTS / f"{ex['id']}-{width}-{lang}.png"), full_page=width < 600)
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
+def middle(page):
+    """Stand in the middle of the first backward pass (the pass chooser, then →), or at the end."""
+    try:
+        first, last = pass_steps(page, 1)
+    except AssertionError:
+        page.keyboard.press("End")
+        return
+    page.locator("#chapter").select_option(str(first - 1))
+    blur(page)
+    for _ in range((last - first) // 2):
+        page.keyboard.press("ArrowRight")
+    assert step_label(page)[0] == first + (last - first) // 2
 
 
 def test_logistic_neuron_grads_equal_pytorchs(page):
@@ -285,37 +309,6 @@ def test_export_svg_and_png(page, tmp_path):
     dl.value.save_as(png)
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
-
-
-@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
-def test_phone_width_has_no_horizontal_scroll(browser, server, examples, errors, lang):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page = new_page(browser, server, width=390, height=844, locale=lang, errors=errors, is_mobile=True,
-                    has_touch=True)
-    wait_ready(page)
-    tag = "zh" if lang.startswith("zh") else "en"
-    for ex in examples:
-        pick_example(page, ex["id"])
-        blur(page)
-        go_to(page, first_pass_middle(page))
-        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert width[0] <= width[1], (ex["id"], width)
-        page.screenshot(path=str(SHOTS / f"{ex['id']}-390-{tag}.png"), full_page=True)
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
-
-
-def test_chinese_screenshots_at_desktop(browser, server, examples, errors):
-    page = new_page(browser, server, locale="zh-CN", errors=errors)
-    wait_ready(page)
-    for ex in examples:
-        pick_example(page, ex["id"])
-        blur(page)
-        go_to(page, first_pass_middle(page))
-        page.screenshot(path=str(SHOTS / f"{ex['id']}-1280-zh.png"))
-        assert re.search(r"[\u4e00-\u9fff]", page.locator("#explain").inner_text()), ex["id"]
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
 
 
 def test_keyboard_only(page):

@@ -9,6 +9,8 @@ import httpx
 import pytest
 
 from .support import (
+    HALF_A,
+    HALF_B,
     SHOTS,
     blur,
     chapters,
@@ -50,6 +52,7 @@ def seen(page, name: str) -> int:
 
 
 # ---- values of an earlier run leaked into a new program -------------------------------------------
+@pytest.mark.screens(HALF_A)
 def test_a_program_starts_without_the_last_expressions_inputs(shown):
     page = shown.page
     pick_example(page, "add-mul")  # (a + b) * c with a = 2, b = -3, c = 10
@@ -71,6 +74,7 @@ def test_a_program_starts_without_the_last_expressions_inputs(shown):
 
 
 # ---- "not created yet" for tensors that exist -----------------------------------------------------
+@pytest.mark.screens(HALF_B)
 def test_named_tensors_exist_once_created(shown):
     page, text = shown.page, TEXT[shown.lang]
     pick_example(page, "accumulation")
@@ -89,6 +93,7 @@ def test_named_tensors_exist_once_created(shown):
 
 
 # ---- iteration chips off by one -------------------------------------------------------------------
+@pytest.mark.screens(HALF_A)
 def test_iteration_chips_choose_their_own_iteration(shown):
     page, text = shown.page, TEXT[shown.lang]
     pick_example(page, "linear-regression")  # 100 iterations; 1-3 and 98-100 keep their graphs
@@ -123,6 +128,7 @@ def test_a_training_example_opens_on_its_forward_graph(shown):
 
 
 # ---- work lost without warning --------------------------------------------------------------------
+@pytest.mark.screens(HALF_B)
 def test_own_program_is_kept_as_a_draft(shown, server):
     page, text = shown.page, TEXT[shown.lang]
     pick_example(page, "add-mul")
@@ -189,6 +195,7 @@ COLLISIONS = """() => {
 }"""
 
 
+@pytest.mark.screens(HALF_A)
 def test_edge_labels_do_not_collide_and_norms_are_explained(shown):
     page = shown.page
     for example in ("add-mul", "neuron", "broadcast"):
@@ -214,12 +221,12 @@ def health_answer(mode: str, os_layer: bool) -> dict:
     return {"status": "ok", "sandbox": {"mode": mode, "layers": layers}}
 
 
-@pytest.mark.parametrize("health, shown_notice", [
-    (health_answer("language-only", False), True),
-    (health_answer("full", True), False),
-    ({"status": "ok"}, False),  # a server that does not say: nothing is claimed
-], ids=["os-off", "full", "unknown"])
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("health, shown_notice, lang", [
+    (health_answer("language-only", False), True, "en"),
+    (health_answer("language-only", False), True, "zh"),
+    (health_answer("full", True), False, "zh"),
+    ({"status": "ok"}, False, "en"),  # a server that does not say: nothing is claimed
+], ids=["os-off-en", "os-off-zh", "full-zh", "unknown-en"])
 def test_sandbox_notice(browser, server, errors, health, shown_notice, lang):
     def answer(page):
         page.route("**/api/health", lambda route: route.fulfill(json=health))
