@@ -133,7 +133,7 @@ class TrainingView {
     this.ord = order(resp);
     this.series = paramSeries(resp);
     this.kept = keptIterations(resp);
-    this.n = (resp.iterations || []).length;
+    this.n = resp.iterations.length;
     this.section.hidden = false;
     this.range.max = Math.max(1, this.n);
     this.chips.replaceChildren(...this.kept.map((it) =>
@@ -187,7 +187,7 @@ class TrainingView {
     const losses = this.resp.iterations.map((it) => (it.loss === null ? null : Number(it.loss)));
     const series = [{ label: "loss", values: losses, color: PALETTE[0] }];
     const acc = accuracySeries(this.boundary);
-    const nSteps = Math.max(1, (this.resp.optimizer_steps || []).length ? this._stepCount() : this.n);
+    const nSteps = Math.max(1, this.resp.optimizer_steps.length ? this._stepCount() : this.n);
     if (acc.length) {
       const per = this.n / nSteps;
       series.push({ label: t("tr_accuracy"), axis: "right", color: PALETTE[2], cls: "acc",
@@ -256,7 +256,7 @@ class TrainingView {
 
   _optimizer() {
     const j = this.ord.stepOfPass.get(this.sel);
-    const step = (this.resp.optimizer_steps || []).find((s) => s.index === j);
+    const step = this.resp.optimizer_steps.find((s) => s.index === j);
     if (!step) {
       this.opt.replaceChildren(h("p", { class: "muted" }, t("tr_opt_none")));
       return;
@@ -313,7 +313,7 @@ class TrainingView {
     const group = this.ord.group.get(this.sel) || [this.sel];
     // The parameter chosen in the optimizer table (matched by name), else the first one.
     const j = this.ord.stepOfPass.get(this.sel);
-    const step = (this.resp.optimizer_steps || []).find((q) => q.index === j);
+    const step = this.resp.optimizer_steps.find((q) => q.index === j);
     const chosen = step && step.params[Math.min(this.paramSel || 0, step.params.length - 1)];
     const s = this.series.find((q) => chosen && q.label === chosen.name) || this.series[0];
     if (!s) {

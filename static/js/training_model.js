@@ -13,8 +13,8 @@
  */
 export function isTraining(resp) {
   if (!resp) return false;
-  if ((resp.optimizer_steps || []).length > 0) return true;
-  const its = resp.iterations || [];
+  if (resp.optimizer_steps.length > 0) return true;
+  const its = resp.iterations;
   const views = new Set(its.filter((it) => it.view !== null && it.view !== undefined).map((it) => it.view));
   return views.size + its.filter((it) => it.view === null || it.view === undefined).length >= 2;
 }
@@ -46,7 +46,7 @@ export function normOf(value) {
  * Parameters are matched by position (a parameter's leaf node changes after every step).
  */
 export function paramSeries(resp) {
-  const its = resp.iterations || [];
+  const its = resp.iterations;
   const series = [];
   its.forEach((it, i) => {
     Object.values(it.params || {}).forEach((p, j) => {
@@ -64,9 +64,9 @@ export function paramSeries(resp) {
 
 /** Labels in backward visiting order, from the first kept pass's leaf steps: "fc1.weight [16, 2]". */
 export function paramLabels(resp) {
-  const pass = (resp.backward || [])[0];
-  if (!pass) return Object.keys((resp.iterations || [])[0]?.params || {});
-  const nodes = new Map(((resp.graph || {}).nodes || []).map((n) => [n.id, n]));
+  const pass = resp.backward[0];
+  if (!pass) return Object.keys(resp.iterations[0]?.params || {});
+  const nodes = new Map(resp.graph.nodes.map((n) => [n.id, n]));
   const out = [];
   const seen = new Map();
   for (const s of pass.steps) {
@@ -97,7 +97,7 @@ export function order(resp) {
   let pending = [];
   let zeroSeen = false;
   let zeroCount = 0;
-  for (const ev of resp.events || []) {
+  for (const ev of resp.events) {
     if (ev.kind === "zero_grad") {
       zeroSeen = true;
       zeroCount += 1;
@@ -122,8 +122,8 @@ export function order(resp) {
  * hand-written `w -= lr * w.grad`) but never resets .grad: the gradients of every pass add up.
  */
 export function forgotZeroGrad(resp, ord, series) {
-  if (ord.zeroCount > 0 || (resp.iterations || []).length < 2) return false;
-  if ((resp.optimizer_steps || []).length > 0) return true;
+  if (ord.zeroCount > 0 || resp.iterations.length < 2) return false;
+  if (resp.optimizer_steps.length > 0) return true;
   return series.some((s) => {
     const vals = s.value.filter((x) => x !== null && x !== undefined);
     return vals.some((x) => Math.abs(x - vals[0]) > 1e-12 * Math.max(1, Math.abs(vals[0])));
@@ -132,7 +132,7 @@ export function forgotZeroGrad(resp, ord, series) {
 
 /** Iterations that can be inspected (their graph was kept): [{pass, view, loss}]. */
 export function keptIterations(resp) {
-  return (resp.iterations || [])
+  return resp.iterations
     .map((it) => ({ pass: it.pass_index, view: it.view, loss: it.loss }))
     .filter((it) => it.view !== null && it.view !== undefined);
 }

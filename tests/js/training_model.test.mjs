@@ -69,9 +69,10 @@ test("a forgotten zero_grad", () => {
   const o = order(resp);
   assert.equal(forgotZeroGrad(resp, o, paramSeries(resp)), false); // it has zero_grads
   const its = [{ params: { w: { value_norm: 1, grad_norm: 8 } } }, { params: { w: { value_norm: 0.9, grad_norm: 15 } } }];
-  const manual = { iterations: its, optimizer_steps: [], events: [] };
+  const answer = { backward: [], graph: { nodes: [], edges: [] } }; // what every answer has
+  const manual = { ...answer, iterations: its, optimizer_steps: [], events: [] };
   assert.equal(forgotZeroGrad(manual, order(manual), paramSeries(manual)), true);
-  const accum = { iterations: its.map((it) => ({ params: { w: { value_norm: 1, grad_norm: it.params.w.grad_norm } } })),
+  const accum = { ...answer, iterations: its.map((it) => ({ params: { w: { value_norm: 1, grad_norm: it.params.w.grad_norm } } })),
     optimizer_steps: [], events: [] };
   assert.equal(forgotZeroGrad(accum, order(accum), paramSeries(accum)), false); // micro-batches, no update
 });
