@@ -49,7 +49,8 @@ text.glabel { text-anchor: middle; font: 600 8px ui-monospace, Menlo, Consolas, 
   paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; pointer-events: none; }
 text.glabel.send { font-size: 10px; fill: #005b8f; }
 text.glabel.concealed { fill: #b44500; }
-text.nval { font-family: ui-monospace, Menlo, Consolas, monospace; fill: #111827; }
+text.nval { font-family: ui-monospace, Menlo, Consolas, monospace; fill: #111827; pointer-events: none;
+  paint-order: stroke; stroke: #fff; stroke-width: 2.5px; stroke-linejoin: round; }
 text.nval .nv-g { fill: #005b8f; font-weight: 600; }
 text.nval .nv-g.concealed { fill: #b44500; }
 text.nval .nv-sep { fill: #6b7280; }
@@ -89,6 +90,9 @@ class Drawing {
     }
     this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;
+    this.valueLayer = document.createElementNS(SVGNS, "g"); // values inside nodes (classroom mode)
+    this.valueLayer.setAttribute("class", "nvalues");
+    this.root.appendChild(this.valueLayer);
     this.labelLayer = document.createElementNS(SVGNS, "g");
     this.labelLayer.setAttribute("class", "glabels");
     this.root.appendChild(this.labelLayer);
@@ -425,11 +429,14 @@ export class GraphView {
   /** Each visible node's data and grad at frame k, inside it (a hidden grad is "?"). */
   _values(tl, k, hide) {
     const d = this.drawing;
-    if (!d.values) d.values = new NodeValues(d.nodes, (id, box) => d.grown(id, box));
+    if (!d.values) d.values = new NodeValues(d.nodes, d.edges, d.valueLayer, (id, box) => d.grown(id, box));
     const data = t("nv_data");
     const grad = t("nv_grad");
     for (const id of d.nodes.keys()) {
-      if (!tl.exists(id, k) || tl.nodeState(id, k) === "hidden") continue;
+      if (!tl.exists(id, k) || tl.nodeState(id, k) === "hidden") {
+        d.values.hide(id);
+        continue;
+      }
       const node = tl.nodes.get(id);
       const value = node.kind === "leaf" ? tl.valueAt(id, k) : node.value;
       const g = hide && hide.nodes.has(id) ? "?" : shortText(tl.outputGrad(id, k), num3) || "—";

@@ -13,9 +13,15 @@ const MARGIN = 3; // drawing units kept free between two nodes
 const MAX_WIDEN = 1.0; // a node widens at most by this part of its own width
 
 export class NodeValues {
-  /** nodes: Map id -> the node's <g> in a mounted drawing; grown(id, box) is told each node's new box. */
-  constructor(nodes, grown = () => {}) {
+  /**
+   * nodes, edges: Map id -> the <g> of each node and edge of a mounted drawing; layer: where the
+   * lines go (above the edges, so an arrowhead never hides a number); grown(id, box) is told each
+   * node's new box.
+   */
+  constructor(nodes, edges, layer, grown = () => {}) {
     this.nodes = nodes;
+    this.edges = edges;
+    this.layer = layer;
     this.grown = grown;
     this.lines = new Map(); // id -> the node's line and geometry, or null (no data | grad box)
     this.boxes = null; // id -> outline box (drawing units, before any growth)
@@ -24,12 +30,20 @@ export class NodeValues {
   /** Show data and grad text in node id. */
   set(id, data, grad) {
     const v = this._line(id);
-    if (!v || (v.dataText === data && v.gradText === grad)) return;
+    if (!v) return;
+    v.line.style.visibility = "";
+    if (v.dataText === data && v.gradText === grad) return;
     v.dataText = data;
     v.gradText = grad;
     v.d.textContent = data;
     v.gr.textContent = grad;
     this._fit(v);
+  }
+
+  /** Hide node id's line (the node is not drawn at this frame: its op has not run yet). */
+  hide(id) {
+    const v = this.lines.get(id);
+    if (v) v.line.style.visibility = "hidden";
   }
 
   /** Put every node back as it was drawn. */
@@ -54,6 +68,26 @@ export class NodeValues {
       const shape = this._outline(g);
       if (shape) this.boxes.set(id, shape.getBBox());
     }
+    // The ends of the edges: a node does not widen over the side its edges come in by.
+    this.ends = [];
+    for (const g of this.edges.values()) {
+      const path = g.querySelector(":scope > path");
+      if (!path) continue;
+      const len = path.getTotalLength();
+      this.ends.push(path.getPointAtLength(0), path.getPointAtLength(len));
+    }
+  }
+
+  /** Does an edge end at the left / right side of a box? */
+  _edgeSides(box) {
+    const near = 6;
+    const out = { left: false, right: false };
+    for (const p of this.ends) {
+      if (p.y < box.y - near || p.y > box.y + box.height + near) continue;
+      if (Math.abs(p.x - box.x) <= near + box.width * 0.15) out.left = true;
+      if (Math.abs(p.x - box.x - box.width) <= near + box.width * 0.15) out.right = true;
+    }
+    return out;
   }
 
   /** The room free to the left and to the right of a box that is `grow` taller (half the gaps). */
@@ -85,6 +119,7 @@ export class NodeValues {
     const grow = fs * 1.3;
     const line = document.createElementNS(SVGNS, "text");
     line.setAttribute("class", "nval");
+    line.dataset.node = String(id);
     line.setAttribute("text-anchor", "middle");
     const d = document.createElementNS(SVGNS, "tspan");
     d.setAttribute("class", "nv-d");
@@ -94,12 +129,12 @@ export class NodeValues {
     const gr = document.createElementNS(SVGNS, "tspan");
     gr.setAttribute("class", "nv-g");
     line.append(d, sep, gr);
-    g.appendChild(line);
+    this.layer.appendChild(line);
     shape.setAttribute("vector-effect", "non-scaling-stroke");
     const last = Number(texts[texts.length - 1].getAttribute("y")) || box.y + box.height / 2;
     const v = {
       id, g, shape, texts, line, d, gr, fs, grow, box, baseline: last + grow / 2,
-      room: this._room(id, box, grow), round: shape.tagName === "ellipse",
+      room: this._room(id, box, grow), sides: this._edgeSides(box), round: shape.tagName === "ellipse",
     };
     this.lines.set(id, v);
     return v;
@@ -112,10 +147,12 @@ export class NodeValues {
     const len = v.line.getComputedTextLength();
     const inner = v.round ? 0.78 : 0.92; // an ellipse is narrower off its middle
     const extra = Math.max(0, (len + fs) / inner - box.width);
-    // Grow into the roomier side first (away from the neighbours and the edges between them).
+    // Grow into a side no edge comes in by first (over it the arrowheads would be hidden), else
+    // the roomier side first.
     let left;
     let right;
-    if (room.left >= room.right) {
+    const leftFirst = v.sides.left !== v.sides.right ? !v.sides.left : room.left >= room.right;
+    if (leftFirst) {
       left = Math.min(extra, room.left);
       right = Math.min(extra - left, room.right);
     } else {

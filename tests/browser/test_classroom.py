@@ -138,9 +138,9 @@ def test_text_size_buttons_and_keys(shown):
 
 
 VALUES = """() => [...document.querySelectorAll('[data-testid=graph] g.node')]
-  .filter((g) => g.dataset.s !== 'hidden' && g.querySelector('text.nval'))
-  .map((g) => {
-    const line = g.querySelector('text.nval');
+  .map((g) => [g, document.querySelector(`[data-testid=graph] text.nval[data-node="${g.dataset.gid.slice(1)}"]`)])
+  .filter(([g, line]) => g.dataset.s !== 'hidden' && line)
+  .map(([g, line]) => {
     const shape = g.querySelector(':scope > :is(path, polygon, ellipse)');
     const a = line.getBoundingClientRect(), b = shape.getBoundingClientRect();
     return {name: g.querySelector('text').textContent, text: line.textContent,
