@@ -138,7 +138,8 @@ def test_text_size_buttons_and_keys(shown):
 
 
 VALUES = """() => [...document.querySelectorAll('[data-testid=graph] g.node')]
-  .map((g) => [g, document.querySelector(`[data-testid=graph] text.nval[data-node="${g.dataset.gid.slice(1)}"]`)])
+  .map((g) => [g, document.querySelector(
+    `[data-testid=graph] text.nval[data-node="${g.dataset.gid.slice(1)}"]`)])
   .filter(([g, line]) => g.dataset.s !== 'hidden' && line)
   .map(([g, line]) => {
     const shape = g.querySelector(':scope > :is(path, polygon, ellipse)');
