@@ -27,7 +27,7 @@ def prepare_answer(response: dict) -> dict:
         for key in ("folded", "folds", "undrawn"):
             view.pop(key, None)
         view["svg"] = f"@@{nonce}-view{i}@@"
-    response["svg"] = f"@@{nonce}-top@@"
+    response.pop("svg", None)  # the first view's drawing is views[0].svg: no second copy
     response["timings"] = f"@@{nonce}-timings@@"
     try:
         text = _dumps(response)
@@ -41,15 +41,14 @@ def prepare_answer(response: dict) -> dict:
 def splice_answer(prepared: dict, drawings: list[Drawing], timings: dict) -> str:
     """Server side: the complete JSON answer."""
     nonce = prepared["nonce"]
-    parts = {"top": f'"svg":{_dumps(drawings[0].svg if drawings else "")}',
-             "timings": f'"timings":{_dumps(timings)}'}
+    parts = {"timings": f'"timings":{_dumps(timings)}'}
     for i, d in enumerate(drawings):
         parts[f"view{i}"] = (f'"svg":{_dumps(d.svg)},"folded":{_dumps(d.folded)},"folds":{_dumps(d.folds)},'
                              f'"undrawn":{_dumps(d.undrawn)}')
     text = prepared["json"]
     out, pos, marker = [], 0, f'":"@@{nonce}-'
     while (hit := text.find(marker, pos)) >= 0:  # str.find: a regex over megabytes of JSON is slow
-        key_start = text.rfind('"', 0, hit) + 1  # "svg" or "timings"
+        key_start = text.rfind('"', 0, hit) + 1  # a view's "svg", or "timings"
         name_end = text.index('@@"', hit + len(marker))
         name = text[hit + len(marker):name_end]
         out.append(text[pos:key_start - 1])

@@ -100,7 +100,9 @@ CACHE = cache_from_env(LayoutSettings.cache_size)
 # ---- public entry points -------------------------------------------------------------------------------
 def draw_response(response: dict, settings: LayoutSettings | None = None, cache: LayoutCache = CACHE) -> None:
     """Fill ``svg``, ``folded`` and ``folds`` of every view of a serialized run, and the top ``svg``."""
-    drawings = draw_views(layout_input(response), settings, cache)
+    from .schemas import LayoutInput
+
+    drawings = draw_views(layout_data(LayoutInput.model_validate(layout_input(response))), settings, cache)
     for view, d in zip(response["views"], drawings):
         view["svg"], view["folded"], view["folds"], view["undrawn"] = d.svg, d.folded, d.folds, d.undrawn
     response["svg"] = response["views"][0]["svg"] if response["views"] else ""
@@ -113,13 +115,21 @@ EDGE_FIELDS = ("source", "target", "shape", "needs_grad")
 
 
 def layout_input(response: dict) -> dict:
-    """The part of a serialized run the layout needs: small to send from the worker."""
+    """The part of a serialized run the layout needs (``schemas.LayoutInput``): small to send from
+    the worker, and what the page sends back to draw another level."""
     return {
-        "nodes": {n["id"]: {k: n[k] for k in NODE_FIELDS if n.get(k) is not None}
-                  for n in response["graph"]["nodes"]},
-        "edges": {e["id"]: {k: e[k] for k in EDGE_FIELDS} for e in response["graph"]["edges"]},
-        "views": [(v["nodes"], v["edges"]) for v in response["views"]],
+        "nodes": [{"id": n["id"], **{k: n[k] for k in NODE_FIELDS if n.get(k) is not None}}
+                  for n in response["graph"]["nodes"]],
+        "edges": [{"id": e["id"], **{k: e[k] for k in EDGE_FIELDS}} for e in response["graph"]["edges"]],
+        "views": [{"nodes": v["nodes"], "edges": v["edges"]} for v in response["views"]],
     }
+
+
+def layout_data(inp) -> dict:
+    """A checked ``schemas.LayoutInput`` in the form ``draw_views`` reads: nodes and edges by id."""
+    return {"nodes": {n.id: n.model_dump(exclude={"id"}) for n in inp.nodes},
+            "edges": {e.id: e.model_dump(exclude={"id"}) for e in inp.edges},
+            "views": [(v.nodes, v.edges) for v in inp.views]}
 
 
 def draw_views(data: dict, settings: LayoutSettings | None = None,

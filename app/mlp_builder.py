@@ -26,6 +26,10 @@ DATASET_TITLES = {
 }
 
 
+MAX_HIDDEN_LAYERS = 6
+HIDDEN_SIZES = (1, 256)  # the smallest and the largest hidden layer
+
+
 class MlpConfigError(ValueError):
     """A form value that cannot make a working program; ``field`` names the form field."""
 
@@ -61,11 +65,12 @@ def parse_hidden(hidden: str | list[int]) -> tuple[int, ...]:
             sizes.append(int(p))
     else:
         sizes = list(hidden)
-    if len(sizes) > 6:
-        raise MlpConfigError("at most 6 hidden layers", "hidden")
+    if len(sizes) > MAX_HIDDEN_LAYERS:
+        raise MlpConfigError(f"at most {MAX_HIDDEN_LAYERS} hidden layers", "hidden")
+    lo, hi = HIDDEN_SIZES
     for s in sizes:
-        if not 1 <= s <= 256:
-            raise MlpConfigError(f"each hidden size must be between 1 and 256, got {s}", "hidden")
+        if not lo <= s <= hi:
+            raise MlpConfigError(f"each hidden size must be between {lo} and {hi}, got {s}", "hidden")
     return tuple(sizes)
 
 
@@ -87,6 +92,22 @@ def step_limits(cfg: MlpConfig, hidden: tuple[int, ...], output_size: int) -> di
         "max_ops": s.max_ops // (k * ops_per_pass(hidden, k)),
         "timeout_s": int(s.timeout_s * 200) // k,
     }
+
+
+def max_steps_table(max_accumulate: int) -> tuple[list[list[int]], list[list[str]]]:
+    """The most steps ``check_steps`` allows for each number of hidden layers (0..MAX_HIDDEN_LAYERS) and
+    of micro-batches per step (1..max_accumulate), and the name of the limit that binds for each."""
+    steps, names = [], []
+    for layers in range(MAX_HIDDEN_LAYERS + 1):
+        row, row_names = [], []
+        for k in range(1, max_accumulate + 1):
+            limits = step_limits(MlpConfig(accumulate=k), (1,) * layers, 1)
+            name = min(limits, key=limits.get)
+            row.append(max(1, limits[name]))
+            row_names.append(name)
+        steps.append(row)
+        names.append(row_names)
+    return steps, names
 
 
 def check_steps(cfg: MlpConfig, p: Plan) -> None:

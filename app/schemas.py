@@ -3,9 +3,9 @@ extended with what the page needs to explain each step)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypeAliasType
 
 # A named recursive alias (an implicit one, ``list["Nested"]``, recurses forever in pydantic 2.14).
@@ -229,13 +229,14 @@ class RunResponse(BaseModel):
     stdout: str
     graph: Graph
     backward: list[BackwardPassOut]
-    svg: str = Field(description="the first view's drawing; node and edge elements carry ids n<ID> and e<ID>")
     error: ErrorInfo | None = None
     mode: Literal["expression", "program"] = "program"
     free_names: list[str] = Field(default_factory=list)
     auto_backward: bool = Field(default=False,
                                 description="the runner called backward on the expression's result")
-    views: list[ViewOut] = Field(default_factory=list)
+    views: list[ViewOut] = Field(default_factory=list,
+                                 description="the drawings: node and edge elements of each view's svg carry "
+                                             "ids n<ID> and e<ID>")
     optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
@@ -243,47 +244,116 @@ class RunResponse(BaseModel):
                                       description="seconds spent: run, serialize, layout, total")
 
 
-# ---- what the layout reads of a run (from a worker, or from the page) -------------------------------------
-class LayoutNode(BaseModel):
-    """The part of a ``GraphNode`` the drawing uses."""
+# ---- layout again (POST /api/layout) ---------------------------------------------------------------
+# The page asks for another graph level of a drawing it has, sending the layout input from the run's
+# answer. The input is treated as hostile: strict types (an id is a JSON integer, never "3" or 3.0), no
+# unknown fields, no control characters in the texts the drawing shows, bounded sizes, and every id
+# it refers to defined.
+LAYOUT_MAX_NODES = 6000  # the request body limit (256 KB) binds before this
+LAYOUT_MAX_VIEWS = 16
+Text = Annotated[str, Field(max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$")]
+Shape = Annotated[list[Annotated[int, Field(ge=0, le=2**31 - 1)]], Field(max_length=16)]
+Id = Annotated[int, Field(ge=0, le=2**31 - 1)]
+Fold = Literal["auto", "module", "op"]
 
-    model_config = ConfigDict(extra="forbid")
 
+class LayoutNodeIn(BaseModel):
+    """What the drawing shows of a node (the fields of ``GraphNode`` it reads)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: Id
     kind: Literal["leaf", "op"]
-    name: str = Field(max_length=200)
-    shape: list[int] = Field(max_length=64)
-    requires_grad: bool = False
+    name: Text
+    shape: Shape
+    requires_grad: bool
     is_param: bool = False
     is_output: bool = False
     is_saved: bool = False
     is_constant: bool = False
-    var: str | None = Field(default=None, max_length=200)
-    module: str | None = Field(default=None, max_length=500)
+    var: Text | None = None
+    module: Text | None = None
 
 
-class LayoutEdge(BaseModel):
-    """The part of a ``GraphEdge`` the drawing uses."""
+class LayoutEdgeIn(BaseModel):
+    """What the drawing shows of an edge (the fields of ``GraphEdge`` it reads)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    source: int
-    target: int
-    shape: list[int] = Field(max_length=64)
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: Id
+    source: Id
+    target: Id
+    shape: Shape
     needs_grad: bool
 
 
+class LayoutViewIn(BaseModel):
+    """One drawing: the node and edge ids of a ``ViewOut``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    nodes: list[Id]
+    edges: list[Id]
+
+
 class LayoutInput(BaseModel):
-    """Nodes and edges by id, and each view's node and edge ids: all the drawing needs."""
+    """What the drawing reads of a run: graph nodes and edges, each view's ids. A worker sends it
+    with its answer and the page sends it back for another level: from either, it is checked here."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    nodes: list[LayoutNodeIn]
+    edges: list[LayoutEdgeIn]
+    views: list[LayoutViewIn]
+    direction: Literal["auto", "down"] = Field(
+        default="auto", description="'auto': short graphs left to right, deep ones top to bottom (as "
+                                    "/api/run draws them); 'down': always top to bottom (a narrow screen)")
 
-    nodes: dict[int, LayoutNode]
-    edges: dict[int, LayoutEdge]
-    views: list[tuple[list[int], list[int]]]
+    @model_validator(mode="after")
+    def _refers_to_what_it_defines(self):
+        nodes = {n.id for n in self.nodes}
+        if len(nodes) != len(self.nodes):
+            raise ValueError("node ids must be unique")
+        edges = {e.id: e for e in self.edges}
+        if len(edges) != len(self.edges):
+            raise ValueError("edge ids must be unique")
+        for e in self.edges:
+            if e.source not in nodes or e.target not in nodes:
+                raise ValueError(f"edge {e.id} joins a node that is not in nodes")
+        for i, v in enumerate(self.views):
+            members = set(v.nodes)
+            if not members <= nodes:
+                raise ValueError(f"view {i} names a node that is not in nodes")
+            for eid in v.edges:
+                e = edges.get(eid)
+                if e is None:
+                    raise ValueError(f"view {i} names an edge that is not in edges")
+                if e.source not in members or e.target not in members:
+                    raise ValueError(f"view {i}: edge {eid} joins a node outside the view")
+        return self
 
 
+class LayoutRequest(LayoutInput):
+    """The layout input of a run's answer and the level to draw (POST /api/layout)."""
+
+    nodes: list[LayoutNodeIn] = Field(min_length=1, max_length=LAYOUT_MAX_NODES)
+    edges: list[LayoutEdgeIn] = Field(max_length=LAYOUT_MAX_NODES)
+    views: list[LayoutViewIn] = Field(min_length=1, max_length=LAYOUT_MAX_VIEWS)
+    fold: Fold = Field(default="auto", description="as in RunRequest")
+
+class DrawingOut(BaseModel):
+    """One view drawn again."""
+
+    index: int
+    svg: str
+    folded: bool
+    folds: list[FoldOut]
+    undrawn: Literal["too_many_nodes", "time_budget", "graphviz_failed"] | None = None
+
+
+class LayoutResponse(BaseModel):
+    views: list[DrawingOut]
+
+
+# ---- a worker's answer to a run (between the server and its sandboxed worker, not HTTP) -------------
 class PreparedRun(BaseModel):
-    """A worker's answer to a run, besides the answer text: what the server draws and splices."""
+    """Besides the answer text: what the server draws and splices in."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -300,6 +370,36 @@ class WorkerRunReply(BaseModel):
 
     prepared: PreparedRun | None = None
     program_error: ErrorInfo | None = None
+
+
+# ---- limits (GET /api/limits) ----------------------------------------------------------------------
+class FieldRange(BaseModel):
+    """Bounds of a number (an open bound excludes its value)."""
+
+    min: float | None = None
+    max: float | None = None
+    min_open: bool = False
+    max_open: bool = False
+
+
+class MlpLimits(BaseModel):
+    """What the MLP builder form accepts."""
+
+    fields: dict[str, FieldRange] = Field(description="per numeric MlpConfig field")
+    hidden_layers: int = Field(description="the most hidden layers")
+    hidden_size: FieldRange
+    max_steps: list[list[int]] = Field(
+        description="the most steps, by [number of hidden layers][micro-batches per step - 1]")
+    max_steps_limit: list[list[str]] = Field(description="the runner limit that sets each of max_steps")
+
+
+class Limits(BaseModel):
+    """The server's limits, so the page can say them before a request fails (and name them after)."""
+
+    run: dict[str, float] = Field(description="the runner's limits, by the names its error messages use "
+                                              "('limit: timeout_s')")
+    layout_max_nodes: int = Field(description="a view with more nodes is not drawn")
+    mlp: MlpLimits
 
 
 # ---- other routes ----------------------------------------------------------------------------------------

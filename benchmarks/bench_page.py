@@ -34,27 +34,29 @@ def chain(n: int) -> str:
 
 
 MEASURE_RUN = """async () => {
-  const g = window.gradviz;
+  const { emit, once, state } = await import('/static/js/state.js');
+  const done = new Promise((r) => once('run-end', r));
   const t0 = performance.now();
-  await g.run();
+  emit('rerun');
+  await done;
   document.querySelector('[data-testid=graph]').getBoundingClientRect();
   await new Promise((r) => requestAnimationFrame(() => r()));
   const t1 = performance.now();
-  const tl = g.state.timeline;
+  const tl = state.timeline;
   return { ms: t1 - t0, frames: tl ? tl.length : 0, nodes: tl ? tl.nodes.size : 0,
            drawn: document.querySelectorAll('[data-testid=graph] g.node').length,
-           error: g.state.response ? g.state.response.error : 'request failed',
-           server: g.state.response ? g.state.response.timings : null };
+           error: state.response ? state.response.error : 'request failed',
+           server: state.response ? state.response.timings : null };
 }"""
 
-MEASURE_STEPS = """() => {
-  const g = window.gradviz;
+MEASURE_STEPS = """async () => {
+  const { emit, state } = await import('/static/js/state.js');
   const host = document.querySelector('[data-testid=graph]');
   const times = [];
-  g.player.goTo(0);
-  for (let k = 1; k < g.player.length; k++) {
+  emit('goto', 0);
+  for (let k = 1; k < state.timeline.length; k++) {
     const t0 = performance.now();
-    g.player.goTo(k);
+    emit('goto', k);
     host.getBoundingClientRect();      // style + layout now, not later
     document.body.offsetHeight;
     times.push(performance.now() - t0);
@@ -91,7 +93,8 @@ def main() -> None:
                                         args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(base + "/")
-            page.wait_for_function("Number(document.body.dataset.runs || 0) > 0", timeout=60_000)
+            idle = "document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
+            page.wait_for_function(idle, timeout=60_000)
             print(f"{'case':26} {'nodes':>6} {'frames':>6} {'run→drawn ms':>14} {'server ms':>10} "
                   f"{'step median ms':>15} {'step p95 ms':>12} {'step max ms':>12}")
             for name, source in cases:

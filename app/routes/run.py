@@ -15,7 +15,7 @@ from ..answer import splice_answer
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..gcpause import gc_paused
-from ..layout import LayoutSettings, draw_views
+from ..layout import LayoutSettings, draw_views, layout_data
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import ErrorResponse, RunRequest, RunResponse, WorkerRunReply
@@ -68,8 +68,8 @@ def _drawn(prepared, text: str, settings, fold: str, t0: float, budget_end: floa
     """Lay out the views within what is left of the budget, splice the drawings in, and check the
     whole answer against the schema before it leaves (the worker wrote most of it)."""
     t1 = time.perf_counter()
-    layout = prepared.layout.model_dump()
-    drawings = draw_views(layout, fold_settings(settings.layout, fold), deadline=budget_end)
+    drawings = draw_views(layout_data(prepared.layout), fold_settings(settings.layout, fold),
+                          deadline=budget_end)
     timings = dict(prepared.timings, layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
     try:
         answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)

@@ -21,21 +21,60 @@ async function call(url, init) {
   return { ok: false, status: res.status, error };
 }
 
+function post(url, body) {
+  return call(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
 /** GET /api/examples → [{id, title: {en, zh}, source, variables?}] */
 export function fetchExamples() {
   return call("/api/examples");
 }
 
-/** Extra fields of every run request, set by panels (e.g. fold: "module" | "op", see fold.js). */
-export const runOptions = {};
+/** GET /api/health → {status, sandbox?} */
+export function fetchHealth() {
+  return call("/api/health");
+}
 
-/** POST /api/run → RunResponse (see app/schemas.py). */
-export function runProgram(source, variables) {
-  const body = { source, ...runOptions };
+/** GET /api/limits → Limits (app/schemas.py) */
+export function fetchLimits() {
+  return call("/api/limits");
+}
+
+/** POST /api/run → RunResponse. variables: the expression's inputs (null: none); fold: the graph level. */
+export function runProgram(source, variables, fold = "auto") {
+  const body = { source, fold };
   if (variables && Object.keys(variables).length) body.variables = variables;
-  return call("/api/run", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
+  return post("/api/run", body);
+}
+
+// What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas.py).
+const NODE_KEYS = ["id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
+  "var", "module"];
+const EDGE_KEYS = ["id", "source", "target", "shape", "needs_grad"];
+
+function only(obj, keys) {
+  const out = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
+
+/** POST /api/layout: the run's views drawn again at `fold` level ("down": top to bottom). */
+export function fetchLayout(resp, fold, direction = "auto") {
+  return post("/api/layout", {
+    nodes: resp.graph.nodes.map((n) => only(n, NODE_KEYS)),
+    edges: resp.graph.edges.map((e) => only(e, EDGE_KEYS)),
+    views: resp.views.map((v) => ({ nodes: v.nodes, edges: v.edges })),
+    fold,
+    direction,
   });
+}
+
+/** POST /api/mlp/program → MlpProgram (the form's program and its facts). */
+export function fetchMlpProgram(config) {
+  return post("/api/mlp/program", config);
+}
+
+/** POST /api/mlp/boundary → BoundaryResponse. */
+export function fetchBoundary(body) {
+  return post("/api/mlp/boundary", body);
 }

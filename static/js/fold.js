@@ -1,14 +1,13 @@
 /**
  * The graph's level: "module" draws each nn.Module call (nn.Linear, an activation, the loss) as
  * one box, "op" draws every grad_fn, "auto" folds only big graphs (the server's rule).
- * Changing it re-runs the program with the `fold` option of POST /api/run; clicking a folded
- * box opens it (switches to the op level).
+ * Changing it asks for the drawings again ("graph-level" on the bus: POST /api/layout, no new
+ * run); clicking a folded box opens it (switches to the op level).
  */
 
-import { runOptions } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { state } from "./state.js";
+import { emit, state } from "./state.js";
 
 const MODES = ["auto", "module", "op"];
 
@@ -28,22 +27,19 @@ export class FoldToggle {
 
   /** Show the toggle for programs with nn.Module calls; mark which level is drawn. */
   load(resp) {
-    const nodes = resp && resp.graph ? resp.graph.nodes : [];
+    const nodes = resp ? resp.graph.nodes : [];
     this.el.hidden = !nodes.some((n) => n.module);
-    const folded = !!(resp && resp.views && resp.views.some((v) => v.folded));
+    const folded = !!(resp && resp.views.some((v) => v.folded));
     this.el.dataset.folded = String(folded);
     for (const b of this.buttons) b.setAttribute("aria-pressed", String(b.dataset.mode === this.mode));
   }
 
-  /** Draw at `mode` level: re-run the same program, standing on the same step. */
-  async set(mode) {
+  /** Draw at `mode` level, standing on the same step (later runs are drawn at it too). */
+  set(mode) {
     if (!MODES.includes(mode) || mode === this.mode) return;
     this.mode = mode;
-    if (mode === "auto") delete runOptions.fold;
-    else runOptions.fold = mode;
     for (const b of this.buttons) b.setAttribute("aria-pressed", String(b.dataset.mode === mode));
-    const g = window.gradviz;
-    if (g && g.run && state.response) await g.run(state.frame);
+    emit("graph-level", mode);
   }
 
   /** Light the folded box that holds frame k's node (the drawing lights only plain nodes). */
@@ -54,8 +50,8 @@ export class FoldToggle {
     if (!graph || !resp || !tl) return;
     for (const g of graph.querySelectorAll("g.fold-cur")) g.classList.remove("fold-cur");
     const f = tl.frames[k];
-    const view = resp.views && resp.views.find((v) => v.index === (f ? f.view : 0));
-    if (!f || f.node === undefined || !view || !view.folds || !view.folds.length) return;
+    const view = resp.views.find((v) => v.index === (f ? f.view : 0));
+    if (!f || f.node === undefined || !view || !view.folds.length) return;
     const box = view.folds.find((fo) => fo.nodes.includes(f.node));
     const el = box ? graph.querySelector(`g[id="${box.id}"]`) : null;
     if (el) el.classList.add("fold-cur");

@@ -17,6 +17,14 @@ export function num(x) {
   return s === "-0" ? "0" : s;
 }
 
+/** A number in 3 significant digits (inside a node, where room is short): 0.999, -1.66e-6, 1200. */
+export function num3(x) {
+  if (typeof x !== "number" || !Number.isFinite(x) || x === 0) return num(x);
+  const a = Math.abs(x);
+  if (a < 1e-3 || a >= 1e5) return x.toExponential(2).replace(/\.?0+e/, "e").replace("e+", "e");
+  return String(Number(x.toPrecision(3)));
+}
+
 /** Nested list (or scalar) → text like [[1, 2], [3, 4]]. */
 export function nested(data) {
   if (Array.isArray(data)) return `[${data.map(nested).join(", ")}]`;
@@ -62,19 +70,22 @@ export function compactText(v, maxLen = 40, meanWord = "mean") {
   return valueText(v, maxLen);
 }
 
-/** Very short text for an edge label: a scalar, a short vector, or a shape with a norm. */
-export function shortText(v) {
+/**
+ * Very short text for an edge label: a scalar, a short vector, or a shape with a norm (numbers
+ * written by `fmt`: num, or num3 where room is shorter still).
+ */
+export function shortText(v, fmt = num) {
   if (!v) return "";
   const data = isValue(v) ? v.data : v;
   if (data !== null && data !== undefined) {
     const xs = flat(data);
-    if (xs.length === 1) return num(xs[0]);
-    if (xs.length <= 3) return `[${xs.map(num).join(", ")}]`;
+    if (xs.length === 1) return fmt(xs[0]);
+    if (xs.length <= 3) return `[${xs.map(fmt).join(", ")}]`;
     // The edge already shows the shape: the label gives the gradient's size (its norm).
     const norm = Math.sqrt(xs.reduce((a, b) => a + (Number(b) || 0) ** 2, 0));
-    return `‖${num(norm)}‖`;
+    return `‖${fmt(norm)}‖`;
   }
-  if (v.summary) return `‖${num(v.summary.norm)}‖`;
+  if (v.summary) return `‖${fmt(v.summary.norm)}‖`;
   return shapeText(v.shape);
 }
 

@@ -2,54 +2,67 @@
  * Drawing: mounts the graphviz SVG of a view, then shows the timeline's state on it.
  * Each node <g> and edge <g> gets data-s="<state>" (CSS does the rest); edges that carried a
  * gradient get a text label with its value. Per frame only the elements the timeline lists as
- * changed are touched, and the layout is never recomputed.
+ * changed are touched, and the layout is never recomputed. In classroom mode the nodes can show
+ * their data and grad inside (node_values.js).
  */
 
-import { shortText } from "./format.js";
+import { num3, shortText } from "./format.js";
+import { t } from "./i18n.js";
+import { NodeValues } from "./node_values.js";
 import { PanZoom } from "./panzoom.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
+const MAX_VALUES = 250; // nodes with values inside: only in graphs up to this size (cost per step)
 // Node labels are drawn this tall (CSS px) when a drawing starts zoomed in; a fitted drawing whose
 // labels would come out smaller than MIN_FIT_PX starts zoomed in instead (Fit still shows it all).
+// Classroom mode asks for larger labels (setReadable).
 const READABLE_PX = 12;
 const MIN_FIT_PX = 10.5;
 // Gradient labels on edges: their largest font (drawing units), the baseline offsets tried from
 // the edge's middle, and the graph size above which they are not moved off nodes (cost).
-const LABEL_FONT = 10;
+const LABEL_FONT = 11;
 const LABEL_OFFSETS = [-4, 14, -16, 26, -28, 38];
 const MAX_PLACED = 400;
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
 g[data-s=hidden] { visibility: hidden; }
-g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #c026d3; stroke-width: 3.5; }
-g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #c026d3; stroke-width: 5; }
-g.node[data-s=cur] { animation: gv-pulse 1.2s ease-in-out infinite alternate; filter: drop-shadow(0 0 5px #e879f9); }
-@keyframes gv-pulse { from { filter: drop-shadow(0 0 2px #e879f9); } to { filter: drop-shadow(0 0 9px #c026d3); } }
-g.node[data-s=done] > :is(polygon,ellipse,path) { stroke: #0d9488; stroke-width: 3.5; }
-g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #0d9488; stroke-width: 2.5; stroke-dasharray: 5 4; fill-opacity: .35; }
-g.node[data-s=freed] > text { fill: #64748b; }
-g.edge[data-s=new] > path { stroke: #c026d3; stroke-width: 2.5; }
-g.edge[data-s=new] > polygon { stroke: #c026d3; fill: #c026d3; }
+g.node:is([data-s=fwd],[data-s=pending],:not([data-s])) > :is(polygon,ellipse,path)[stroke="#ea580c"] { stroke: #8f5a00; stroke-dasharray: 4 2; }
+g.node[data-s=new] > :is(polygon,ellipse,path) { stroke: #a0427a; stroke-width: 3.5; }
+g.node[data-s=cur] > :is(polygon,ellipse,path) { stroke: #d55e00; stroke-width: 5; }
+g.node[data-s=cur] { animation: gv-pulse 1.2s ease-in-out infinite alternate; filter: drop-shadow(0 0 5px #f0a060); }
+@keyframes gv-pulse { from { filter: drop-shadow(0 0 2px #f0a060); } to { filter: drop-shadow(0 0 9px #d55e00); } }
+g.node[data-s=done] > :is(polygon,ellipse,path) { stroke: #009e73; stroke-width: 3.5; }
+g.node[data-s=freed] > :is(polygon,ellipse,path) { stroke: #009e73; stroke-width: 2.5; stroke-dasharray: 5 4; fill-opacity: .35; }
+g.node[data-s=freed] > text { fill: #4b5563; }
+g.edge[data-s=new] > path { stroke: #a0427a; stroke-width: 2.5; }
+g.edge[data-s=new] > polygon { stroke: #a0427a; fill: #a0427a; }
 g.edge:is([data-s=bw],[data-s=send],[data-s=carried],[data-s=nograd]) > polygon { display: none; }
-g.edge[data-s=bw] > path { stroke: #94a3b8; stroke-dasharray: 5 4; marker-start: url(#gv-bw); }
-g.edge[data-s=nograd] > path { stroke: #cbd5e1; stroke-dasharray: 2 4; }
-g.edge[data-s=send] > path { stroke: #dc2626; stroke-width: 3.5; marker-start: url(#gv-send); }
-g.edge[data-s=carried] > path { stroke: #b91c1c; stroke-width: 2; marker-start: url(#gv-carried); }
+g.edge[data-s=bw] > path { stroke: #8a94a3; stroke-dasharray: 5 4; marker-start: url(#gv-bw); }
+g.edge[data-s=nograd] > path { stroke: #c4ccd6; stroke-dasharray: 2 4; }
+g.edge[data-s=send] > path { stroke: #0072b2; stroke-width: 3.5; marker-start: url(#gv-send); }
+g.edge[data-s=carried] > path { stroke: #0072b2; stroke-width: 2; stroke-opacity: .75; marker-start: url(#gv-carried); }
+g.edge > text.shape-scalar { display: none; }
 g.sel > :is(polygon,ellipse,path) { stroke: #0f172a !important; stroke-width: 3 !important; stroke-dasharray: 3 2; }
-text.glabel { text-anchor: middle; font: 600 8px ui-monospace, Menlo, Consolas, monospace; fill: #b91c1c;
+text.glabel { text-anchor: middle; font: 600 8px ui-monospace, Menlo, Consolas, monospace; fill: #005b8f;
   paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; pointer-events: none; }
-text.glabel.send { font-size: 10px; fill: #dc2626; }
+text.glabel.send { font-size: 10px; fill: #005b8f; }
+text.glabel.concealed { fill: #b44500; }
+text.nval { font-family: ui-monospace, Menlo, Consolas, monospace; fill: #111827; pointer-events: none;
+  paint-order: stroke; stroke: #fff; stroke-width: 2.5px; stroke-linejoin: round; }
+text.nval .nv-g { fill: #005b8f; font-weight: 600; }
+text.nval .nv-g.concealed { fill: #b44500; }
+text.nval .nv-sep { fill: #6b7280; }
 g.node:focus { outline: none; }
 g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #0f172a; stroke-width: 4; }
 @media (prefers-reduced-motion: reduce) { g.node[data-s=cur] { animation: none; } }
 `;
 
 const MARKERS = [
-  ["gv-bw", "#94a3b8"],
-  ["gv-send", "#dc2626"],
-  ["gv-carried", "#b91c1c"],
+  ["gv-bw", "#8a94a3"],
+  ["gv-send", "#0072b2"],
+  ["gv-carried", "#0072b2"],
 ];
 
 /** One parsed, mounted drawing with its element index. */
@@ -71,9 +84,15 @@ class Drawing {
       else if (id[0] === "e" && g.classList.contains("edge")) this.edges.set(num, g);
       const title = g.querySelector(":scope > title");
       if (title) title.remove(); // graphviz titles are internal names, not help
+      // An edge's shape label: "scalar" says nothing the value does not (and sat where the
+      // gradient is written); other shapes stay, and gradient labels keep clear of them.
+      if (id[0] === "e") for (const tx of g.querySelectorAll(":scope > text")) if (tx.textContent.trim() === "scalar") tx.classList.add("shape-scalar");
     }
     this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;
+    this.valueLayer = document.createElementNS(SVGNS, "g"); // values inside nodes (classroom mode)
+    this.valueLayer.setAttribute("class", "nvalues");
+    this.root.appendChild(this.valueLayer);
     this.labelLayer = document.createElementNS(SVGNS, "g");
     this.labelLayer.setAttribute("class", "glabels");
     this.root.appendChild(this.labelLayer);
@@ -90,9 +109,15 @@ class Drawing {
   measure() {
     if (this.mid) return;
     this.mid = new Map();
+    this.vertical = new Map(); // edge id -> runs more up/down than sideways
     for (const [eid, g] of this.edges) {
       const path = g.querySelector("path");
-      if (path) this.mid.set(eid, path.getPointAtLength(path.getTotalLength() / 2));
+      if (!path) continue;
+      const len = path.getTotalLength();
+      this.mid.set(eid, path.getPointAtLength(len / 2));
+      const a = path.getPointAtLength(0);
+      const z = path.getPointAtLength(len);
+      this.vertical.set(eid, Math.abs(z.y - a.y) > Math.abs(z.x - a.x));
     }
     // Node boxes in the svg's own coordinates (graphviz translates its root group).
     const tr = this.root.transform && this.root.transform.baseVal.consolidate();
@@ -111,6 +136,11 @@ class Drawing {
       grow(b);
     }
     for (const g of this.svg.querySelectorAll("g.node, g.edge")) grow(place(g.getBBox()));
+    // Shape labels of edges: gradient labels do not cover them either.
+    this.shapeBoxes = [];
+    for (const g of this.edges.values()) {
+      for (const tx of g.querySelectorAll(":scope > text:not(.shape-scalar)")) this.shapeBoxes.push(place(tx.getBBox()));
+    }
     // The graph without graphviz's own legend (the page shows a translated one): what "fit" shows.
     const pad = 12;
     this.content = lo ? { x: lo.x0 - pad, y: lo.y0 - pad, w: lo.x1 - lo.x0 + 2 * pad, h: lo.y1 - lo.y0 + 2 * pad } : null;
@@ -123,10 +153,39 @@ class Drawing {
     this.font = font || 14;
   }
 
-  /** Screen pixels per drawing unit at which node labels are READABLE_PX tall. */
-  readableScale() {
+  /** Forget the gradient labels and their places (the next render writes them again). */
+  resetLabels() {
+    this.labelLayer.replaceChildren();
+    this.labels.clear();
+    this.labelText.clear();
+    this.spots.clear();
+    if (this.boxes0) this.boxes = new Map(this.boxes0);
+  }
+
+  /** Node id's outline grew to hold its values: `box` (in the drawing's own units) is its box now. */
+  grown(id, box) {
     this.measure();
-    return READABLE_PX / this.font;
+    if (!this.boxes0) this.boxes0 = new Map(this.boxes);
+    const m = this.m;
+    this.boxes.set(id, { x: m.a * box.x + m.e, y: m.d * box.y + m.f, w: box.w * m.a, h: box.h * m.d });
+  }
+
+  /** The graph's box with room for values inside the nodes (outlines grow by a line and up to 60 %). */
+  roomForValues() {
+    this.measure();
+    if (!this.content) return null;
+    let wide = 0;
+    for (const b of this.boxes.values()) wide = Math.max(wide, b.w);
+    const dx = wide * 0.6;
+    const dy = this.font * 0.65;
+    const c = this.content;
+    return { x: c.x - dx, y: c.y - dy, w: c.w + 2 * dx, h: c.h + 2 * dy };
+  }
+
+  /** Screen pixels per drawing unit at which node labels are `px` tall. */
+  readableScale(px = READABLE_PX) {
+    this.measure();
+    return px / this.font;
   }
 
   /** The middle of an edge's path. */
@@ -142,17 +201,20 @@ class Drawing {
     g.setAttribute("data-s", s);
   }
 
-  setEdge(id, s, grad) {
+  /** An edge's state and the gradient it carried (hidden: shown as "?" until revealed). */
+  setEdge(id, s, grad, hidden = false) {
     const g = this.edges.get(id);
     if (!g) return;
     if (this.states.get(`e${id}`) !== s) {
       this.states.set(`e${id}`, s);
       g.setAttribute("data-s", s);
     }
-    const text = s === "send" || s === "carried" ? shortText(grad) : "";
+    const shown = s === "send" || s === "carried";
+    const text = shown ? (hidden ? "?" : shortText(grad)) : "";
+    const cls = `glabel${s === "send" ? " send" : ""}${hidden ? " concealed" : ""}`;
     if ((this.labelText.get(id) || "") === text) {
       const lab = this.labels.get(id);
-      if (lab) lab.setAttribute("class", s === "send" ? "glabel send" : "glabel");
+      if (lab) lab.setAttribute("class", cls);
       return;
     }
     this.labelText.set(id, text);
@@ -171,15 +233,15 @@ class Drawing {
     const at = this.labelSpot(id, text);
     lab.setAttribute("x", String(at.x));
     lab.setAttribute("y", String(at.y));
-    lab.setAttribute("class", s === "send" ? "glabel send" : "glabel");
+    lab.setAttribute("class", cls);
     lab.textContent = text;
   }
 
   /**
    * Where an edge's gradient label goes (its baseline centre): just above the edge's middle, or
-   * the first spot below / further up that covers no node's box, so the value does not hide a
-   * node's name on a short edge. The size is estimated (monospace), not measured: measuring
-   * would lay the drawing out again for every label.
+   * the first spot below / further up (then beside) that covers no node's box, no shape label and
+   * no other gradient label, so the value hides nothing on a short edge. The size is estimated
+   * (monospace), not measured: measuring would lay the drawing out again for every label.
    */
   labelSpot(id, text) {
     const p = this.midpoint(id);
@@ -187,20 +249,35 @@ class Drawing {
     if (this.nodes.size > MAX_PLACED) return { x: p.x, y: p.y - 4 };
     const w = text.length * fs * 0.62 + 4;
     const m = this.m;
-    const rect = (y) => ({
-      x0: m.a * (p.x - w / 2) + m.e, x1: m.a * (p.x + w / 2) + m.e, y0: m.d * (y - fs) + m.f, y1: m.d * (y + 2) + m.f,
+    const rect = (x, y) => ({
+      x0: m.a * (x - w / 2) + m.e, x1: m.a * (x + w / 2) + m.e, y0: m.d * (y - fs) + m.f, y1: m.d * (y + 2) + m.f,
     });
-    const free = (r) => {
-      for (const b of this.boxes.values()) if (b.x < r.x1 && b.x + b.w > r.x0 && b.y < r.y1 && b.y + b.h > r.y0) return false;
-      for (const [other, q] of this.spots) {
-        if (other !== id && q.x0 < r.x1 && q.x1 > r.x0 && q.y0 < r.y1 && q.y1 > r.y0) return false;
-      }
-      return true;
+    const cover = (r, b) => Math.max(0, Math.min(r.x1, b.x1) - Math.max(r.x0, b.x0)) *
+      Math.max(0, Math.min(r.y1, b.y1) - Math.max(r.y0, b.y0));
+    const box = (b) => ({ x0: b.x, x1: b.x + b.w, y0: b.y, y1: b.y + b.h });
+    // How much of what is already drawn a label at r would cover (0: a free spot).
+    const covered = (r) => {
+      let area = 0;
+      for (const b of this.boxes.values()) area += cover(r, box(b));
+      for (const b of this.shapeBoxes) area += cover(r, box(b));
+      for (const [other, q] of this.spots) if (other !== id) area += cover(r, q);
+      return area;
     };
-    let dy = LABEL_OFFSETS.find((d) => free(rect(p.y + d)));
-    if (dy === undefined) dy = LABEL_OFFSETS[0];
-    this.spots.set(id, rect(p.y + dy));
-    return { x: p.x, y: p.y + dy };
+    // An edge that runs up or down (a drawing top to bottom) takes its label beside it first.
+    const beside = w / 2 + 5;
+    const spots = this.vertical.get(id)
+      ? [[beside, 4], [-beside, 4], [beside, -8], [-beside, -8], [beside, 16], [-beside, 16],
+        ...LABEL_OFFSETS.map((dy) => [0, dy])]
+      : [0, -w * 0.6, w * 0.6].flatMap((dx) => LABEL_OFFSETS.map((dy) => [dx, dy]));
+    let best = null;
+    for (const [dx, dy] of spots) {
+      const r = rect(p.x + dx, p.y + dy);
+      const area = covered(r);
+      if (!best || area < best.area) best = { area, dx, dy, r };
+      if (area === 0) break;
+    }
+    this.spots.set(id, best.r);
+    return { x: p.x + best.dx, y: p.y + best.dy };
   }
 }
 
@@ -261,6 +338,9 @@ export class GraphView {
     this.view = -1;
     this.drawing = null;
     this.selected = null;
+    this.readablePx = READABLE_PX;
+    this.minFitPx = MIN_FIT_PX;
+    this.showValues = false;
     host.addEventListener("click", (e) => this._click(e));
     host.addEventListener("pointerover", (e) => this._hover(e));
     host.addEventListener("pointerleave", () => this.on.hover?.(null));
@@ -275,22 +355,48 @@ export class GraphView {
     });
   }
 
-  /** A new run: forget the old drawings. */
+  /** A new run (or new drawings of it): forget the old drawings. null: no run, a note instead. */
   load(resp) {
-    const views = resp && resp.views && resp.views.length ? resp.views : [{ index: 0, svg: resp ? resp.svg : "" }];
-    this.svgs = views.map((v) => v.svg || "");
+    this.svgs = resp ? resp.views.map((v) => v.svg) : [];
     this.cache = new Map();
     this.view = -1;
     this.drawing = null;
     this.selected = null;
     this.fresh = true;
-    this.host.replaceChildren();
+    if (resp) this.host.replaceChildren();
+    else this.host.replaceChildren(Object.assign(document.createElement("p"), { className: "muted empty", textContent: t("graph_empty") }));
   }
 
-  /** Show frame k of the timeline (prev: the frame shown before, -1 to redraw everything). */
-  render(tl, k, prev) {
+  /**
+   * Node labels `px` tall when a drawing starts (classroom mode asks for more; null: the normal
+   * size); the next render starts afresh at that scale.
+   */
+  setReadable(px = null) {
+    this.readablePx = px ?? READABLE_PX;
+    this.minFitPx = px === null ? MIN_FIT_PX : px;
+    this.fresh = true;
+  }
+
+  /** Data and grad inside each node (classroom mode), or the drawing as it was laid out. */
+  setValues(on) {
+    if (on === this.showValues) return;
+    this.showValues = on;
+    for (const d of this.cache.values()) {
+      if (d.values) d.values.clear();
+      d.resetLabels(); // placed again around the nodes as they are drawn now
+    }
+    this.view = -1; // mounted again at the next render: "fit" makes room for the values
+    this.fresh = true;
+  }
+
+  /**
+   * Show frame k of the timeline (prev: the frame shown before, -1 to redraw everything).
+   * concealed: {frame, edges, nodes} whose gradients stay hidden ("?") at that frame, or null.
+   */
+  render(tl, k, prev, concealed = null) {
     const frame = tl.frames[k];
-    const view = frame ? frame.view ?? 0 : 0;
+    const view = frame ? frame.view : 0;
+    const hide = concealed && concealed.frame === k ? concealed : null;
     let full = prev < 0;
     let mounted = false;
     if (view !== this.view || !this.drawing) {
@@ -299,13 +405,16 @@ export class GraphView {
       mounted = true;
     }
     const d = this.drawing;
+    const hidden = (id) => !!(hide && hide.edges.has(id));
+    // Values first: the nodes they grow are what the gradient labels keep clear of.
+    if (this.showValues && d.nodes.size <= MAX_VALUES) this._values(tl, k, hide);
     if (full) {
       for (const id of d.nodes.keys()) d.setNode(id, tl.nodeState(id, k));
-      for (const id of d.edges.keys()) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k));
+      for (const id of d.edges.keys()) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k), hidden(id));
     } else {
       const ch = tl.changed(prev, k);
       for (const id of ch.nodes) d.setNode(id, tl.nodeState(id, k));
-      for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k));
+      for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k), hidden(id));
     }
     // A new run, or another drawing mounted (a training iteration): start at a readable scale
     // around the current node, or the first node coming up when the frame has none (zero_grad).
@@ -317,11 +426,31 @@ export class GraphView {
     }
   }
 
+  /** Each visible node's data and grad at frame k, inside it (a hidden grad is "?"). */
+  _values(tl, k, hide) {
+    const d = this.drawing;
+    if (!d.values) d.values = new NodeValues(d.nodes, d.edges, d.valueLayer, (id, box) => d.grown(id, box));
+    const data = t("nv_data");
+    const grad = t("nv_grad");
+    for (const id of d.nodes.keys()) {
+      if (!tl.exists(id, k) || tl.nodeState(id, k) === "hidden") {
+        d.values.hide(id);
+        continue;
+      }
+      const node = tl.nodes.get(id);
+      const value = node.kind === "leaf" ? tl.valueAt(id, k) : node.value;
+      const g = hide && hide.nodes.has(id) ? "?" : shortText(tl.outputGrad(id, k), num3) || "—";
+      d.values.set(id, `${data} ${shortText(value, num3)}`, `${grad} ${g}`);
+      const v = d.values.lines.get(id);
+      if (v) v.gr.classList.toggle("concealed", g === "?");
+    }
+  }
+
   /** The node of the first frame at or after k on the same drawing (undefined when none). */
   _nextNode(tl, k, view) {
     for (let i = k; i < tl.frames.length; i++) {
       const f = tl.frames[i];
-      if ((f.view ?? 0) !== view) break;
+      if (f.view !== view) break;
       if (f.node !== undefined) return f.node;
     }
     return undefined;
@@ -344,8 +473,8 @@ export class GraphView {
     const H = this.host.clientHeight || 1;
     if (fresh) {
       const fitScale = Math.min(W / pz.home.w, H / pz.home.h);
-      if (fitScale * d.font < MIN_FIT_PX) {
-        const s = d.readableScale();
+      if (fitScale * d.font < this.minFitPx) {
+        const s = d.readableScale(this.readablePx);
         const w = W / s;
         const h = H / s;
         // Not past the drawing's own edges where it can be helped: the start sits at the left.
@@ -390,11 +519,11 @@ export class GraphView {
     const keep = this.view === view ? this.panzoom.box : null;
     this.host.replaceChildren(d.svg);
     d.measure();
-    this.panzoom.attach(d.svg, keep, d.content);
+    this.panzoom.attach(d.svg, keep, this.showValues ? d.roomForValues() : d.content);
     const home = this.panzoom.home;
     if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
     // On a phone the box is as tall as the drawing needs at a readable scale (the CSS caps it).
-    if (home && home.h) this.host.style.setProperty("--gv-readable-h", `${Math.round(home.h * d.readableScale() + 8)}px`);
+    if (home && home.h) this.host.style.setProperty("--gv-readable-h", `${Math.round(home.h * d.readableScale(this.readablePx) + 8)}px`);
     this.drawing = d;
     this.view = view;
     this._markSelected();

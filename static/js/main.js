@@ -1,27 +1,36 @@
 /**
  * Wiring: builds the modules, runs programs, moves the player, keeps panels in step.
- * Everything else lives in its own module; this file only connects them.
+ * Everything else lives in its own module; this file only connects them (through state.js's bus).
  */
 
-import { fetchExamples, runProgram } from "./api.js";
+import { fetchExamples, fetchHealth, fetchLayout, runProgram } from "./api.js";
+import { ProgramChooser } from "./chooser.js";
 import { download, pngBlob, svgText } from "./export.js";
-import { apply as applyI18n, getLang, initLang, pick, setLang, t } from "./i18n.js";
 import { GraphView } from "./graph.js";
+import { apply as applyI18n, getLang, initLang, setLang, t } from "./i18n.js";
+import { fillIcons } from "./icons.js";
+import * as limits from "./limits.js";
 import { Controls } from "./panels/controls.js";
 import { DetailsPanel } from "./panels/details.js";
 import { Editor } from "./panels/editor.js";
 import { ExplainPanel } from "./panels/explain.js";
 import { OutputPanels } from "./panels/output.js";
+import { PredictPanel } from "./panels/predict.js";
 import { VarsPanel } from "./panels/vars.js";
 import { Player } from "./player.js";
+import { Classroom } from "./present.js";
+import { SandboxNotice } from "./sandbox.js";
 import { decodeShare, encodeShare, shareUrl } from "./share.js";
 import { emit, on, state } from "./state.js";
 import { buildTimeline } from "./timeline.js";
+import { openingFrame } from "./training_model.js";
+import "./training.js"; // the training view and the MLP form: they listen on the bus before the first run
 
 const $ = (sel) => document.querySelector(sel);
 
 initLang();
 applyI18n();
+fillIcons();
 
 const player = new Player();
 const editor = new Editor($("[data-testid=source]"), $("#gutter"), $("#errmark"), { onRun: () => run() });
@@ -43,101 +52,167 @@ const details = new DetailsPanel($("#details"));
 const vars = new VarsPanel($("#vars"), {
   onEdit: (name, v) => {
     state.variables = { ...state.variables, [name]: v };
-    run();
+    emit("rerun");
   },
 });
+const predict = new PredictPanel($("[data-testid=predict-panel]"), $("#predict"));
+// Moving on while a prediction is open reveals it first (a clicker's "next" does both in turn).
+player.setGate(() => predict.pending() && (predict.reveal(), true));
 // "user-step": the user moved the timeline (keys, buttons, slider): the step explanation is wanted.
 const controls = new Controls(document, player, () => emit("user-step"));
-const examplesSel = $("[data-testid=examples]");
+const classroom = new Classroom({ graph, player, predict });
+const chooser = new ProgramChooser($("[data-testid=examples]"), editor, { open: (program) => openProgram(program) });
+const notice = new SandboxNotice($("[data-testid=sandbox-notice]"));
 const runBtn = $("[data-testid=run]");
+const layout = $("main.layout");
+const narrow = window.matchMedia("(max-width: 600px)");
 
 // ---- running ---------------------------------------------------------------------------------
+const DEFAULTS = [2.0, -3.0, 10.0, 0.5, 4.0, -1.0];
 let runSeq = 0;
 
-/** Run the editor's program; resolves when the page shows the result (frame: where to stand). */
-async function run(frame = 0, autofilled = false) {
+function setBusy(busy) {
+  state.running = busy;
+  runBtn.disabled = busy;
+  runBtn.textContent = t(busy ? "running" : "run");
+  layout.setAttribute("aria-busy", String(busy));
+}
+
+/**
+ * Run the editor's program; resolves when the page shows the result. `frame`: where to stand
+ * (null: the start, or a training run's first iteration). Inputs belong to the expression that
+ * declared them: a program runs with none; an expression's free names get the values the table
+ * holds for them, else starting values (the table can change them).
+ */
+async function run(frame = null) {
   const seq = ++runSeq;
   const source = editor.value;
   state.source = source;
-  state.running = true;
-  runBtn.disabled = true;
-  runBtn.textContent = t("running");
-  document.body.classList.add("busy");
-  const res = await runProgram(source, state.variables);
+  setBusy(true);
+  emit("run-start", source);
+  const given = state.inputsFor === source ? state.variables : null;
+  let res = await runProgram(source, given, state.fold);
+  if (seq === runSeq && res.ok && needsInputs(res.data, given)) {
+    state.variables = startingInputs(res.data.free_names, state.variables);
+    state.inputsFor = source;
+    res = await runProgram(source, state.variables, state.fold);
+  }
+  if (seq === runSeq && res.ok && narrow.matches) await redraw(res.data); // a phone reads top to bottom
   if (seq !== runSeq) return; // a newer run replaced this one
-  state.running = false;
-  runBtn.disabled = false;
-  runBtn.textContent = t("run");
-  document.body.classList.remove("busy");
+  setBusy(false);
   if (!res.ok) {
     state.response = null;
     state.timeline = null;
+    state.ranSource = null;
     graph.load(null);
-    $("[data-testid=graph]").replaceChildren(emptyNote());
     output.show(res.error, "");
     vars.build(state);
     controls.build(null);
     player.load(0);
     emit("error", res.error);
-    document.body.dataset.runs = String(seq);
+    emit("run-end", { ok: false, error: res.error });
     return;
   }
-  const resp = res.data;
-  if (!autofilled && needsValues(resp)) {
-    // An expression whose free names have no values yet: give each a starting value (editable
-    // in the table) and run again, instead of stopping at "no value for a".
-    resp.free_names.forEach((name, i) => {
-      if (!state.variables[name]) state.variables[name] = { value: DEFAULTS[i % DEFAULTS.length], requires_grad: true };
-    });
-    return run(frame, true);
+  show(res.data, source, frame);
+}
+
+function show(resp, source, frame) {
+  if (resp.mode === "expression" && resp.free_names.length) {
+    const mine = {};
+    for (const name of resp.free_names) mine[name] = state.variables[name];
+    state.variables = mine;
+    state.inputsFor = source;
+  } else {
+    state.variables = {};
+    state.inputsFor = null;
   }
   state.response = resp;
   state.ranSource = source;
   state.selected = null;
   state.hovered = null;
-  if (resp.mode === "expression") {
-    for (const name of resp.free_names || []) {
-      const v = resp.variables[name];
-      if (!state.variables[name] && v) state.variables[name] = { value: v.value, requires_grad: v.requires_grad };
-    }
-  }
   state.timeline = buildTimeline(resp);
   graph.load(resp);
   output.show(resp.error, resp.stdout);
   vars.build(state);
   controls.build(state.timeline);
-  emit("run", resp);
-  player.load(state.timeline.length, frame);
+  predict.reset();
+  emit("run", resp, { frame });
+  const start = frame ?? Math.max(0, openingFrame(resp, state.timeline));
+  player.load(state.timeline.length, start);
   if (resp.error) emit("error", resp.error);
-  document.body.dataset.runs = String(seq); // tests and benchmarks wait on this
+  emit("run-end", { ok: true, error: resp.error });
 }
 
-const DEFAULTS = [2.0, -3.0, 10.0, 0.5, 4.0, -1.0];
-
-function needsValues(resp) {
-  return resp.mode === "expression" && resp.error && resp.error.type === "NameError" &&
-    (resp.free_names || []).some((name) => !state.variables[name]);
+/** The answer needs the expression's inputs: it ran without them (or without some). */
+function needsInputs(resp, given) {
+  if (resp.mode !== "expression" || !resp.free_names.length) return false;
+  return given === null || resp.free_names.some((name) => !given[name]);
 }
 
-function emptyNote() {
-  const p = document.createElement("p");
-  p.className = "muted empty";
-  p.textContent = t("graph_empty");
-  return p;
+function startingInputs(names, known) {
+  const out = {};
+  names.forEach((name, i) => {
+    out[name] = known[name] || { value: DEFAULTS[i % DEFAULTS.length], requires_grad: true };
+  });
+  return out;
 }
+
+/** Replace the answer's drawings with the current graph level and direction (no new run). */
+async function redraw(resp) {
+  const res = await fetchLayout(resp, state.fold, narrow.matches ? "down" : "auto");
+  if (!res.ok) {
+    output.note(t("relayout_failed", { msg: res.error.message }));
+    return false;
+  }
+  res.data.views.forEach((v, i) => Object.assign(resp.views[i], { svg: v.svg, folded: v.folded, folds: v.folds }));
+  return true;
+}
+
+on("rerun", () => run());
+on("goto", (k) => {
+  player.pause();
+  player.goTo(k);
+});
+on("graph-level", async (level) => {
+  state.fold = level;
+  const resp = state.response;
+  if (!resp) return;
+  setBusy(true);
+  const drawn = await redraw(resp);
+  setBusy(false);
+  if (!drawn || resp !== state.response) return;
+  graph.load(resp);
+  repaint();
+  emit("relayout", resp);
+});
 
 // ---- the player moves -----------------------------------------------------------------------
-player.onChange((k, prev) => {
+/** Show the frame the player stands on (prev: the frame shown before, -1 to draw everything). */
+function paint(k, prev) {
   state.frame = k;
-  if (state.timeline && state.timeline.length) graph.render(state.timeline, k, prev);
+  predict.prepare(state);
+  if (state.timeline && state.timeline.length) graph.render(state.timeline, k, prev, state.concealed);
   controls.update(k);
   explain.render(state);
   details.render(state);
   vars.update(state);
+  predict.render(state);
+}
+
+function repaint() {
+  paint(state.frame, -1);
+}
+
+player.onChange((k, prev) => {
+  paint(k, prev);
   emit("frame", k, prev);
 });
 on("select", () => details.render(state));
 on("hover", () => details.render(state));
+on("conceal", () => repaint());
+on("present", () => {
+  if (state.timeline) repaint();
+});
 
 document.addEventListener("keydown", (e) => {
   const el = e.target;
@@ -145,45 +220,36 @@ document.addEventListener("keydown", (e) => {
   if (tag === "TEXTAREA" || tag === "INPUT" || tag === "SELECT" || (el && el.isContentEditable)) return;
   if (tag === "BUTTON" && (e.key === " " || e.key === "Enter")) return; // the button's own click
   if (e.ctrlKey || e.metaKey || e.altKey) return;
-  if (player.key(e.key)) {
+  if (!state.present && (e.key === "PageDown" || e.key === "PageUp")) return; // the page scrolls
+  if (classroom.key(e.key) || player.key(e.key)) {
     e.preventDefault();
     emit("user-step");
   }
 });
 
-// ---- examples ----------------------------------------------------------------------------------
-function fillExamples() {
-  const opts = [new Option(t("examples_pick"), "")];
-  for (const ex of state.examples) opts.push(new Option(pick(ex.title), ex.id));
-  examplesSel.replaceChildren(...opts);
-  examplesSel.value = state.exampleId || "";
-}
-
-function loadExample(id) {
-  const ex = state.examples.find((x) => x.id === id);
-  if (!ex) return Promise.resolve();
-  state.exampleId = id;
-  examplesSel.value = id;
-  editor.value = ex.source;
-  state.variables = JSON.parse(JSON.stringify(ex.variables || {}));
+// ---- examples and the user's own program ------------------------------------------------------
+/** Open a program from the chooser: {source, variables} (an example's inputs, or none). */
+function openProgram({ source, variables }) {
+  editor.value = source;
+  state.variables = JSON.parse(JSON.stringify(variables || {}));
+  state.inputsFor = variables ? source : null;
   return run();
 }
 
-examplesSel.addEventListener("change", () => loadExample(examplesSel.value));
 runBtn.addEventListener("click", () => run());
 
 // ---- language ----------------------------------------------------------------------------------
 $("[data-testid=lang]").addEventListener("click", () => {
   setLang(getLang() === "en" ? "zh" : "en");
   applyI18n();
-  fillExamples();
+  chooser.lang();
   controls.lang(state.timeline);
   vars.build(state);
-  vars.update(state);
-  explain.render(state);
-  details.render(state);
   output.lang();
-  if (!state.response) $("[data-testid=graph]").replaceChildren(emptyNote());
+  notice.lang();
+  if (!state.response) graph.load(null);
+  if (state.timeline) repaint();
+  else explain.render(state);
   emit("lang", getLang());
 });
 
@@ -212,8 +278,11 @@ $("[data-testid=export-png]").addEventListener("click", async () => {
 });
 
 // ---- share -------------------------------------------------------------------------------------
+// Panels add what they need to restore (the MLP form's settings) through "share" and "shared".
 $("[data-testid=share]").addEventListener("click", async () => {
-  const data = { source: state.ranSource ?? editor.value, variables: state.variables, step: state.frame };
+  const source = state.ranSource ?? editor.value;
+  const data = { source, variables: state.inputsFor === source ? state.variables : {}, step: state.frame, extra: {} };
+  emit("share", data.extra);
   const url = shareUrl(location, data);
   history.replaceState(null, "", encodeShare(data));
   const box = $("[data-testid=share-link]");
@@ -234,9 +303,12 @@ async function restoreFromHash() {
   const shared = decodeShare(location.hash);
   if (!shared) return false;
   editor.value = shared.source;
+  chooser.sync();
   state.variables = shared.variables;
-  state.exampleId = null;
-  examplesSel.value = "";
+  state.inputsFor = Object.keys(shared.variables).length ? shared.source : null;
+  const waits = [];
+  emit("shared", shared.extra, waits); // a panel that must fetch something first adds its promise
+  await Promise.all(waits);
   await run(shared.step);
   return true;
 }
@@ -252,16 +324,18 @@ async function loadExamples() {
     /* not embedded (or not valid): ask the API */
   }
   const res = await fetchExamples();
-  return res.ok && Array.isArray(res.data) ? res.data : [];
+  return res.ok ? res.data : [];
 }
 
 async function start() {
+  limits.load();
+  fetchHealth().then((res) => notice.show(res.ok ? res.data : null));
   state.examples = await loadExamples();
-  fillExamples();
+  chooser.fill(state.examples);
   if (await restoreFromHash()) return;
-  if (state.examples.length) await loadExample(state.examples[0].id);
+  const first = chooser.startProgram();
+  if (first) await openProgram(first);
+  else layout.setAttribute("aria-busy", "false");
 }
 
-// For tests, benchmarks and later panels (a training view): the live modules.
-window.gradviz = Object.assign(window.gradviz || {}, { state, player, graph, run, on, loadExample });
 start();

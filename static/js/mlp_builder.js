@@ -4,13 +4,19 @@
  * the code behind the form and can edit it. The training view (training.js) takes over
  * when the run's response arrives.
  *
+ * The form's bounds are the server's (GET /api/limits): each number field gets its min and max,
+ * and the steps field the most steps the server accepts for the chosen network; a value out of
+ * bounds is named before anything is sent.
+ *
  * It plugs into the page through the DOM hooks every user has: the editor
  * (data-testid="source") and the Run button (data-testid="run").
  */
 
+import { fetchMlpProgram } from "./api.js";
 import { h } from "./dom.js";
 import { apply, t } from "./i18n.js";
-import { emit, state } from "./state.js";
+import { fieldRange, limitPhrase, load as loadLimits, maxSteps, maxStepsLimit } from "./limits.js";
+import { emit } from "./state.js";
 import { registerStrings } from "./training_i18n.js";
 
 registerStrings();
@@ -31,14 +37,13 @@ export function outputSize(loss, classes) {
   return classes;
 }
 
-function field(key, input, hintKey) {
-  return h(
-    "label",
-    { class: "mlp-field", "data-field": key },
-    h("span", { class: "mlp-label", "data-i18n": `mlp_${key}` }, t(`mlp_${key}`)),
-    input,
-    hintKey ? h("small", { class: "mlp-hint", "data-i18n": hintKey }, t(hintKey)) : null,
-  );
+/** A labelled field; hint: a string key, or true for a hint the form writes itself (the steps' most). */
+function field(key, input, hint) {
+  let small = null;
+  if (hint === true) small = h("small", { class: "mlp-hint" });
+  else if (hint) small = h("small", { class: "mlp-hint", "data-i18n": hint }, t(hint));
+  return h("label", { class: "mlp-field", "data-field": key },
+    h("span", { class: "mlp-label", "data-i18n": `mlp_${key}` }, t(`mlp_${key}`)), input, small);
 }
 
 function select(name, options) {
@@ -69,6 +74,69 @@ export class MlpBuilder {
     this.form.elements.loss.addEventListener("change", () => this._syncOutput());
     this.form.elements.classes.addEventListener("change", () => this._syncOutput());
     this.form.elements.optimizer.addEventListener("change", () => this._syncOptimizer());
+    for (const name of ["hidden", "accumulate"]) this.form.elements[name].addEventListener("input", () => this._syncSteps());
+    loadLimits().then(() => this._applyLimits());
+  }
+
+  /** Each number field's min and max as the server checks them. */
+  _applyLimits() {
+    for (const el of this.form.querySelectorAll("input[type=number]")) {
+      const r = fieldRange(el.name);
+      if (!r) continue;
+      if (r.min !== null) el.min = String(r.min);
+      if (r.max !== null) el.max = String(r.max_open ? r.max - 0.001 : r.max);
+    }
+    this._syncSteps();
+  }
+
+  /** Hidden layers as the form holds them (null when the text is not a list of numbers). */
+  _layers() {
+    const text = this.form.elements.hidden.value.trim();
+    if (!text) return 0;
+    const parts = text.split(/[,;]/).map((x) => x.trim()).filter(Boolean);
+    return parts.every((x) => /^\d+$/.test(x)) ? parts.length : null;
+  }
+
+  /** The steps field's max and hint for the network chosen (the server's table). */
+  _syncSteps() {
+    const el = this.form.elements;
+    const layers = this._layers();
+    const most = maxSteps(layers ?? 0, Number(el.accumulate.value) || 1);
+    const hint = this.form.querySelector('[data-field="steps"] .mlp-hint');
+    if (most === null) {
+      hint.textContent = "";
+      return;
+    }
+    el.steps.max = String(most);
+    hint.textContent = t("mlp_steps_max", { n: most });
+  }
+
+  /** A message for the first field whose value the server would refuse, or null. */
+  check() {
+    for (const el of this.form.querySelectorAll("input[type=number]")) {
+      if (el.closest("[hidden]") || (el.value === "" && el.name === "batch_size")) continue;
+      const v = Number(el.value);
+      const r = fieldRange(el.name);
+      const label = t(`mlp_${el.name}`);
+      if (el.value === "" || !Number.isFinite(v)) return { el, text: t("mlp_fail_number", { field: label }) };
+      if (!r) continue;
+      const low = r.min !== null && (r.min_open ? v <= r.min : v < r.min);
+      const high = r.max !== null && (r.max_open ? v >= r.max : v > r.max);
+      if (low || high) return { el, text: t("mlp_fail_range", { field: label, min: r.min, max: r.max }) };
+    }
+    const layers = this._layers();
+    const k = Number(this.form.elements.accumulate.value) || 1;
+    const most = layers === null ? null : maxSteps(layers, k);
+    if (most !== null && Number(this.form.elements.steps.value) > most) {
+      return { el: this.form.elements.steps,
+        text: t("mlp_fail_steps", { n: most, limit: limitPhrase(maxStepsLimit(layers, k)) }) };
+    }
+    return null;
+  }
+
+  /** The run of a Build failed: say so next to the Build button too. */
+  failed(text) {
+    this._status(text, "error");
   }
 
   _render() {
@@ -93,7 +161,7 @@ export class MlpBuilder {
         field("optimizer", select("optimizer", [["adam", "mlp_adam"], ["sgd", "mlp_sgd"]])),
         field("lr", number("lr", 0.01, { min: 0, max: 10, step: "any" })),
         field("momentum", number("momentum", 0, { min: 0, max: 0.999, step: "any" })),
-        field("steps", number("steps", 500, { min: 1, max: 5000 })),
+        field("steps", number("steps", 500, { min: 1 }), true),
         field("seed", number("seed", 0, { min: 0 })),
         field("style", select("style", [["module", "mlp_style_module"], ["sequential", "mlp_style_sequential"]])),
       ),
@@ -171,38 +239,32 @@ export class MlpBuilder {
     const s = this.form.querySelector(".mlp-status");
     s.textContent = text;
     s.dataset.kind = kind;
+    if (kind === "error") s.scrollIntoView({ block: "nearest" });
   }
 
-  /** Build: fetch the program, write it into the editor, run it. */
+  /** Build: check the form, fetch the program, write it into the editor, run it. */
   async build() {
+    await loadLimits();
+    const bad = this.check();
+    if (bad) {
+      this._status(bad.text, "error");
+      bad.el.focus();
+      return;
+    }
     const cfg = this.config();
     this._status(t("mlp_building"));
-    let res;
-    try {
-      res = await fetch("/api/mlp/program", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(cfg),
-      });
-    } catch (err) {
-      this._status(String(err.message || err), "error");
-      return;
-    }
-    const body = await res.json().catch(() => null);
+    const res = await fetchMlpProgram(cfg);
     if (!res.ok) {
-      const err = body && body.error ? body.error : { message: `HTTP ${res.status}` };
-      const detail = body && Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join("; ") : "";
-      this._status(err.message || detail, "error");
+      // "steps: at most ... (limit: max_ops)": the field's name in the reader's language first
+      const m = /^([a-z_]+): (.*)$/s.exec(res.error.message || "");
+      const field = m && this.form.elements[m[1]] ? t(`mlp_${m[1]}`) : null;
+      this._status(field ? t("mlp_fail_field", { field, msg: m[2] }) : res.error.message, "error");
       return;
     }
+    const body = res.data;
     this._status("");
     emit("mlp-build", { config: cfg, program: body });
-    writeEditor(body.source);
-    // A program, not an example or an expression: no free-name inputs carried over from before.
-    state.variables = {};
-    state.exampleId = null;
-    const examples = document.querySelector('[data-testid="examples"]');
-    if (examples) examples.value = "";
+    writeEditor(body.source); // the user's program now (the chooser keeps it as the draft)
     // Fold the form away so the program it wrote is in view (it keeps its values when reopened).
     const details = this.host.closest("details");
     if (details) details.open = false;
@@ -212,6 +274,7 @@ export class MlpBuilder {
 
   relabel() {
     apply(this.host);
+    this._syncSteps();
   }
 }
 

@@ -18,6 +18,15 @@ export class Player {
     this._timer = null;
     this._listeners = [];
     this._playListeners = [];
+    this._gate = null;
+  }
+
+  /**
+   * gate(frame) is asked before each move forward by next(); when it answers true it took the move
+   * for itself (e.g. revealing a prediction) and the player stays.
+   */
+  setGate(fn) {
+    this._gate = fn;
   }
 
   /** Called with (frame, previous) after every move. */
@@ -57,6 +66,7 @@ export class Player {
   }
 
   next() {
+    if (this._gate && this._gate(this.frame)) return;
     this.goTo(this.frame + 1);
   }
 
@@ -128,6 +138,8 @@ export class Player {
     const map = {
       ArrowRight: () => this.next(),
       ArrowLeft: () => this.prev(),
+      PageDown: () => this.next(), // what a presentation clicker sends
+      PageUp: () => this.prev(),
       " ": () => this.toggle(),
       Home: () => this.first(),
       End: () => this.last(),

@@ -16,21 +16,26 @@ function fromBase64Url(s) {
   return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
-/** The hash ("#s=...") for {source, variables, step}. */
-export function encodeShare({ source, variables, step }) {
+/**
+ * The hash ("#s=...") for {source, variables, step, extra}: extra holds what panels restore (e.g. the
+ * MLP form's settings, so the decision boundary comes back too).
+ */
+export function encodeShare({ source, variables, step, extra }) {
   const payload = { v: 1, source, step };
   if (variables && Object.keys(variables).length) payload.variables = variables;
+  if (extra && Object.keys(extra).length) payload.extra = extra;
   return `#s=${toBase64Url(JSON.stringify(payload))}`;
 }
 
-/** {source, variables, step} from a hash, or null when it holds none (or is damaged). */
+/** {source, variables, step, extra} from a hash, or null when it holds none (or is damaged). */
 export function decodeShare(hash) {
   const m = /^#?s=([A-Za-z0-9_-]+)$/.exec(hash || "");
   if (!m) return null;
   try {
     const p = JSON.parse(fromBase64Url(m[1]));
     if (typeof p.source !== "string") return null;
-    return { source: p.source, variables: p.variables || {}, step: Number(p.step) || 0 };
+    const obj = (x) => (x && typeof x === "object" && !Array.isArray(x) ? x : {});
+    return { source: p.source, variables: obj(p.variables), step: Number(p.step) || 0, extra: obj(p.extra) };
   } catch {
     return null;
   }

@@ -22,17 +22,21 @@ const NONE = -1;
 export class Timeline {
   constructor(resp) {
     this.resp = resp;
-    const graph = resp.graph || { nodes: [], edges: [] };
+    const graph = resp.graph;
     this.nodes = new Map(graph.nodes.map((n) => [n.id, n]));
     this.edges = new Map(graph.edges.map((e) => [e.id, e]));
-    this.passes = resp.backward || [];
+    this.passes = resp.backward;
     this.frames = [];
     this.passStart = this.passes.map(() => NONE);
     this.passEnd = this.passes.map(() => NONE);
     this.optimFrame = new Map();
     this.zeroFrames = [];
-    this._nodeView = this._indexViews(resp.views || []);
+    this._nodeView = this._indexViews(resp.views);
     this._buildFrames(resp);
+    this.viewStart = new Map(); // view -> its first frame
+    this.frames.forEach((f, k) => {
+      if (!this.viewStart.has(f.view)) this.viewStart.set(f.view, k);
+    });
     this._indexElements();
   }
 
@@ -42,7 +46,7 @@ export class Timeline {
 
   _indexViews(views) {
     const map = new Map();
-    for (const v of views) for (const id of v.nodes || []) if (!map.has(id)) map.set(id, v.index);
+    for (const v of views) for (const id of v.nodes) if (!map.has(id)) map.set(id, v.index);
     return map;
   }
 
@@ -51,23 +55,14 @@ export class Timeline {
     return v === undefined ? fallback : v;
   }
 
-  _events(resp) {
-    if (resp.events && resp.events.length) return resp.events;
-    // Older or partial responses: forward ops in id order, then each pass.
-    const ev = [];
-    for (const n of (resp.graph || { nodes: [] }).nodes) if (n.kind === "op") ev.push({ kind: "op", index: n.id });
-    this.passes.forEach((p, i) => ev.push({ kind: "backward", index: i }));
-    return ev;
-  }
-
   _buildFrames(resp) {
     let view = 0;
     // Events name passes and optimizer steps by their index in the run; middle iterations of a
     // long training loop are left out of the response, so look them up by that index.
-    const passAt = new Map(this.passes.map((p, i) => [p.index ?? i, i]));
-    const optimAt = new Map((resp.optimizer_steps || []).map((o, i) => [o.index ?? i, i]));
+    const passAt = new Map(this.passes.map((p, i) => [p.index, i]));
+    const optimAt = new Map(resp.optimizer_steps.map((o, i) => [o.index, i]));
     let lastPass = -1;
-    for (const ev of this._events(resp)) {
+    for (const ev of resp.events) {
       const prev = this.frames[this.frames.length - 1];
       if (ev.kind === "op") {
         if (!this.nodes.has(ev.index)) continue; // an op of a summarized iteration
@@ -77,13 +72,13 @@ export class Timeline {
         const pi = passAt.get(ev.index);
         if (pi === undefined) continue;
         const p = this.passes[pi];
-        const runIndex = p.index ?? pi;
+        const runIndex = p.index;
         if (runIndex > lastPass + 1 && lastPass >= 0) {
           this.frames.push({ kind: "skipped", from: lastPass + 2, to: runIndex, view });
         }
         lastPass = runIndex;
         const start = this.frames.length;
-        view = p.view ?? view;
+        view = p.view;
         p.steps.forEach((s, si) => {
           if (this.nodes.has(s.node)) this.frames.push({ kind: "step", pass: pi, step: si, node: s.node, view });
         });
@@ -120,7 +115,7 @@ export class Timeline {
       if (f.kind === "op") {
         this.nodeAppear.set(f.node, k);
         const op = this.nodes.get(f.node);
-        for (const eid of op.inputs || []) {
+        for (const eid of op.inputs) {
           const e = this.edges.get(eid);
           if (!e) continue;
           this.edgeAppear.set(eid, k);
@@ -130,7 +125,7 @@ export class Timeline {
         const step = this.passes[f.pass].steps[f.step];
         push(this.nodeVisits, f.node, { pass: f.pass, frame: k });
         this.stepAt.set(`${f.pass}:${f.node}`, k);
-        for (const fl of step.sent || []) {
+        for (const fl of step.sent) {
           push(this.edgeVisits, fl.edge, { pass: f.pass, frame: fl.grad ? k : NONE, grad: fl.grad });
         }
         if (step.grad_after) push(this.writes, f.node, { frame: k, before: step.grad_before, after: step.grad_after });
@@ -142,8 +137,8 @@ export class Timeline {
       for (const s of p.steps) {
         const op = this.nodes.get(s.node);
         if (!op || op.kind !== "op") continue;
-        const sent = new Set((s.sent || []).map((fl) => fl.edge));
-        for (const eid of op.inputs || []) {
+        const sent = new Set(s.sent.map((fl) => fl.edge));
+        for (const eid of op.inputs) {
           if (!sent.has(eid)) push(this.edgeVisits, eid, { pass: pi, frame: NONE, grad: null });
         }
       }
@@ -245,6 +240,18 @@ export class Timeline {
     return null;
   }
 
+  /**
+   * The gradient of node id's output known at frame k: a leaf's .grad; for an op, the upstream
+   * gradient it received in the latest pass, once that pass has visited it (else null).
+   */
+  outputGrad(id, k) {
+    const node = this.nodes.get(id);
+    if (!node || node.kind === "leaf") return this.gradAt(id, k);
+    const v = this._latest(this.nodeVisits.get(id), k);
+    if (!v || v.frame > k) return null;
+    return this.passes[v.pass].steps[this.frames[v.frame].step].upstream;
+  }
+
   /** Graph nodes the user bound to `name` (a loop rebinding a name makes several), by id. */
   nodesNamed(name) {
     if (!this._byName) {
@@ -274,7 +281,7 @@ export class Timeline {
     let val = null;
     let first = null;
     for (const [oi, frame] of this.optimFrame) {
-      const st = (this.resp.optimizer_steps || [])[oi];
+      const st = this.resp.optimizer_steps[oi];
       if (!st) continue;
       for (const p of st.params) {
         if (p.node !== id) continue;
@@ -288,10 +295,22 @@ export class Timeline {
     return node ? node.value : null;
   }
 
-  /** Was the node created by frame k? */
-  exists(id, k) {
+  /**
+   * The frame from which the tensor of node id exists. An op's output exists from its op's frame. A
+   * leaf is recorded when an op first reads it, but the program made it earlier (the data of a
+   * training loop before the loop's zero_grad): it exists from the start of the drawing it is on.
+   */
+  createdAt(id) {
     const appear = this.nodeAppear.has(id) ? this.nodeAppear.get(id) : 0;
-    return k >= appear;
+    const node = this.nodes.get(id);
+    const f = this.frames[appear];
+    if (!node || node.kind !== "leaf" || !f) return appear;
+    return Math.min(appear, this.viewStart.get(f.view));
+  }
+
+  /** Does the tensor of node id exist at frame k? */
+  exists(id, k) {
+    return k >= this.createdAt(id);
   }
 
   /** The frame at which pass p visits node id, or -1. */
@@ -306,18 +325,33 @@ export class Timeline {
     return f && f.kind === "step" ? this.passes[f.pass].steps[f.step] : null;
   }
 
-  /** Chapters for the pass chooser: each run of forward ops and each backward pass, in order. */
+  /**
+   * Chapters for the pass chooser: each run of forward ops and each backward pass, in order. Passes
+   * are numbered as in the whole run (n: 1-based; middle iterations of a training loop are left
+   * out); a forward run takes the number of the backward pass that follows it, so "Forward pass 98"
+   * sits before "Backward pass 98". A single forward run has no number (n null).
+   */
   chapters() {
     const out = [];
-    let forwards = 0;
     this.frames.forEach((f, k) => {
       const prev = this.frames[k - 1];
-      if (f.kind === "op" && (!prev || prev.kind !== "op")) out.push({ kind: "forward", frame: k, n: ++forwards });
+      if (f.kind === "op" && (!prev || prev.kind !== "op")) out.push({ kind: "forward", frame: k, n: 0 });
       else if (f.kind === "step" && this.passStart[f.pass] === k) {
-        out.push({ kind: "pass", pass: f.pass, frame: k, view: this.passes[f.pass].view ?? 0 });
+        out.push({ kind: "pass", pass: f.pass, frame: k, view: this.passes[f.pass].view, n: this.passes[f.pass].index + 1 });
       }
     });
-    if (forwards === 1) for (const c of out) if (c.kind === "forward") c.n = null;
+    const forwards = out.filter((c) => c.kind === "forward");
+    let last = 0;
+    out.forEach((c, i) => {
+      if (c.kind !== "forward") {
+        last = c.n;
+        return;
+      }
+      const next = out[i + 1];
+      c.n = next && next.kind === "pass" ? next.n : last + 1;
+      last = c.n;
+    });
+    if (forwards.length === 1) forwards[0].n = null;
     return out;
   }
 }

@@ -4,16 +4,20 @@
  * the optimizer's update of each parameter, and the decision boundary as training goes.
  * It also mounts the MLP builder form and the module/op level toggle of the graph.
  *
- * Plugs into the page through state.js events ("run", "frame", "error", "lang", "mlp-build")
- * and window.gradviz (the live player and run()).
+ * Plugs into the page through state.js's bus only: it listens to "run-start", "run", "run-end",
+ * "frame", "error", "lang", "mlp-build", "share", "shared" and "relayout", and asks the player to
+ * move with "goto".
  */
 
+import { fetchBoundary, fetchMlpProgram } from "./api.js";
 import { drawBoundary } from "./boundary.js";
 import { PALETTE, lineChart } from "./charts.js";
 import { h } from "./dom.js";
 import { apply, t } from "./i18n.js";
+import { icon, setIcon } from "./icons.js";
+import { limitPhrase, sayLimits } from "./limits.js";
 import { MlpBuilder } from "./mlp_builder.js";
-import { on, state } from "./state.js";
+import { emit, on, state } from "./state.js";
 import {
   accuracySeries,
   forgotZeroGrad,
@@ -65,14 +69,17 @@ class TrainingView {
     this.opt = h("div", { class: "optstep", "data-testid": "optimizer-step" });
     this.canvas = h("canvas", { width: 320, height: 320, "data-testid": "boundary", class: "boundary", role: "img" });
     this.bRange = h("input", { type: "range", min: 0, max: 0, value: 0, "data-testid": "boundary-frame" });
-    this.bPlay = h("button", { type: "button", class: "small", "data-testid": "boundary-play" }, "▶");
+    this.bPlay = h("button", { type: "button", class: "small", "data-testid": "boundary-play", "data-i18n-title": "tr_play",
+      title: t("tr_play"), "aria-label": t("tr_play") });
+    setIcon(this.bPlay, "play");
+    this.failure = h("div", { class: "train-failure", "data-testid": "train-failure", role: "alert", hidden: true });
     this.bLabel = h("span", { class: "b-label", "data-testid": "boundary-label" });
     this.bFig = h("figure", { class: "boundary-fig", hidden: true },
       h("figcaption", { "data-i18n": "tr_boundary" }, t("tr_boundary")),
       this.canvas, h("div", { class: "b-controls" }, this.bPlay, this.bRange), this.bLabel);
 
     this.section = h("div", { class: "training", "data-testid": "training", hidden: true },
-      this.progress, this.summary,
+      this.progress, this.failure, this.summary,
       h("h3", { "data-i18n": "tr_loss_curve" }, t("tr_loss_curve")), this.lossBox,
       h("div", { class: "iter-row" },
         h("label", { id: "tr-iter-label", "data-i18n": "tr_iteration" }, t("tr_iteration")), this.range, this.iterLabel),
@@ -126,21 +133,37 @@ class TrainingView {
     this.ord = order(resp);
     this.series = paramSeries(resp);
     this.kept = keptIterations(resp);
-    this.n = (resp.iterations || []).length;
+    this.n = resp.iterations.length;
     this.section.hidden = false;
     this.range.max = Math.max(1, this.n);
     this.chips.replaceChildren(...this.kept.map((it) =>
       h("button", { type: "button", class: "chip", "data-testid": `iter-${it.pass + 1}`, "data-pass": it.pass,
         onclick: () => this.choose(it.pass, true) }, String(it.pass + 1))));
-    const first = this.kept.length ? this.kept[0].pass : 0;
-    this.sel = first;
+    this.sel = this.kept.length ? this.kept[0].pass : 0;
     this._fetchBoundary();
     this.renderAll();
-    if (this.fromBuild) {
-      // Built from the form: show the first iteration's whole forward graph, ready to step back.
-      this.fromBuild = false;
-      setTimeout(() => this.choose(first, true), 0);
-    }
+  }
+
+  /** A Build whose run failed: say why, in words and in view (the rest of the view is hidden). */
+  showFailure(error) {
+    this.stopProgress();
+    const limit = /\(limit: ([a-z_]+)\)/.exec(error.message || "");
+    const text = error.type === "TimeoutError" || (limit && limit[1] === "timeout_s")
+      ? t("mlp_fail_timeout", { limit: limitPhrase("timeout_s") })
+      : t("mlp_fail_run", { type: error.type });
+    this.failure.replaceChildren(h("p", { class: "fail-head" }, text),
+      h("p", { class: "fail-detail" }, sayLimits(error.message)));
+    this.failure.hidden = false;
+    this.failedError = error;
+    this.section.hidden = false;
+    this.section.dataset.failed = "true";
+    return text;
+  }
+
+  clearFailure() {
+    this.failure.hidden = true;
+    this.failedError = null;
+    delete this.section.dataset.failed;
   }
 
   renderAll() {
@@ -164,7 +187,7 @@ class TrainingView {
     const losses = this.resp.iterations.map((it) => (it.loss === null ? null : Number(it.loss)));
     const series = [{ label: "loss", values: losses, color: PALETTE[0] }];
     const acc = accuracySeries(this.boundary);
-    const nSteps = Math.max(1, (this.resp.optimizer_steps || []).length ? this._stepCount() : this.n);
+    const nSteps = Math.max(1, this.resp.optimizer_steps.length ? this._stepCount() : this.n);
     if (acc.length) {
       const per = this.n / nSteps;
       series.push({ label: t("tr_accuracy"), axis: "right", color: PALETTE[2], cls: "acc",
@@ -209,9 +232,8 @@ class TrainingView {
     if (!this.resp) return;
     this.sel = Math.max(0, Math.min(this.n - 1, pass));
     if (movePlayer) {
-      const g = window.gradviz;
       const k = frameOfPass(state.timeline, this.sel);
-      if (g && g.player && k >= 0) g.player.goTo(k);
+      if (k >= 0) emit("goto", k);
     }
     this._lossChart();
     this._gradChart();
@@ -234,7 +256,7 @@ class TrainingView {
 
   _optimizer() {
     const j = this.ord.stepOfPass.get(this.sel);
-    const step = (this.resp.optimizer_steps || []).find((s) => s.index === j);
+    const step = this.resp.optimizer_steps.find((s) => s.index === j);
     if (!step) {
       this.opt.replaceChildren(h("p", { class: "muted" }, t("tr_opt_none")));
       return;
@@ -291,7 +313,7 @@ class TrainingView {
     const group = this.ord.group.get(this.sel) || [this.sel];
     // The parameter chosen in the optimizer table (matched by name), else the first one.
     const j = this.ord.stepOfPass.get(this.sel);
-    const step = (this.resp.optimizer_steps || []).find((q) => q.index === j);
+    const step = this.resp.optimizer_steps.find((q) => q.index === j);
     const chosen = step && step.params[Math.min(this.paramSel || 0, step.params.length - 1)];
     const s = this.series.find((q) => chosen && q.label === chosen.name) || this.series[0];
     if (!s) {
@@ -325,17 +347,8 @@ class TrainingView {
     const seq = (this.bSeq = (this.bSeq || 0) + 1);
     this.bFig.hidden = false;
     this.bLabel.textContent = t("tr_boundary_loading");
-    let data = null;
-    try {
-      const res = await fetch("/api/mlp/boundary", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ config: b.config, source, grid: 40, frames: 24 }),
-      });
-      data = res.ok ? await res.json() : null;
-    } catch {
-      data = null;
-    }
+    const res = await fetchBoundary({ config: b.config, source, grid: 40, frames: 24 });
+    const data = res.ok ? res.data : null;
     if (seq !== this.bSeq) return;
     if (!data || !data.frames || !data.frames.length) {
       this.bFig.hidden = true;
@@ -372,7 +385,10 @@ class TrainingView {
     if (!this.boundary) return;
     this._stopBoundary();
     let i = 0;
-    this.bPlay.textContent = "⏸";
+    setIcon(this.bPlay, "pause");
+    this.bPlay.dataset.i18nTitle = "tr_pause";
+    this.bPlay.title = t("tr_pause");
+    this.bPlay.setAttribute("aria-label", t("tr_pause"));
     const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     if (reduce) {
       this._showBoundary(this.boundary.frames.length - 1);
@@ -394,7 +410,10 @@ class TrainingView {
   _stopBoundary() {
     if (this.bTimer) clearTimeout(this.bTimer);
     this.bTimer = null;
-    this.bPlay.textContent = "▶";
+    setIcon(this.bPlay, "play");
+    this.bPlay.dataset.i18nTitle = "tr_play";
+    this.bPlay.title = t("tr_play");
+    this.bPlay.setAttribute("aria-label", t("tr_play"));
   }
 
   onFrame(k) {
@@ -422,7 +441,7 @@ function mount() {
   const builderBody = h("div", { class: "mlp-body" });
   left.replaceChildren(
     h("details", { class: "panel mlp-panel", "data-testid": "mlp-panel" },
-      h("summary", {}, h("h2", { "data-i18n": "mlp_title" }, t("mlp_title"))),
+      h("summary", {}, icon("open"), h("h2", { "data-i18n": "mlp_title" }, t("mlp_title"))),
       h("p", { class: "hint", "data-i18n": "mlp_intro" }, t("mlp_intro")),
       builderBody));
   const builder = new MlpBuilder(builderBody);
@@ -438,31 +457,52 @@ function mount() {
   };
   const fold = new FoldToggle(document.querySelector(".graph-tools"));
 
+  const stacked = window.matchMedia("(max-width: 1000px)");
+  let building = false; // a Build's run is under way
+
   on("mlp-build", (b) => {
     view.build = b;
-    view.fromBuild = true;
+    building = true;
+    view.clearFailure();
     view.startProgress();
     showPanel();
     tabs.select("training"); // the progress of the run is shown there
+    // Stacked (a phone): the results appear far below the form; go where they will be.
+    if (stacked.matches) panel.scrollIntoView({ block: "start" });
   });
-  // Any run while a training view is shown (an edited loop, another graph level): show progress too.
-  new MutationObserver(() => {
-    const busy = document.body.classList.contains("busy");
-    if (busy && view.resp && !view.progressTimer) view.startProgress();
-  }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
-  on("run", (resp) => {
+  // Any run while a training view is shown (an edited loop): show progress too.
+  on("run-start", () => {
+    if (view.resp && !view.progressTimer) view.startProgress();
+  });
+  on("run", (resp, how) => {
     if (view.build && state.ranSource !== view.build.program.source && !sameShape(state.ranSource, view.build)) view.build = null;
-    const built = view.fromBuild;
+    view.clearFailure();
     view.load(resp);
     showPanel();
-    // Built from the form: show what training did first; stepping brings the explanation back.
-    if (built && view.resp) tabs.select("training");
+    // A training run opens on what training did (a level change or a shared step keeps the tab).
+    if (view.resp && how.frame === null) tabs.select("training");
     fold.load(resp);
+  });
+  on("run-end", ({ ok, error }) => {
+    if (building && !ok) {
+      const text = view.showFailure(error);
+      builder.failed(text);
+      showPanel();
+      tabs.select("training");
+      view.failure.scrollIntoView({ block: "nearest" });
+    } else if (building && stacked.matches) {
+      panel.scrollIntoView({ block: "start" }); // the page above it changed height meanwhile
+    }
+    building = false;
+  });
+  on("relayout", (resp) => {
+    fold.load(resp);
+    fold.mark(state.frame);
   });
   on("user-step", () => tabs.select("step"));
   on("error", () => {
     view.stopProgress();
-    if (!view.resp) view.section.hidden = true;
+    if (!view.resp && view.failure.hidden) view.section.hidden = true;
     showPanel();
   });
   on("frame", (k) => {
@@ -474,8 +514,18 @@ function mount() {
     builder.relabel();
     view.lang();
     fold.lang();
+    if (view.failedError) builder.failed(view.showFailure(view.failedError));
   });
-  window.gradviz = Object.assign(window.gradviz || {}, { training: view, builder });
+  // A share link of a built network carries the form's settings: the boundary comes back with it.
+  on("share", (extra) => {
+    if (view.build && view.resp) extra.mlp = view.build.config;
+  });
+  on("shared", (extra, waits) => {
+    if (!extra.mlp) return;
+    waits.push(fetchMlpProgram(extra.mlp).then((res) => {
+      if (res.ok) view.build = { config: extra.mlp, program: res.data };
+    }));
+  });
 }
 
 /** An edited program still built from the form (the boundary checks the parameters' shapes). */

@@ -13,8 +13,8 @@
  */
 export function isTraining(resp) {
   if (!resp) return false;
-  if ((resp.optimizer_steps || []).length > 0) return true;
-  const its = resp.iterations || [];
+  if (resp.optimizer_steps.length > 0) return true;
+  const its = resp.iterations;
   const views = new Set(its.filter((it) => it.view !== null && it.view !== undefined).map((it) => it.view));
   return views.size + its.filter((it) => it.view === null || it.view === undefined).length >= 2;
 }
@@ -46,7 +46,7 @@ export function normOf(value) {
  * Parameters are matched by position (a parameter's leaf node changes after every step).
  */
 export function paramSeries(resp) {
-  const its = resp.iterations || [];
+  const its = resp.iterations;
   const series = [];
   its.forEach((it, i) => {
     Object.values(it.params || {}).forEach((p, j) => {
@@ -64,9 +64,9 @@ export function paramSeries(resp) {
 
 /** Labels in backward visiting order, from the first kept pass's leaf steps: "fc1.weight [16, 2]". */
 export function paramLabels(resp) {
-  const pass = (resp.backward || [])[0];
-  if (!pass) return Object.keys((resp.iterations || [])[0]?.params || {});
-  const nodes = new Map(((resp.graph || {}).nodes || []).map((n) => [n.id, n]));
+  const pass = resp.backward[0];
+  if (!pass) return Object.keys(resp.iterations[0]?.params || {});
+  const nodes = new Map(resp.graph.nodes.map((n) => [n.id, n]));
   const out = [];
   const seen = new Map();
   for (const s of pass.steps) {
@@ -97,7 +97,7 @@ export function order(resp) {
   let pending = [];
   let zeroSeen = false;
   let zeroCount = 0;
-  for (const ev of resp.events || []) {
+  for (const ev of resp.events) {
     if (ev.kind === "zero_grad") {
       zeroSeen = true;
       zeroCount += 1;
@@ -122,8 +122,8 @@ export function order(resp) {
  * hand-written `w -= lr * w.grad`) but never resets .grad: the gradients of every pass add up.
  */
 export function forgotZeroGrad(resp, ord, series) {
-  if (ord.zeroCount > 0 || (resp.iterations || []).length < 2) return false;
-  if ((resp.optimizer_steps || []).length > 0) return true;
+  if (ord.zeroCount > 0 || resp.iterations.length < 2) return false;
+  if (resp.optimizer_steps.length > 0) return true;
   return series.some((s) => {
     const vals = s.value.filter((x) => x !== null && x !== undefined);
     return vals.some((x) => Math.abs(x - vals[0]) > 1e-12 * Math.max(1, Math.abs(vals[0])));
@@ -132,7 +132,7 @@ export function forgotZeroGrad(resp, ord, series) {
 
 /** Iterations that can be inspected (their graph was kept): [{pass, view, loss}]. */
 export function keptIterations(resp) {
-  return (resp.iterations || [])
+  return resp.iterations
     .map((it) => ({ pass: it.pass_index, view: it.view, loss: it.loss }))
     .filter((it) => it.view !== null && it.view !== undefined);
 }
@@ -143,7 +143,7 @@ export function keptIterations(resp) {
  */
 export function frameOfPass(timeline, pass) {
   if (!timeline) return -1;
-  const pi = (timeline.passes || []).findIndex((p) => p.index === pass);
+  const pi = timeline.passes.findIndex((p) => p.index === pass);
   if (pi < 0) return -1;
   const start = timeline.passStart[pi];
   if (start < 0) return -1;
@@ -151,21 +151,36 @@ export function frameOfPass(timeline, pass) {
   return prev && prev.kind === "op" && prev.view === timeline.frames[start].view ? start - 1 : start;
 }
 
-/** The pass the timeline is in at frame k (the latest pass started at or before k), or null. */
+/**
+ * The iteration (a pass's run index) frame k belongs to, or null. A backward step or a pass's end
+ * belongs to its pass. Forward ops, an optimizer step or a zero_grad belong to the drawing they are
+ * shown on: of its passes, the one under way or coming next (the forward ops of iteration 98 belong
+ * to backward pass 98), else the last one that ran (its optimizer step).
+ */
 export function passAtFrame(timeline, k) {
   if (!timeline || !timeline.frames.length) return null;
   const f = timeline.frames[k];
-  if (f && f.kind === "step") return timeline.passes[f.pass].index;
-  let best = null;
-  (timeline.passes || []).forEach((p, pi) => {
+  if (!f) return null;
+  if (f.kind === "step" || f.kind === "pass_end") return timeline.passes[f.pass].index;
+  let coming = null;
+  let ran = null;
+  let started = null;
+  timeline.passes.forEach((p, pi) => {
     const s = timeline.passStart[pi];
-    if (s >= 0 && s <= k) best = p.index;
+    if (s < 0) return;
+    if (s <= k) started = p.index;
+    if (timeline.frames[s].view !== f.view) return;
+    if (s > k && coming === null) coming = p.index;
+    else if (s <= k) ran = p.index;
   });
-  if (best === null && f) {
-    const inView = (timeline.passes || []).find((p) => p.view === f.view);
-    if (inView) best = inView.index;
-  }
-  return best;
+  return coming ?? ran ?? started;
+}
+
+/** Where a training run opens: the first kept iteration's whole forward graph (-1: not training). */
+export function openingFrame(resp, timeline) {
+  if (!isTraining(resp)) return -1;
+  const kept = keptIterations(resp);
+  return kept.length ? frameOfPass(timeline, kept[0].pass) : -1;
 }
 
 /** The learning rate written in an SGD rule ("... (lr=0.1)"), or null. */

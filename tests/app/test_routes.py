@@ -167,7 +167,9 @@ def test_neuron_contract(client):
     assert nodes[v["w"]["node"]]["name"] == "w"
     mul = next(n for n in nodes.values() if n["name"] == "MulBackward0")
     assert mul["line"] == 4 and mul["col"] is not None
-    assert body["svg"].startswith("<svg") and f'id="n{mul["id"]}"' in body["svg"]
+    assert "svg" not in body, "the drawings are in views[i].svg only (no second copy of the first)"
+    svg = body["views"][0]["svg"]
+    assert svg.startswith("<svg") and f'id="n{mul["id"]}"' in svg
     assert {"run", "serialize", "layout", "total"} <= set(body["timings"])
     assert_consistent(body)
 
@@ -226,7 +228,7 @@ def test_rerun_with_other_values_costs_no_layout(client):
     renders = CACHE.renders
     second = run(client, src, {"a": {"value": -7.5}, "b": {"value": 0.25}}).json()
     assert CACHE.renders == renders  # same structure: the cached drawing, no dot run
-    assert second["svg"] == first["svg"]
+    assert second["views"][0]["svg"] == first["views"][0]["svg"]
     assert second["variables"]["a"]["grad"] != first["variables"]["a"]["grad"]
 
 

@@ -42,7 +42,7 @@ def test_python_m_app_serves_over_http():
             "a": {"value": 2.0}, "b": {"value": -3.0}, "c": {"value": 10.0}}}, timeout=30)
         assert r.status_code == 200
         body = r.json()
-        assert body["variables"]["c"]["grad"] == -1.0 and body["svg"].startswith("<svg")
+        assert body["variables"]["c"]["grad"] == -1.0 and body["views"][0]["svg"].startswith("<svg")
         bad = httpx.post(f"{base}/api/run", content=b"{not json", timeout=10,
                          headers={"content-type": "application/json"})
         assert bad.status_code == 422 and bad.json()["error"]["type"] == "JSONDecodeError"

@@ -4,10 +4,13 @@ server and one Chromium (two sync Playwright instances cannot live in one proces
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 
@@ -65,32 +68,121 @@ def new_page(browser, server, width=1280, height=720, locale="en-US", path="/", 
     return page
 
 
-def runs(page) -> int:
-    """How many runs the page has finished (body[data-runs])."""
-    return int(page.evaluate("Number(document.body.dataset.runs || 0)"))
+def wait_ready(page, timeout: float = 60_000) -> None:
+    """Wait until the page is idle: its main region is no longer aria-busy (what a screen reader
+    announces), e.g. the first program is shown."""
+    page.wait_for_function("document.querySelector('main.layout').getAttribute('aria-busy') === 'false'",
+                           timeout=timeout)
 
 
-def wait_ready(page, before: int = 0, timeout: float = 60_000) -> None:
-    """Wait until the page finished a run after ``before`` runs (success or error)."""
-    page.wait_for_function(f"Number(document.body.dataset.runs || 0) > {before}", timeout=timeout)
+# Listen once to an event of the page's bus (static/js/state.js), noting that it came and its arguments.
+_WATCH = """(name) => import('/static/js/state.js').then(({ once }) => {
+  window.__gvSeen = window.__gvSeen || {};
+  window.__gvSeen[name] = null;
+  once(name, (...args) => { window.__gvSeen[name] = JSON.parse(JSON.stringify(args[0] ?? true)); });
+})"""
+
+
+@contextmanager
+def expect_event(page, name: str = "run-end", timeout: float = 60_000):
+    """``with expect_event(page, "run-end"): click...``: wait for the page to announce the event on
+    its bus after the block. The event's first argument is in ``.value`` afterwards."""
+    seen = SimpleNamespace(value=None)
+    page.evaluate(_WATCH, name)
+    yield seen
+    page.wait_for_function("(n) => window.__gvSeen && window.__gvSeen[n] !== null", arg=name, timeout=timeout)
+    seen.value = page.evaluate("(n) => window.__gvSeen[n]", name)
+
+
+def expect_run(page, timeout: float = 60_000):
+    """The page finished a run (it shows its result or its failure) after the block."""
+    return expect_event(page, "run-end", timeout)
 
 
 def run_source(page, source: str) -> None:
     """Type a program into the editor, press Run and wait for the result."""
-    before = runs(page)
-    page.get_by_test_id("source").fill(source)
-    page.get_by_test_id("run").click()
-    wait_ready(page, before)
+    with expect_run(page):
+        page.get_by_test_id("source").fill(source)
+        page.get_by_test_id("run").click()
 
 
 def pick_example(page, example_id: str) -> None:
-    """Choose an example from the menu (it runs) and wait for the result."""
-    before = runs(page)
-    page.get_by_test_id("examples").select_option(example_id)
-    wait_ready(page, before)
+    """Choose an example from the menu (it runs; the one shown already runs again) and wait."""
+    chooser = page.get_by_test_id("examples")
+    with expect_run(page):
+        if chooser.input_value() == example_id:
+            page.get_by_test_id("run").click()
+        else:
+            chooser.select_option(example_id)
+
+
+def chapters(page) -> list[tuple[str, int]]:
+    """The pass chooser's entries: (text, first step, 1-based)."""
+    return page.evaluate("""() => [...document.querySelectorAll('#chapter option')]
+      .map((o) => [o.textContent, Number(o.value) + 1])""")
+
+
+def pass_steps(page, n: int = 1) -> tuple[int, int]:
+    """First and last step (1-based) of backward pass number n as the pass chooser shows it."""
+    ch = chapters(page)
+    total = step_label(page)[1]
+    for i, (text, first) in enumerate(ch):
+        if re.match(rf"Backward pass {n}\b|第 {n} 次反向传播", text):
+            end = ch[i + 1][1] - 1 if i + 1 < len(ch) else total
+            return first, end - 1  # the frame before the next chapter is the pass's end
+    raise AssertionError(f"no backward pass {n} in {ch}")
 
 
 def step_label(page) -> tuple[int, int]:
     """The "i / n" label as numbers."""
     i, n = page.get_by_test_id("step-label").inner_text().split("/")
     return int(i), int(n)
+
+
+# The screens the page is tested on: a projector or laptop, a large monitor, a phone; each in both
+# languages.
+CONFIGS = [(1280, 720, "en"), (1280, 720, "zh"), (1920, 1080, "en"), (1920, 1080, "zh"), (390, 844, "en"),
+           (390, 844, "zh")]
+
+
+# Two halves of CONFIGS, each with every screen and both languages between them: a test that costs
+# more runs on one half (@pytest.mark.screens(HALF_A)), so each screen and language is still covered.
+HALF_A = [(1280, 720, "en"), (1920, 1080, "zh"), (390, 844, "en")]
+HALF_B = [(1280, 720, "zh"), (1920, 1080, "en"), (390, 844, "zh")]
+
+
+def config_id(config) -> str:
+    width, height, lang = config
+    return f"{width}x{height}-{lang}"
+
+
+def open_page(browser, server, width=1280, height=720, lang="en", errors=None, path="/", before=None, **kw):
+    """A fresh context (a phone's when narrow) showing the page in `lang`, ready; `before(page)` runs
+    before the page loads (e.g. to answer a request in the test's place)."""
+    phone = width < 600
+    ctx = browser.new_context(viewport={"width": width, "height": height},
+                              locale="zh-CN" if lang == "zh" else "en-US", is_mobile=phone, has_touch=phone,
+                              accept_downloads=True, **kw)
+    page = ctx.new_page()
+    if errors is not None:
+        errors.attach(page)
+    if before is not None:
+        before(page)
+    page.goto(server + path)
+    wait_ready(page)
+    return page
+
+
+def blur(page) -> None:
+    """Nothing focused: keys go to the page (the player), not to a field."""
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+
+
+def in_viewport(page, locator) -> bool:
+    """Is the element's box inside the visible part of the window?"""
+    box = locator.bounding_box()
+    size = page.viewport_size
+    if not box:
+        return False
+    return (box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1 and box["x"] >= -1
+            and box["x"] + box["width"] <= size["width"] + 1)

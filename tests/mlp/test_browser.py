@@ -3,10 +3,11 @@ and browser fixtures of tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from browser.support import new_page, runs, wait_ready
+from browser.support import expect_event, expect_run, new_page, wait_ready
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots" / "mlp"  # git-ignored
 
@@ -32,17 +33,17 @@ def build(page, **fields):
             el.set_checked(bool(value))
         else:
             el.fill(str(value))
-    before = runs(page)
-    form.get_by_test_id("build").click()
-    wait_ready(page, before, timeout=120_000)
+    with expect_run(page, timeout=120_000):
+        form.get_by_test_id("build").click()
 
 
 def frame_info(page):
-    return page.evaluate("""() => {
-      const s = window.gradviz.state, f = s.timeline.frames[s.frame];
-      return {frame: s.frame, kind: f.kind, pass: f.kind === "step" ? s.timeline.passes[f.pass].index : null,
-              view: f.view};
-    }""")
+    """What the step explanation says the current frame is: a forward op, or step i of pass n."""
+    text = page.locator("#explain").inner_text()
+    m = re.search(r"Backward pass (\d+), step (\d+) of", text)
+    if m:
+        return {"kind": "step", "pass": int(m.group(1)) - 1}
+    return {"kind": "op" if text.startswith("Forward:") else "other", "pass": None}
 
 
 def module_boxes(page) -> int:
@@ -73,6 +74,7 @@ def test_build_train_inspect_and_fold(browser, server, errors):
     page.get_by_test_id("iter-59").click()
     info = frame_info(page)
     assert info["kind"] == "op"
+    assert page.get_by_test_id("iteration-label").inner_text().startswith("59 / 60")
     for _ in range(200):
         if frame_info(page)["kind"] == "step":
             break
@@ -104,16 +106,17 @@ def test_build_train_inspect_and_fold(browser, server, errors):
 
     # Module level: nn.Module calls folded into boxes; op level: every grad_fn.
     assert page.get_by_test_id("fold-toggle").is_visible()
-    before = runs(page)
-    page.get_by_test_id("fold-module").click()
-    wait_ready(page, before)
+    page.get_by_test_id("tab-step").click()
+    label = page.get_by_test_id("step-label").inner_text()
+    with expect_event(page, "relayout"):  # drawn again, not run again
+        page.get_by_test_id("fold-module").click()
     assert module_boxes(page) >= 3
+    assert page.get_by_test_id("step-label").inner_text() == label
     assert frame_info(page)["pass"] == 58  # still on the same step
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "mlp-module-level-1280.png"))
-    before = runs(page)
-    page.get_by_test_id("fold-op").click()
-    wait_ready(page, before)
+    with expect_event(page, "relayout"):
+        page.get_by_test_id("fold-op").click()
     assert module_boxes(page) == 0
     assert page.locator("[data-testid=graph] svg g.node").count() > 10
     page.screenshot(path=str(SHOTS / "mlp-op-level-1280.png"))
@@ -180,8 +183,9 @@ def test_build_replaces_the_previous_example(browser, server, errors):
     page = new_page(browser, server, errors=errors)
     wait_ready(page)  # the first example, an expression with free names, ran
     build(page, steps=5, hidden="4")
-    assert page.get_by_test_id("examples").input_value() == ""
-    assert page.evaluate("Object.keys(window.gradviz.state.variables).length") == 0
+    # the chooser names the program the user's own; no input boxes of the expression are left
+    assert page.get_by_test_id("examples").input_value() == "own"
+    assert page.locator("#vars input[type=text]").count() == 0
     assert page.get_by_test_id("mlp-panel").get_attribute("open") is None  # folded to show the code
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
@@ -192,16 +196,16 @@ def test_progress_while_training_and_language_switch(browser, server, errors):
     wait_ready(page)
     form = open_builder(page)
     page.get_by_test_id("mlp-steps").fill("800")
-    before = runs(page)
-    form.get_by_test_id("build").click()
     progress = page.get_by_test_id("train-progress")
-    progress.wait_for(state="visible", timeout=10_000)  # shown while the request is pending
-    assert "Training" in progress.inner_text()
-    # The page stays responsive meanwhile: the language toggle works.
-    page.get_by_test_id("lang").click()
-    page.wait_for_function(f"""() => document.querySelector('[data-testid=train-progress]').textContent
-        .includes('训练中') || Number(document.body.dataset.runs || 0) > {before}""", timeout=10_000)
-    wait_ready(page, before, timeout=120_000)
+    with expect_run(page, timeout=120_000):
+        form.get_by_test_id("build").click()
+        progress.wait_for(state="visible", timeout=10_000)  # shown while the request is pending
+        assert "Training" in progress.inner_text()
+        # The page stays responsive meanwhile: the language toggle works.
+        page.get_by_test_id("lang").click()
+        page.wait_for_function("""() => document.querySelector('[data-testid=train-progress]').textContent
+            .includes('训练中') || document.querySelector('main').getAttribute('aria-busy') === 'false'""",
+                               timeout=10_000)
     assert not progress.is_visible()
     assert "次迭代" in page.get_by_test_id("train-summary").inner_text()
     page.get_by_test_id("lang").click()
@@ -211,10 +215,12 @@ def test_progress_while_training_and_language_switch(browser, server, errors):
     assert not [e for e in errors.items if "status of 4" not in e]
 
 
+# The node the frame is about: the current backward step's, or the forward op just recorded.
 CURRENT_LABEL = """() => {
-  const s = window.gradviz.state, f = s.timeline.frames[s.frame];
   const host = document.querySelector('[data-testid=graph]');
-  const g = host.querySelector(`g.node[data-gid=n${f.node}]`);
+  const g = host.querySelector('g.node[data-s=cur]')
+    || [...host.querySelectorAll('g.node[data-s=new]')]
+      .find((n) => n.querySelector(':scope > :is(path, polygon)'));
   const t = g.querySelector('text').getBoundingClientRect(), r = host.getBoundingClientRect();
   return {h: t.height, inside: t.left >= r.left - 1 && t.right <= r.right + 1
                              && t.top >= r.top - 1 && t.bottom <= r.bottom + 1};
@@ -228,8 +234,8 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
     wait_ready(page)
     build(page)  # the form's defaults: a 2-16-16-2 net on two moons, 500 steps
     # the page moves to the first iteration's whole forward graph (its last op) right after the run
-    page.wait_for_function("(() => { const s = window.gradviz.state; "
-                           "return s.timeline.frames[s.frame].node !== undefined; })()")
+    current = "[data-testid=graph] g.node:is([data-s=cur], [data-s=new])"
+    page.wait_for_function(f"!!document.querySelector('{current}')")
     label = page.evaluate(CURRENT_LABEL)
     assert label["h"] >= 10, f"the current node's label is {label['h']:.1f} px tall"
     assert label["inside"], "the current node is in view"
@@ -242,8 +248,14 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
     page.screenshot(path=str(SHOTS / f"mlp-build-step-{width}.png"), full_page=width < 1000)
     # Fit still shows the whole drawing
     page.locator("#fit").click()
-    assert page.evaluate("JSON.stringify(window.gradviz.graph.panzoom.box) === "
-                         "JSON.stringify(window.gradviz.graph.panzoom.home)")
+    assert page.evaluate("""() => {
+      const host = document.querySelector('[data-testid=graph]').getBoundingClientRect();
+      return [...document.querySelectorAll('[data-testid=graph] g.node')].every((g) => {
+        const r = g.getBoundingClientRect();
+        return r.left >= host.left - 1 && r.right <= host.right + 1 && r.top >= host.top - 1
+          && r.bottom <= host.bottom + 1;
+      });
+    }""")
     explain = page.locator("#explain").bounding_box()
     if width > 1000:
         # the step explanation is on screen next to the graph while stepping (not below the training view)

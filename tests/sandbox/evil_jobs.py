@@ -54,7 +54,7 @@ def run(source: str, variables=None):
     if kind == "dot-injection":
         out = PRODUCTION["run"]("x = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n")
         value, text = out
-        for node in value["prepared"]["layout"]["nodes"].values():
+        for node in value["prepared"]["layout"]["nodes"]:
             node["name"] = 'x" image="/etc/passwd" label="'
         return value, text
     if kind == "bad-answer-text":

@@ -5,6 +5,7 @@
 
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
+import { setIcon } from "../icons.js";
 import { SPEEDS } from "../player.js";
 
 export class Controls {
@@ -56,8 +57,7 @@ export class Controls {
       let text = c.n ? t("ch_forward_n", { n: c.n }) : t("ch_forward");
       if (c.kind === "pass") {
         const p = tl.passes[c.pass];
-        const n = (p.index ?? c.pass) + 1; // the pass's number in the whole run
-        text = p.line ? t("ch_pass", { n, line: p.line }) : t("ch_pass_noline", { n });
+        text = p.line ? t("ch_pass", { n: c.n, line: p.line }) : t("ch_pass_noline", { n: c.n });
       }
       return h("option", { value: c.frame }, text);
     });
@@ -83,7 +83,7 @@ export class Controls {
   _playLabel() {
     const playing = this.player.playing;
     const b = this.el.play;
-    b.textContent = playing ? "⏸" : "▶";
+    setIcon(b, playing ? "pause" : "play");
     b.title = playing ? t("pause") : t("play");
     b.setAttribute("aria-label", b.title);
     b.setAttribute("aria-pressed", playing ? "true" : "false");

@@ -50,8 +50,8 @@ export class DetailsPanel {
     if (n.kind === "op") {
       out.push(h("p", { class: "lbl" }, t("saved")));
       const freed = tl.nodeState(id, k) === "freed";
-      if (!(n.saved || []).length) out.push(h("p", { class: "muted" }, t("saved_none")));
-      for (const s of n.saved || []) {
+      if (!n.saved.length) out.push(h("p", { class: "muted" }, t("saved_none")));
+      for (const s of n.saved) {
         out.push(h("div", { class: freed ? "saved freed" : "saved" },
           h("b", {}, `${s.name} `), h("small", {}, shapeText(s.shape)),
           freed ? h("small", { class: "muted" }, ` (${t("saved_freed")})`) : null,

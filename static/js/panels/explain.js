@@ -45,7 +45,7 @@ export class ExplainPanel {
     const out = [h("h3", {}, t("ex_op", { name: op.name, desc: op.description || op.op || "" }))];
     const where = this._where(st, op);
     if (where) out.push(where);
-    const inputs = (op.inputs || []).map((eid) => tl.edges.get(eid)).filter(Boolean);
+    const inputs = op.inputs.map((eid) => tl.edges.get(eid)).filter(Boolean);
     if (inputs.length) {
       out.push(h("p", { class: "lbl" }, t("ex_op_inputs")));
       const ul = h("ul", { class: "flows" });
@@ -67,7 +67,7 @@ export class ExplainPanel {
     const pass = tl.passes[f.pass];
     const step = pass.steps[f.step];
     const node = tl.nodes.get(step.node);
-    const out = [h("h3", {}, t("ex_step_title", { pass: (pass.index ?? f.pass) + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
+    const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {
@@ -82,15 +82,17 @@ export class ExplainPanel {
       out.push(h("p", {}, t("ex_upstream")));
       out.push(valueBox(valueText(step.upstream), heatMap(step.upstream)));
     }
-    if (node && node.kind === "op") out.push(...this._rules(tl, node, step));
-    if (step.grad_after) out.push(...this._write(tl, node, step));
+    // Predict mode: the numbers the student is asked for stay hidden ("?") until revealed.
+    const hidden = st.concealed && st.concealed.frame === st.frame ? st.concealed : null;
+    if (node && node.kind === "op") out.push(...this._rules(tl, node, step, hidden));
+    if (step.grad_after) out.push(...this._write(tl, node, step, hidden));
     return out;
   }
 
   _passEnd(st, f) {
     const tl = st.timeline;
     const pass = tl.passes[f.pass];
-    const out = [h("h3", {}, t("ex_pass_end", { n: (pass.index ?? f.pass) + 1 }))];
+    const out = [h("h3", {}, t("ex_pass_end", { n: pass.index + 1 }))];
     const writes = pass.steps.filter((s) => s.grad_after);
     if (writes.length) {
       out.push(h("p", {}, t("ex_pass_grads")));
@@ -105,14 +107,14 @@ export class ExplainPanel {
     return out;
   }
 
-  _rules(tl, node, step) {
+  _rules(tl, node, step, hidden) {
     const out = [];
-    const sent = new Map((step.sent || []).map((fl) => [fl.edge, fl.grad]));
+    const sent = new Map(step.sent.map((fl) => [fl.edge, fl.grad]));
     const saved = [
-      ...(node.saved || []).map((s) => `${s.name} = ${valueText(s.value, 60)}`),
+      ...node.saved.map((s) => `${s.name} = ${valueText(s.value, 60)}`),
       ...Object.entries(node.params || {}).map(([k, v]) => `${k} = ${paramText(v)}`),
     ].join(", ");
-    (node.inputs || []).forEach((eid, i) => {
+    node.inputs.forEach((eid, i) => {
       const e = tl.edges.get(eid);
       const src = e ? tl.nodes.get(e.source) : null;
       const srcName = nodeLabel(src);
@@ -123,8 +125,13 @@ export class ExplainPanel {
         out.push(box);
         return;
       }
-      box.appendChild(h("p", {}, t("ex_rule", { i: i + 1, src: srcName }), " ", h("code", { class: "formula" }, (node.formulas || [])[i] || "")));
+      box.appendChild(h("p", {}, t("ex_rule", { i: i + 1, src: srcName }), " ", h("code", { class: "formula" }, node.formulas[i] || "")));
       if (saved) box.appendChild(h("p", { class: "muted" }, `${t("ex_with")}: `, h("code", {}, saved)));
+      if (hidden && hidden.edges.has(eid)) {
+        box.appendChild(h("p", {}, t("ex_send_short", { src: srcName }), " ", h("code", { class: "math concealed" }, "?")));
+        out.push(box);
+        return;
+      }
       const product = productText(step.upstream, grad);
       if (product) {
         box.appendChild(h("p", {}, t("ex_send", { src: srcName }), " ", h("code", { class: "math" }, product)));
@@ -137,11 +144,11 @@ export class ExplainPanel {
     return out;
   }
 
-  _write(tl, node, step) {
+  _write(tl, node, step, hidden) {
     const title = step.retained ? t("ex_retained") : t("ex_leaf", { name: nodeLabel(node) });
     const before = step.grad_before ? valueText(step.grad_before, 120) : t("none");
     const contribution = valueText(step.upstream, 120);
-    const after = valueText(step.grad_after, 120);
+    const after = hidden && hidden.nodes.has(node.id) ? "?" : valueText(step.grad_after, 120);
     return [
       h("p", {}, title),
       h("p", { class: "lbl" }, t("ex_leaf_write")),
@@ -150,7 +157,7 @@ export class ExplainPanel {
   }
 
   _optim(st, f) {
-    const steps = st.response.optimizer_steps || [];
+    const steps = st.response.optimizer_steps;
     const o = steps[f.index];
     if (!o) return [h("p", {}, "optimizer.step()")];
     const out = [h("h3", {}, t("ex_optim", { opt: o.optimizer, rule: o.rule }))];

@@ -5,6 +5,7 @@
 
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
+import { sayLimits } from "../limits.js";
 
 export class OutputPanels {
   constructor(errorHost, consoleHost, editor) {
@@ -46,7 +47,7 @@ export class OutputPanels {
         : h("b", {}, where);
       this.errorHost.replaceChildren(
         h("p", { class: "errhead" }, link),
-        h("pre", { class: "errmsg" }, e.message),
+        h("pre", { class: "errmsg" }, sayLimits(e.message)), // "(limit: max_ops)" in words
       );
     }
     this.consoleHost.textContent = this.stdout || t("console_empty");

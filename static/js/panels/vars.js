@@ -19,8 +19,8 @@ export class VarsPanel {
   build(st) {
     this.rows.clear();
     const resp = st.response;
-    const vars = resp ? resp.variables || {} : {};
-    const free = new Set(resp && resp.mode === "expression" ? resp.free_names || [] : []);
+    const vars = resp ? resp.variables : {};
+    const free = new Set(resp && resp.mode === "expression" ? resp.free_names : []);
     const names = [...free, ...Object.keys(vars).filter((n) => !free.has(n))];
     // Named leaves the program did not bind to a top-level name: nn.Module parameters (fc1.weight).
     const extra = {};
@@ -87,16 +87,20 @@ export class VarsPanel {
     for (const [name, r] of this.rows) {
       const v = r.v;
       if (!v) continue;
-      const ids = this._nodes(tl, name, v);
+      if (r.tl !== tl) {
+        r.tl = tl;
+        r.ids = this._nodes(tl, name, v);
+      }
+      const ids = r.ids;
       if (!ids.length) {
         // Not in the graph (e.g. made under no_grad): what the program ended with.
         this._show(r, { shape: v.shape, data: v.value, summary: v.value_summary },
           v.grad === null ? null : { shape: v.shape, data: v.grad, summary: v.grad_summary }, true);
         continue;
       }
-      const live = ids.filter((id) => tl.exists(id, k));
-      const exists = live.length > 0;
-      const id = exists ? live[live.length - 1] : ids[0];
+      const latest = this._latest(tl, ids, k);
+      const exists = latest >= 0;
+      const id = exists ? ids[latest] : ids[0];
       const node = tl.nodes.get(id);
       const val = node.kind === "leaf" ? tl.valueAt(id, k) : node.value;
       const grad = ids.length === 1 ? tl.gradAt(id, k) : tl.gradAtAny(ids, k);
@@ -104,10 +108,32 @@ export class VarsPanel {
     }
   }
 
+  /**
+   * Every graph node the name was bound to (a loop rebinds it once per iteration), in the order
+   * they were made.
+   */
   _nodes(tl, name, v) {
     if (!tl) return [];
-    if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node)) return [v.node];
-    return tl.nodesNamed(name);
+    const ids = [...tl.nodesNamed(name)];
+    if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node) && !ids.includes(v.node)) ids.push(v.node);
+    return ids.sort((a, b) => tl.createdAt(a) - tl.createdAt(b) || a - b);
+  }
+
+  /** The index in ids of the last node made by frame k, or -1 (a binary search: a long loop binds a name often). */
+  _latest(tl, ids, k) {
+    let lo = 0;
+    let hi = ids.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (tl.exists(ids[mid], k)) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
   }
 
   _show(r, val, grad, exists) {

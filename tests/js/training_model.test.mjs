@@ -1,11 +1,11 @@
-// Plain-logic tests of static/js/training_model.js (run with node; see tests/mlp/test_js.py).
+// Plain-logic tests of static/js/training_model.js (tests/js/test_js.py runs every file here).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
   accuracySeries, forgotZeroGrad, frameForPass, frameOfPass, headOf, isTraining, keptIterations, lrOfRule, normOf, order,
   paramLabels, paramSeries, passAtFrame, workedUpdate,
-} from "../../../static/js/training_model.js";
+} from "../../static/js/training_model.js";
 
 const v = (data, shape = [data.length]) => ({ shape, dtype: "float32", data, summary: null });
 const big = (head, norm) => ({ shape: [16, 16], dtype: "float32", data: null,
@@ -69,9 +69,10 @@ test("a forgotten zero_grad", () => {
   const o = order(resp);
   assert.equal(forgotZeroGrad(resp, o, paramSeries(resp)), false); // it has zero_grads
   const its = [{ params: { w: { value_norm: 1, grad_norm: 8 } } }, { params: { w: { value_norm: 0.9, grad_norm: 15 } } }];
-  const manual = { iterations: its, optimizer_steps: [], events: [] };
+  const answer = { backward: [], graph: { nodes: [], edges: [] } }; // what every answer has
+  const manual = { ...answer, iterations: its, optimizer_steps: [], events: [] };
   assert.equal(forgotZeroGrad(manual, order(manual), paramSeries(manual)), true);
-  const accum = { iterations: its.map((it) => ({ params: { w: { value_norm: 1, grad_norm: it.params.w.grad_norm } } })),
+  const accum = { ...answer, iterations: its.map((it) => ({ params: { w: { value_norm: 1, grad_norm: it.params.w.grad_norm } } })),
     optimizer_steps: [], events: [] };
   assert.equal(forgotZeroGrad(accum, order(accum), paramSeries(accum)), false); // micro-batches, no update
 });
@@ -97,6 +98,9 @@ test("frames of passes on a timeline", () => {
   assert.equal(passAtFrame(tl, 5), 0);
   assert.equal(passAtFrame(tl, 8), 3);
   assert.equal(passAtFrame(tl, 0), 0);
+  // the forward ops of an iteration belong to that iteration, not to the pass before
+  assert.equal(passAtFrame(tl, 6), 3);
+  assert.equal(passAtFrame(tl, frameOfPass(tl, 3)), 3);
 });
 
 test("the worked SGD update", () => {
@@ -122,7 +126,7 @@ test("boundary frames for passes", () => {
 });
 
 test("every builder and training string exists in English and Chinese", async () => {
-  const { EN, ZH } = await import("../../../static/js/training_i18n.js");
+  const { EN, ZH } = await import("../../static/js/training_i18n.js");
   assert.deepEqual(Object.keys(EN).sort(), Object.keys(ZH).sort());
   for (const [k, v] of Object.entries(ZH)) assert.ok(v.length > 0, k);
 });

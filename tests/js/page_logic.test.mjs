@@ -1,14 +1,13 @@
-/**
- * Plain-JS unit tests of the page's logic modules (timeline, player, share, format, explain's
- * arithmetic). Loaded into a page of the running server by tests/browser/test_unit_js.py;
- * results land in window.__unitResults as [{name, ok, message}].
- */
+// The page's plain-logic modules (timeline, player, share links, number formats, explain's
+// arithmetic), run with node's test runner (tests/js/test_js.py runs every file here).
+import assert from "node:assert/strict";
+import { test } from "node:test";
 
-import { Timeline } from "/static/js/timeline.js";
-import { Player } from "/static/js/player.js";
-import { decodeShare, encodeShare } from "/static/js/share.js";
-import { compactText, num, shortText, valueText } from "/static/js/format.js";
-import { productText } from "/static/js/panels/explain.js";
+import { compactText, num, num3, shortText, valueText } from "../../static/js/format.js";
+import { productText } from "../../static/js/panels/explain.js";
+import { Player } from "../../static/js/player.js";
+import { decodeShare, encodeShare } from "../../static/js/share.js";
+import { Timeline } from "../../static/js/timeline.js";
 
 const V = (data, shape = []) => ({ shape, dtype: "float32", data, summary: null });
 
@@ -42,15 +41,14 @@ function abResponse({ passes = 1, retain = false, zero = false } = {}) {
       steps: steps(before), line: 2, col: 1, view: 0, freed: !retain });
     events.push({ kind: "backward", index: p });
   }
-  return { variables: {}, stdout: "", graph: { nodes, edges }, backward, svg: "", error: null, views: [], events };
+  const views = [{ index: 0, passes: backward.map((b) => b.index), nodes: nodes.map((n) => n.id),
+    edges: edges.map((e) => e.id), svg: "" }];
+  return { variables: {}, stdout: "", graph: { nodes, edges }, backward, error: null, views, events,
+    optimizer_steps: [], iterations: [] };
 }
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
 function eq(a, b, what = "") {
-  const sa = JSON.stringify(a);
-  const sb = JSON.stringify(b);
-  if (sa !== sb) throw new Error(`${what} expected ${sb}, got ${sa}`);
+  assert.deepEqual(a, b, what);
 }
 
 test("frames: forward ops, then each backward step, then the pass end", () => {
@@ -135,12 +133,6 @@ test("an error adds a last frame", () => {
   eq(tl.frames[tl.length - 1].kind, "error");
 });
 
-test("no events: ops in id order, then the passes", () => {
-  const r = abResponse();
-  r.events = [];
-  eq(new Timeline(r).frames.map((f) => f.kind).join(","), "op,op,op,step,step,step,step,step,pass_end");
-});
-
 test("left-out iterations: passes found by their run index, one skipped frame, one zero_grad", () => {
   const r = abResponse({ passes: 2, retain: true });
   r.backward[1].index = 7; // passes 1..6 were summarized away
@@ -208,9 +200,21 @@ test("player: nothing to play", () => {
 test("share links round-trip (with non-ASCII text)", () => {
   const data = { source: "y = (a * b + 1) ** 2  # 梯度", variables: { a: { value: [1, 2], requires_grad: true } }, step: 7 };
   const back = decodeShare(encodeShare(data));
-  eq(back, data);
+  eq(back, { ...data, extra: {} });
+  const mlp = { ...data, extra: { mlp: { dataset: "moons", steps: 40 } } };
+  eq(decodeShare(encodeShare(mlp)), mlp);
   eq(decodeShare("#s=%%%"), null);
   eq(decodeShare(""), null);
+});
+
+test("numbers inside a node: 3 significant digits", () => {
+  eq(num3(0.9991), "0.999");
+  eq(num3(-1.658e-6), "-1.66e-6");
+  eq(num3(10), "10");
+  eq(num3(-1), "-1");
+  eq(num3(123456), "1.23e5");
+  eq(num3(0), "0");
+  eq(shortText(V([0.12345, 2], [2]), num3), "[0.123, 2]");
 });
 
 test("numbers and values as text", () => {
@@ -234,14 +238,3 @@ test("explain: upstream × local = sent", () => {
   eq(productText(V([1, 2], [2]), V([3, 8], [2])), "[1, 2] ⊙ [3, 4] = [3, 8]");
   eq(productText(V(0), V(0)), null);
 });
-
-const results = [];
-for (const { name, fn } of tests) {
-  try {
-    fn();
-    results.push({ name, ok: true, message: "" });
-  } catch (err) {
-    results.push({ name, ok: false, message: String(err && err.stack ? err.stack : err) });
-  }
-}
-window.__unitResults = results;

@@ -1,0 +1,38 @@
+"""POST /api/layout: draw a run's graph again at another level, without running the program again.
+
+The page sends the layout input it has from the run's answer (graph nodes and edges, each view's
+ids; validated strictly by ``LayoutRequest``), the level and the direction (a phone reads a graph
+top to bottom); the answer is each view's new drawing.
+Stateless: nothing is kept between requests but the layout cache of ``app.layout``. The drawing
+runs ``dot`` under the same bound as every other layout (``DOT_SLOTS``: no more at once than the
+workers) and within one time budget for all its views; a view cut short by it says so.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from fastapi import APIRouter, Request
+
+from ..layout import draw_views, layout_data
+from ..schemas import ErrorResponse, LayoutRequest, LayoutResponse
+from .run import fold_settings
+
+router = APIRouter(prefix="/api", tags=["layout"])
+
+ERRORS = {413: {"model": ErrorResponse, "description": "request body over 256 KB"},
+          422: {"model": ErrorResponse, "description": "not JSON, wrong types, unknown fields or ids"}}
+
+
+@router.post("/layout", response_model=LayoutResponse, responses=ERRORS)
+def layout(body: LayoutRequest, request: Request):
+    """Each view of the request drawn at the requested level (views in the request's order)."""
+    app_settings = request.app.state.settings
+    settings = fold_settings(app_settings.layout, body.fold)
+    if body.direction == "down":
+        settings = replace(settings, max_lr_depth=-1)  # no graph is short enough to lie on its side
+    deadline = time.monotonic() + app_settings.layout_budget_s
+    drawings = draw_views(layout_data(body), settings, deadline=deadline)
+    return LayoutResponse(views=[{"index": i, "svg": d.svg, "folded": d.folded, "folds": d.folds,
+                                  "undrawn": d.undrawn} for i, d in enumerate(drawings)])

@@ -1,0 +1,176 @@
+/**
+ * Values inside the nodes (classroom mode): each tensor node of a drawing gets a last line
+ * "data 2 │ grad −20", like micrograd's data | grad boxes. Nothing is laid out again: the node's
+ * outline grows by one line (scaled, so edges keep their ends), its own lines move up by half a
+ * line, and it widens only into the free room beside it, the roomier side first (at most half the
+ * gap to the next node on each side, so two neighbours never meet); a line still too wide is drawn
+ * smaller.
+ */
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const MIN_FONT = 0.6; // a line shrinks at most to this part of the node's font
+const MARGIN = 3; // drawing units kept free between two nodes
+const MAX_WIDEN = 1.0; // a node widens at most by this part of its own width
+
+export class NodeValues {
+  /**
+   * nodes, edges: Map id -> the <g> of each node and edge of a mounted drawing; layer: where the
+   * lines go (above the edges, so an arrowhead never hides a number); grown(id, box) is told each
+   * node's new box.
+   */
+  constructor(nodes, edges, layer, grown = () => {}) {
+    this.nodes = nodes;
+    this.edges = edges;
+    this.layer = layer;
+    this.grown = grown;
+    this.lines = new Map(); // id -> the node's line and geometry, or null (no data | grad box)
+    this.boxes = null; // id -> outline box (drawing units, before any growth)
+  }
+
+  /** Show data and grad text in node id. */
+  set(id, data, grad) {
+    const v = this._line(id);
+    if (!v) return;
+    v.line.style.visibility = "";
+    if (v.dataText === data && v.gradText === grad) return;
+    v.dataText = data;
+    v.gradText = grad;
+    v.d.textContent = data;
+    v.gr.textContent = grad;
+    this._fit(v);
+  }
+
+  /** Hide node id's line (the node is not drawn at this frame: its op has not run yet). */
+  hide(id) {
+    const v = this.lines.get(id);
+    if (v) v.line.style.visibility = "hidden";
+  }
+
+  /** Put every node back as it was drawn. */
+  clear() {
+    for (const v of this.lines.values()) {
+      if (!v) continue;
+      v.shape.removeAttribute("transform");
+      v.shape.removeAttribute("vector-effect");
+      for (const t of v.texts) t.removeAttribute("transform");
+      v.line.remove();
+    }
+    this.lines.clear();
+  }
+
+  _outline(g) {
+    return g.querySelector(":scope > :is(polygon, ellipse, path)");
+  }
+
+  _measureAll() {
+    this.boxes = new Map();
+    for (const [id, g] of this.nodes) {
+      const shape = this._outline(g);
+      if (shape) this.boxes.set(id, shape.getBBox());
+    }
+    // The ends of the edges: a node does not widen over the side its edges come in by.
+    this.ends = [];
+    for (const g of this.edges.values()) {
+      const path = g.querySelector(":scope > path");
+      if (!path) continue;
+      const len = path.getTotalLength();
+      this.ends.push(path.getPointAtLength(0), path.getPointAtLength(len));
+    }
+  }
+
+  /** Does an edge end at the left / right side of a box? */
+  _edgeSides(box) {
+    const near = 6;
+    const out = { left: false, right: false };
+    for (const p of this.ends) {
+      if (p.y < box.y - near || p.y > box.y + box.height + near) continue;
+      if (Math.abs(p.x - box.x) <= near + box.width * 0.15) out.left = true;
+      if (Math.abs(p.x - box.x - box.width) <= near + box.width * 0.15) out.right = true;
+    }
+    return out;
+  }
+
+  /** The room free to the left and to the right of a box that is `grow` taller (half the gaps). */
+  _room(id, box, grow) {
+    let left = box.width * MAX_WIDEN;
+    let right = left;
+    const y0 = box.y - grow / 2;
+    const y1 = box.y + box.height + grow / 2;
+    for (const [other, b] of this.boxes) {
+      if (other === id || b.y > y1 + MARGIN || b.y + b.height < y0 - MARGIN) continue;
+      if (b.x + b.width <= box.x) left = Math.min(left, (box.x - b.x - b.width - MARGIN) / 2);
+      else if (b.x >= box.x + box.width) right = Math.min(right, (b.x - box.x - box.width - MARGIN) / 2);
+    }
+    return { left: Math.max(0, left), right: Math.max(0, right) };
+  }
+
+  _line(id) {
+    if (this.lines.has(id)) return this.lines.get(id);
+    const g = this.nodes.get(id);
+    const shape = g && this._outline(g);
+    const texts = g ? [...g.querySelectorAll(":scope > text")] : [];
+    if (!shape || texts.length < 2) {
+      this.lines.set(id, null); // a Python number (one line) has no data | grad box
+      return null;
+    }
+    if (!this.boxes) this._measureAll();
+    const box = this.boxes.get(id);
+    const fs = 0.9 * (Number(texts[0].getAttribute("font-size")) || 10); // monospace digits read larger
+    const grow = fs * 1.3;
+    const line = document.createElementNS(SVGNS, "text");
+    line.setAttribute("class", "nval");
+    line.dataset.node = String(id);
+    line.setAttribute("text-anchor", "middle");
+    const d = document.createElementNS(SVGNS, "tspan");
+    d.setAttribute("class", "nv-d");
+    const sep = document.createElementNS(SVGNS, "tspan");
+    sep.setAttribute("class", "nv-sep");
+    sep.textContent = " │ ";
+    const gr = document.createElementNS(SVGNS, "tspan");
+    gr.setAttribute("class", "nv-g");
+    line.append(d, sep, gr);
+    this.layer.appendChild(line);
+    shape.setAttribute("vector-effect", "non-scaling-stroke");
+    const last = Number(texts[texts.length - 1].getAttribute("y")) || box.y + box.height / 2;
+    const v = {
+      id, g, shape, texts, line, d, gr, fs, grow, box, baseline: last + grow / 2,
+      room: this._room(id, box, grow), sides: this._edgeSides(box), round: shape.tagName === "ellipse",
+    };
+    this.lines.set(id, v);
+    return v;
+  }
+
+  /** Widen the outline into the free room for the line, then shrink the line if it still does not fit. */
+  _fit(v) {
+    const { box, fs, grow, room } = v;
+    v.line.setAttribute("font-size", String(fs));
+    const len = v.line.getComputedTextLength();
+    const inner = v.round ? 0.78 : 0.92; // an ellipse is narrower off its middle
+    const extra = Math.max(0, (len + fs) / inner - box.width);
+    // Grow into a side no edge comes in by first (over it the arrowheads would be hidden), else
+    // the roomier side first.
+    let left;
+    let right;
+    const leftFirst = v.sides.left !== v.sides.right ? !v.sides.left : room.left >= room.right;
+    if (leftFirst) {
+      left = Math.min(extra, room.left);
+      right = Math.min(extra - left, room.right);
+    } else {
+      right = Math.min(extra, room.right);
+      left = Math.min(extra - right, room.left);
+    }
+    const width = box.width + left + right;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const nx = cx + (right - left) / 2;
+    const sx = width / box.width;
+    const sy = (box.height + grow) / box.height;
+    v.shape.setAttribute("transform", `translate(${nx} ${cy}) scale(${sx} ${sy}) translate(${-cx} ${-cy})`);
+    for (const t of v.texts) t.setAttribute("transform", `translate(${nx - cx} ${-grow / 2})`);
+    v.line.setAttribute("x", String(nx));
+    v.line.setAttribute("y", String(v.baseline));
+    const fits = width * inner - fs * 0.6;
+    if (len > fits) v.line.setAttribute("font-size", String(Math.max(fs * MIN_FONT, (fs * fits) / len)));
+    this.grown(v.id, { x: nx - width / 2, y: box.y - grow / 2, w: width, h: box.height + grow });
+  }
+}
