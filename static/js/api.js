@@ -18,7 +18,31 @@ async function call(url, init) {
   }
   if (res.ok) return { ok: true, status: res.status, data: body };
   const error = (body && body.error) || { type: "HTTPError", message: `HTTP ${res.status}`, line: null, col: null };
-  return { ok: false, status: res.status, error };
+  const out = { ok: false, status: res.status, error };
+  if (res.status === 503) out.retryAfter = Math.max(1, Math.min(60, Number(res.headers.get("Retry-After")) || 2));
+  return out;
+}
+
+const BUSY_RETRIES = 5;
+
+/**
+ * `request()` again while the server answers 503 (busy), after the seconds it asks for, at most
+ * BUSY_RETRIES times. `waiting(seconds)` is told each second of the wait (0 when it is over);
+ * `cancelled()` true stops waiting (a newer request replaced this one).
+ */
+export async function retryWhileBusy(request, waiting, cancelled) {
+  let res = await request();
+  for (let i = 0; i < BUSY_RETRIES && !res.ok && res.status === 503 && !cancelled(); i++) {
+    for (let left = res.retryAfter; left > 0; left--) {
+      if (cancelled()) return res;
+      waiting(left);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    waiting(0);
+    if (cancelled()) return res;
+    res = await request();
+  }
+  return res;
 }
 
 function post(url, body) {

@@ -3,7 +3,7 @@
  * Everything else lives in its own module; this file only connects them (through state.js's bus).
  */
 
-import { fetchExamples, fetchHealth, fetchLayout, runProgram } from "./api.js";
+import { fetchExamples, fetchHealth, fetchLayout, retryWhileBusy, runProgram } from "./api.js";
 import { ProgramChooser } from "./chooser.js";
 import { download, pngBlob, svgText } from "./export.js";
 import { GraphView } from "./graph.js";
@@ -91,11 +91,14 @@ async function run(frame = null) {
   setBusy(true);
   emit("run-start", source);
   const given = state.inputsFor === source ? state.variables : null;
-  let res = await runProgram(source, given, state.fold);
+  // A busy server (503) is asked again after the time it names; the Run button counts down.
+  const waiting = (left) => { if (seq === runSeq) runBtn.textContent = left ? t("busy_retry", { n: left }) : t("running"); };
+  const replaced = () => seq !== runSeq;
+  let res = await retryWhileBusy(() => runProgram(source, given, state.fold), waiting, replaced);
   if (seq === runSeq && res.ok && needsInputs(res.data, given)) {
     state.variables = startingInputs(res.data.free_names, state.variables);
     state.inputsFor = source;
-    res = await runProgram(source, state.variables, state.fold);
+    res = await retryWhileBusy(() => runProgram(source, state.variables, state.fold), waiting, replaced);
   }
   if (seq === runSeq && res.ok && narrow.matches) await redraw(res.data); // a phone reads top to bottom
   if (seq !== runSeq) return; // a newer run replaced this one
