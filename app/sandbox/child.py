@@ -80,14 +80,15 @@ def _serve(conn: socket.socket, jobs: dict) -> None:
     """Say hello, then answer requests one at a time until the server kills this process (it sends
     more than one only to the same client's next runs)."""
     out = _Writer(conn)
+    watchdog = _Watchdog(out)
     out.send({"type": "hello"})
     reader = channel.Reader(conn, max_body=0)
     while True:
         request, _ = reader.read(time.monotonic() + FOREVER_S)
-        _answer(out, jobs, request)
+        _answer(out, watchdog, jobs, request)
 
 
-def _answer(out: _Writer, jobs: dict, request: dict) -> None:
+def _answer(out: _Writer, watchdog: _Watchdog, jobs: dict, request: dict) -> None:
     start = time.monotonic()
     deadline_s = float(request.get("deadline_s", 0)) or 10.0
     used = resource.getrusage(resource.RUSAGE_SELF)
@@ -99,15 +100,14 @@ def _answer(out: _Writer, jobs: dict, request: dict) -> None:
         return
     if request.get("yield"):  # a client that used much worker time lately: others go first
         os.setpriority(os.PRIO_PROCESS, 0, YIELD_NICE)
-    done = threading.Event()
-    _start_watchdog(out, done, start, start + deadline_s - WATCHDOG_LEAD_S)
+    watchdog.begin(start, start + deadline_s - WATCHDOG_LEAD_S)
     try:
         result = job(*request.get("args", ()), **request.get("kwargs", {}))
     except BaseException as exc:  # noqa: BLE001 - reported as data, never re-raised across processes
-        done.set()
+        watchdog.end()
         out.send({"type": "error", "error": {"type": type(exc).__name__, "message": _message(exc)}})
         return
-    done.set()
+    watchdog.end()
     value, body = result if isinstance(result, tuple) else (result, None)
     out.send({"type": "result", "value": value}, body)
 
@@ -119,26 +119,58 @@ def _message(exc: BaseException) -> str:
         return ""
 
 
-def _start_watchdog(out: _Writer, done: threading.Event, start: float, when: float) -> None:
-    """Lower the run's priority once it has run long; report its line just before the deadline;
-    nothing once the run is ``done``."""
+class _Watchdog:
+    """One thread for the child's life: during each run it lowers the priority once the run has
+    gone on long, and reports the run's line just before the deadline (nothing once it ended)."""
 
-    def watch() -> None:
-        if done.wait(max(0.0, min(start + LONG_RUN_S, when) - time.monotonic())):
-            return
-        try:
-            os.setpriority(os.PRIO_PROCESS, 0, max(YIELD_NICE, os.getpriority(os.PRIO_PROCESS, 0)))
-        except OSError:
-            pass
-        if done.wait(max(0.0, when - time.monotonic())):
-            return
-        from engine import trace
+    def __init__(self, out: _Writer):
+        self.out = out
+        self.cond = threading.Condition()
+        self.active: tuple[int, float, float] | None = None  # (run number, start, report time)
+        self.runs = 0
+        threading.Thread(target=self._loop, daemon=True).start()
 
-        rec = trace.ACTIVE
-        line, col = rec.location if rec is not None and rec.location else (None, None)
-        try:
-            out.send({"type": "line", "line": line, "col": col})
-        except OSError:
-            pass
+    def begin(self, start: float, report_at: float) -> None:
+        with self.cond:
+            self.runs += 1
+            self.active = (self.runs, start, report_at)
+            self.cond.notify()
 
-    threading.Thread(target=watch, daemon=True).start()
+    def end(self) -> None:
+        with self.cond:
+            self.active = None
+            self.cond.notify()
+
+    def _still(self, run: int, until: float) -> bool:
+        """Wait until ``until``; True if run number ``run`` is still going then."""
+        with self.cond:
+            while self.active is not None and self.active[0] == run:
+                left = until - time.monotonic()
+                if left <= 0:
+                    return True
+                self.cond.wait(left if left < FOREVER_S else None)
+            return False
+
+    def _loop(self) -> None:
+        while True:
+            with self.cond:
+                while self.active is None:
+                    self.cond.wait()
+                run, start, report_at = self.active
+            if not self._still(run, min(start + LONG_RUN_S, report_at)):
+                continue
+            try:
+                os.setpriority(os.PRIO_PROCESS, 0, max(YIELD_NICE, os.getpriority(os.PRIO_PROCESS, 0)))
+            except OSError:
+                pass
+            if not self._still(run, report_at):
+                continue
+            from engine import trace
+
+            rec = trace.ACTIVE
+            line, col = rec.location if rec is not None and rec.location else (None, None)
+            try:
+                self.out.send({"type": "line", "line": line, "col": col})
+            except OSError:
+                pass
+            self._still(run, float("inf"))  # once per run
