@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from engine.tensor import Tensor
+from engine.trace import node_id
 
 from . import values
 from .answer import prepare_answer
@@ -49,7 +50,7 @@ def run_for_http(source: str, variables: dict | None = None) -> dict:
 def serialize_result(result) -> dict:
     """A runner RunResult → the RunResponse fields except the drawings."""
     trace = result.trace
-    output = node_id(result.result, trace) if isinstance(getattr(result, "result", None), Tensor) else None
+    output = node_id(trace, result.result) if result.result is not None else None
     out = serialize_trace(trace, output_node=output)
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
                         if isinstance(t, Tensor)}
@@ -68,26 +69,19 @@ def serialize_result(result) -> dict:
 
 def variable(t: Tensor, trace) -> dict:
     """A ``VariableOut``: value and grad in full, or null plus a summary over 64 elements."""
-    v = values.value(t._data)
-    grad = t._grad._data if t._grad is not None else None
-    g = values.value(grad)
+    data = t.detach().numpy()
+    v = values.value(data)
+    # A non-leaf keeps a gradient only with retain_grad (reading it otherwise warns, as in torch).
+    grad = t.grad if t.is_leaf or t.retains_grad else None
+    g = values.value(None if grad is None else grad.detach().numpy())
     return {
-        "shape": list(t._data.shape), "dtype": values.dtype_name(t._data.dtype),
+        "shape": list(data.shape), "dtype": values.dtype_name(data.dtype),
         "value": v["data"], "value_summary": v["summary"],
         "grad": g["data"] if g else None, "grad_summary": g["summary"] if g else None,
-        "requires_grad": t._requires_grad, "is_leaf": t._grad_fn is None,
-        "grad_fn": t._grad_fn.name() if t._grad_fn is not None else None,
-        "node": node_id(t, trace),
+        "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+        "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
+        "node": node_id(trace, t),
     }
-
-
-def node_id(t: Tensor, trace) -> int | None:
-    """The graph node of ``t`` in this trace (its grad_fn's node, else its leaf node), if any."""
-    for obj in (t._grad_fn, t):
-        tag = getattr(obj, "_trace", None) if obj is not None else None
-        if tag is not None and getattr(tag[0], "trace", None) is trace:
-            return tag[1]
-    return None
 
 
 def error_info(err) -> dict:

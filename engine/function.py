@@ -11,11 +11,11 @@ from __future__ import annotations
 import itertools
 
 from . import errors
+from .ops.table import SAVED_INPUT
 
 _seq = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # PyTorch runs AccumulateGrad as soon as it is ready
 _NO_GRAD = (None, 0)  # next_functions entry of an input that needs no gradient
-_SLOT = {"a": 0, "b": 1, "c": 2, "out": -1}
 
 
 class Node:
@@ -73,12 +73,12 @@ class Node:
         if keys:
             if len(keys) == 1:
                 k = keys[0]
-                t = _output_alias(out) if k == "out" else inputs[_SLOT[k]]
+                t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
                 self._saved = (k, t, t._vc[0])
             else:
                 saved = []
                 for k in keys:
-                    t = _output_alias(out) if k == "out" else inputs[_SLOT[k]]
+                    t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
                     saved += (k, t, t._vc[0])
                 self._saved = tuple(saved)
         else:
@@ -100,26 +100,29 @@ class Node:
         """The tensors kept for backward, checked against in-place changes and release."""
         if not self.op.saves:
             return {}
-        return dict(self.checked_saves())
+        saved = self.checked_saves()
+        return dict(zip(saved[::3], saved[1::3]))
 
-    def checked_saves(self):
-        """``(key, tensor)`` of each saved tensor, after the release and version checks."""
+    def checked_saves(self) -> tuple:
+        """The saved tensors (flat: key0, tensor0, version0, key1, ...) once checked: not released
+        by an earlier backward, and not changed in place since they were saved."""
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
         saved = self._saved
-        for key, t, version in zip(saved[::3], saved[1::3], saved[2::3]):
-            now = t._vc[0]
-            if now != version:
-                fn = t._grad_fn
-                if key == "out":
-                    where = f"{self.op.grad_fn}"
-                elif fn is not None:
-                    where = fn.name()
-                else:
-                    where = None
-                raise RuntimeError(errors.inplace_modified(
-                    t.dtype._type_desc, tuple(t._data.shape), 0, where or "", now, version))
-        return zip(saved[::3], saved[1::3])
+        for j in range(0, len(saved), 3):
+            t = saved[j + 1]
+            if t._vc[0] != saved[j + 2]:
+                raise self._modified(saved[j], t, saved[j + 2])
+        return saved
+
+    def _modified(self, key: str, t, version: int) -> RuntimeError:
+        """PyTorch's error for a saved tensor changed in place since it was saved."""
+        if key == "out":
+            where = self.op.grad_fn
+        else:
+            where = t._grad_fn.name() if t._grad_fn is not None else ""
+        return RuntimeError(errors.inplace_modified(
+            t.dtype._type_desc, tuple(t._data.shape), 0, where, t._vc[0], version))
 
     def resave_output(self, out) -> None:
         """An in-place op made ``out`` this node's output: watch its version from now on."""

@@ -174,9 +174,7 @@ class Tensor:
         self._grad_fn.retained = self
         rec = _trace_mod.ACTIVE
         if rec is not None:
-            nid = rec._mine(self._grad_fn)
-            if nid is not None:
-                rec.trace.nodes[nid].retains_grad = True
+            rec.retains_grad(self._grad_fn)
 
     @property
     def data(self) -> Tensor:

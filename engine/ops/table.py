@@ -50,6 +50,9 @@ class OpDef:
 
 OPS: dict[str, OpDef] = {}
 
+# The tensor input a saved key names ("a" is the first tensor argument, ...; "out" is the output).
+SAVED_INPUT = {"a": 0, "b": 1, "c": 2}
+
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
              description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
@@ -75,7 +78,8 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
 
 
 class Saved:
-    """What a rule sees of its op: saved inputs/output, extras, params and the xp namespace."""
+    """What a rule sees of its op: saved inputs/output, extras, params and the xp namespace.
+    Only the keys the node kept are set (a rule reads only those its entry's ``needs`` name)."""
 
     __slots__ = ("a", "b", "c", "out", "x", "p", "xp", "i")
 
@@ -83,8 +87,6 @@ class Saved:
         self.xp = xp
         self.p = p
         self.x = x
-        self.a = self.b = self.c = self.out = None
-        self.i = 0  # which input the rule is computing (variadic ops)
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

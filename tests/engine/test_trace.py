@@ -89,7 +89,7 @@ def test_flows_add_up(name):
                 assert [f.edge for f in step.sent] == node.inputs
     # the last write into each leaf is its final .grad
     for leaf in leaves:
-        nid = leaf._trace[1]
+        nid = trace.node_id(tr, leaf)
         writes = [s for bp in tr.passes for s in bp.steps if s.node == nid and s.kind == "leaf"]
         assert writes, "leaf never written"
         np.testing.assert_array_equal(writes[-1].grad_after, leaf.grad.numpy())
@@ -108,7 +108,7 @@ def test_sent_flows_reach_their_sources(name):
 
 def test_fan_out_sum_is_recorded():
     tr, (x,) = _run_recorded(_fanout)
-    nid = x._trace[1]
+    nid = trace.node_id(tr, x)
     (step,) = [s for s in tr.passes[0].steps if s.node == nid]
     assert len(step.received) == 5
     # the op steps that fed several consumers also show their sums
@@ -120,7 +120,7 @@ def test_two_flows_into_one_leaf():
     with trace.recording() as rec:
         x = engine.tensor([1.5], requires_grad=True)
         (x * x).sum().backward()
-    nid = x._trace[1]
+    nid = trace.node_id(rec.trace, x)
     (step,) = [s for s in rec.trace.passes[0].steps if s.node == nid]
     assert len(step.received) == 2
     np.testing.assert_allclose(step.grad_after, [3.0])
