@@ -173,7 +173,7 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     view's new history is read back from the new base. The view's place in the base is found
     from the arrays' memory layout, so any view of a contiguous base works.
     """
-    from .ops.index_ops import encode_key
+    from .ops.indexing import encode_key
     from .ops.table import OPS
 
     pos = _positions(target._data, base._data)

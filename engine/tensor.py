@@ -1,7 +1,8 @@
 """The Tensor: a NumPy array plus autograd state, with PyTorch's attributes and rules.
 
-Op methods (``x.exp()``, ``x + y``, ...) are attached by ``engine.ops.api`` so that each op's
-behaviour lives in one place; this module holds the state and the autograd-facing attributes.
+Op methods (``x.exp()``, ``x + y``, ...) are published by the op modules next to their table
+entries and attached by ``engine.ops.api``; this module holds the state and the autograd-facing
+attributes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Oracle cases for the nn ops of the table (engine/ops/nn_ops.py), in the format of ``oracle_cases``.
+"""Oracle cases for the activations and losses of the table (engine/ops/activations.py, losses.py), in
+the format of ``oracle_cases``.
 
 Loss weights are built inside ``fn`` (torch refuses weights that require grad); integer arrays
 are class targets.
