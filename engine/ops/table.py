@@ -14,11 +14,11 @@ A rule may return a gradient shaped like the broadcast output: the walk undoes b
 in one place (``sum_to``), and casts to the input's dtype.
 
 Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``linalg``, ``shape``, ``indexing``,
-``combine``, ``fill``, ``convert``, ``activations``, ``losses``) holds its entries and, next to
-them, the public functions built on them, published with ``public`` (or derived from the entry,
-e.g. ``elementwise.math_function``). ``engine.ops.api`` builds ``torch``'s functions, the
-Tensor's methods and ``torch.nn.functional`` from those registrations, so a new op is its entry,
-its public function and its oracle case (tests/engine/oracle_cases*.py) in one place.
+``combine``, ``fill``, ``convert``, ``activations``, ``losses``) holds its entries and, beside
+each, its public function: derived from the entry (``atan = math_function(register(...))``), or
+written out with its argument checks and published with ``@public(...)``. ``engine.ops.api``
+builds ``torch``'s functions, the Tensor's methods and ``torch.nn.functional`` from those
+registrations, so a new op is its entry and its oracle case (tests/engine/oracle_cases*.py).
 """
 
 from __future__ import annotations
