@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 
+from engine.gcpause import gc_paused
 from engine.tensor import Tensor
 from engine.trace import node_id
 
 from . import values
 from .answer import prepare_answer
-from .gcpause import gc_paused
+from .schemas import error_info
 from .serialize import serialize_trace
 
 
@@ -28,7 +29,8 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
         try:
             result = run_program(source, variables=variables)
         except ProgramError as exc:
-            return {"program_error": error_info(exc.error)}
+            err = exc.error
+            return {"program_error": error_info(err.type, err.message, err.line, err.col)}
         t1 = time.perf_counter()
         response = serialize_result(result)
         response["timings"] = {"run": t1 - t0, "serialize": time.perf_counter() - t1}
@@ -59,7 +61,8 @@ def serialize_result(result) -> dict:
         if v["node"] not in kept:  # a node of a training iteration that was summarized away
             v["node"] = None
     out["stdout"] = result.stdout or ""
-    out["error"] = error_info(result.error) if result.error is not None else None
+    err = result.error
+    out["error"] = None if err is None else error_info(err.type, err.message, err.line, err.col)
     out["mode"] = result.mode
     out["free_names"] = list(result.free_names or [])
     out["auto_backward"] = bool(result.auto_backward)
@@ -82,10 +85,3 @@ def variable(t: Tensor, trace) -> dict:
         "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
         "node": node_id(trace, t),
     }
-
-
-def error_info(err) -> dict:
-    """A runner UserError → ``ErrorInfo``."""
-    return {"type": str(getattr(err, "type", type(err).__name__)),
-            "message": str(getattr(err, "message", err)),
-            "line": getattr(err, "line", None), "col": getattr(err, "col", None)}

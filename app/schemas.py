@@ -32,6 +32,11 @@ class ErrorResponse(BaseModel):
     error: ErrorInfo
 
 
+def error_info(type_: str, message: str, line: int | None = None, col: int | None = None) -> dict:
+    """An ``ErrorInfo`` as plain data: how every failure is reported, built in this one place."""
+    return {"type": type_, "message": message, "line": line, "col": col}
+
+
 # ---- requests -------------------------------------------------------------------------------------
 class VariableIn(BaseModel):
     """A value for a free name of an expression."""

@@ -10,10 +10,11 @@ from dataclasses import replace
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from engine.gcpause import gc_paused
+
 from ..answer import splice_answer
 from ..errors import error_response, internal_error
 from ..execute import run_for_http
-from ..gcpause import gc_paused
 from ..layout import LayoutSettings, draw_views
 from ..pool import run_deadline
 from ..schemas import ErrorResponse, RunRequest, RunResponse
@@ -41,7 +42,7 @@ def run(body: RunRequest, request: Request) -> Response:
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
     deadline = run_deadline(settings)
     t0 = time.perf_counter()
-    with gc_paused():  # a large answer is many small objects: see app/gcpause.py
+    with gc_paused():  # a large answer is many small objects: see engine/gcpause.py
         return _run(body, request, settings, variables, deadline, t0)
 
 
