@@ -1,6 +1,6 @@
 """Split a Trace into drawable views: one graph per backward-pass group.
 
-Rules (issue 4):
+Rules:
 - a pass joins the previous view when its root node is already in that view (a second backward
   on the same graph); otherwise it opens a new view (a training iteration, a micro-batch);
 - a view holds the nodes its passes visited, plus the ops recorded in its stretch of the program
