@@ -2,12 +2,13 @@
 ``autograd.grad``, which also hands each step to the recorder for the page.
 
 As in PyTorch's engine: a ``GraphTask`` counts, for every node reachable from the roots, the
-consumers that will deliver a gradient to it; a node is ready once all of them have, its
-gradients summed in its input buffer. Among ready nodes the most recently created runs first
-(PyTorch's sequence numbers) and AccumulateGrad runs as soon as it is ready. A node runs its
-table rules in one of two worlds, chosen once per pass: ``ArrayWorld`` (NumPy arrays: a
-first-order pass) or ``TensorWorld`` (engine Tensors, ``create_graph=True``: the rules
-themselves are recorded, so gradients can be differentiated again).
+consumers that will deliver a gradient to it (the roots' first consumer is a ``GraphRoot`` that
+delivers the seeds); a node is ready once all of them have, with its gradients summed. Among
+ready nodes the most recently created runs first (PyTorch's sequence numbers) and
+AccumulateGrad runs as soon as it is ready. A node runs its table rules in one of two worlds,
+chosen once per pass: ``ArrayWorld`` (NumPy arrays: a first-order pass) or ``TensorWorld``
+(engine Tensors, ``create_graph=True``: the rules themselves are recorded, so gradients can be
+differentiated again).
 """
 
 from __future__ import annotations
@@ -82,10 +83,10 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api: str) -> list:
     roots = [_grad_fn(t) for t in tensors]
     seeds = [_seed(t, g, create_graph) for t, g in zip(tensors, grads)]
     world = TensorWorld if create_graph else ArrayWorld
-    task = GraphTask(roots, seeds, world, bool(retain_graph), inputs)
     rec = _trace.ACTIVE
     if rec is not None:
-        task.rec = rec.backward_pass(tensors[0], api, bool(retain_graph), bool(create_graph), seeds[0])
+        rec = rec.backward_pass(tensors[0], api, bool(retain_graph), bool(create_graph), seeds[0])
+    task = GraphTask(roots, seeds, world, bool(retain_graph), inputs, rec)
     enabled = grad_mode._enabled
     grad_mode._enabled = bool(create_graph)  # the rules are recorded only for create_graph
     try:
@@ -120,30 +121,37 @@ def _seed(t: Tensor, g, create_graph: bool):
     return g if create_graph else g._data
 
 
+class GraphRoot:
+    """Where a pass starts (PyTorch's GraphRoot): the roots are its inputs, the seeds what it sends."""
+
+    __slots__ = ("_next",)
+    _trace = None  # never recorded: its flows are the pass's seed
+
+    def __init__(self, roots):
+        self._next = tuple(roots)
+
+
 class GraphTask:
     """The state of one pass: how many gradients each node still waits for (``deps``), the sum of
     those that arrived so far (``buffers``; ``received`` lists them per edge while recording), the
     ready queue, and for autograd.grad the nodes worth running and the gradients to hand back.
 
     The ready queue is a heap of ``(-sequence number, tie, node, gradient)``: a node enters it
-    with the sum of all its gradients once the last one has arrived (PyTorch's NodeTask)."""
+    with the sum of all its gradients once the last one has arrived (PyTorch's NodeTask); equal
+    sequence numbers (AccumulateGrad) leave it in the order they entered."""
 
     __slots__ = ("deps", "buffers", "received", "ready", "world", "keep_graph", "accumulate", "needed",
                  "capture", "results", "rec")
 
-    def __init__(self, roots, seeds, world, keep_graph: bool, inputs):
-        self.deps, reachable = _dependencies(roots)
+    def __init__(self, roots, seeds, world, keep_graph: bool, inputs, rec):
+        root = GraphRoot(roots)
+        self.deps, reachable = _dependencies(root)
         self.world = world
         self.keep_graph = keep_graph
+        self.rec = rec
         self.buffers = {}
         self.received = {}
         self.ready = []
-        self.rec = None
-        for fn, s in zip(roots, seeds):
-            self.buffers[fn] = s if fn not in self.buffers else self.buffers[fn] + s
-        for fn in dict.fromkeys(roots):
-            if fn not in self.deps:
-                _push(self.ready, fn, self.buffers.pop(fn))
         self.accumulate = inputs is None  # backward writes .grad; autograd.grad captures instead
         self.capture: dict = {}
         self.needed = None
@@ -152,20 +160,17 @@ class GraphTask:
             for i, x in enumerate(inputs):
                 self.capture.setdefault(_grad_fn(x), []).append(i)
             self.needed = _leading_to(reachable, self.capture)
+        _deliver(self, root, seeds)
 
 
-_tie = itertools.count()  # equal sequence numbers (AccumulateGrad) run in the order they became ready
+_tie = itertools.count()
 
 
-def _push(ready: list, fn, g) -> None:
-    heappush(ready, (-fn.seq, next(_tie), fn, g))
-
-
-def _dependencies(roots) -> tuple[dict, set]:
-    """The number of consumer edges of every node reachable from ``roots``, and those nodes."""
+def _dependencies(root: GraphRoot) -> tuple[dict, set]:
+    """The number of consumer edges of every node reachable from ``root``, and those nodes."""
     deps: dict = {}
-    stack = list(roots)
-    seen = set(stack)
+    stack = [root]
+    seen = {root}
     while stack:
         for nxt in stack.pop()._next:
             if nxt is None:
@@ -266,9 +271,10 @@ def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
             if gi is not None:
                 prev = buffers.get(nxt)
                 buffers[nxt] = gi if prev is None else prev + gi
-        else:
+        else:  # the last one: nxt is ready
             prev = buffers.pop(nxt, None)
-            _push(task.ready, nxt, gi if prev is None else prev if gi is None else prev + gi)
+            g = gi if prev is None else prev if gi is None else prev + gi
+            heappush(task.ready, (-nxt.seq, next(_tie), nxt, g))
 
 
 def _accumulate(task: GraphTask, var: Tensor, g, arrived) -> None:
@@ -301,9 +307,8 @@ class ArrayWorld:
         """What ``fn``'s rules see: its saved arrays, params, extras and ``NP``."""
         s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
         if fn.op.saves:
-            saved = fn.checked_saves()
-            for j in range(0, len(saved), 3):
-                setattr(s, saved[j], saved[j + 1]._data)
+            for key, t, _ in fn.checked_saves():
+                setattr(s, key, t._data)
         return s
 
     @staticmethod
@@ -354,9 +359,7 @@ class TensorWorld:
 
         s = Saved(TX, fn.params or {}, fn.extras)
         if fn.op.saves:
-            saved = fn.checked_saves()
-            for j in range(0, len(saved), 3):
-                key, t = saved[j], saved[j + 1]
+            for key, t, _ in fn.checked_saves():
                 if key == "out":
                     t = Tensor._make(t._data, True, t._vc)
                     t._grad_fn = fn

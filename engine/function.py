@@ -23,8 +23,8 @@ class Node:
 
     Few objects per node (the garbage collector counts and visits each one, and a program makes
     many): ``_next`` holds the next grad_fn of each graph input (None: needs no grad), ``_meta``
-    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` each kept tensor
-    with its key and its version at save time (flat: key0, tensor0, version0, key1, ...).
+    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` one
+    ``(key, tensor, version at save time)`` per kept tensor.
     """
 
     __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
@@ -74,12 +74,12 @@ class Node:
             if len(keys) == 1:
                 k = keys[0]
                 t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
-                self._saved = (k, t, t._vc[0])
+                self._saved = ((k, t, t._vc[0]),)
             else:
                 saved = []
                 for k in keys:
                     t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
-                    saved += (k, t, t._vc[0])
+                    saved.append((k, t, t._vc[0]))
                 self._saved = tuple(saved)
         else:
             self._saved = ()
@@ -100,19 +100,17 @@ class Node:
         """The tensors kept for backward, checked against in-place changes and release."""
         if not self.op.saves:
             return {}
-        saved = self.checked_saves()
-        return dict(zip(saved[::3], saved[1::3]))
+        return {key: t for key, t, _ in self.checked_saves()}
 
     def checked_saves(self) -> tuple:
-        """The saved tensors (flat: key0, tensor0, version0, key1, ...) once checked: not released
-        by an earlier backward, and not changed in place since they were saved."""
+        """The ``(key, tensor, version)`` of each saved tensor, once checked: not released by an
+        earlier backward, and not changed in place since it was saved."""
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
         saved = self._saved
-        for j in range(0, len(saved), 3):
-            t = saved[j + 1]
-            if t._vc[0] != saved[j + 2]:
-                raise self._modified(saved[j], t, saved[j + 2])
+        for key, t, version in saved:
+            if t._vc[0] != version:
+                raise self._modified(key, t, version)
         return saved
 
     def _modified(self, key: str, t, version: int) -> RuntimeError:
@@ -126,10 +124,8 @@ class Node:
 
     def resave_output(self, out) -> None:
         """An in-place op made ``out`` this node's output: watch its version from now on."""
-        keys = self._saved[::3]
-        if "out" in keys:
-            i = 3 * keys.index("out")
-            self._saved = self._saved[:i] + ("out", _output_alias(out), out._vc[0]) + self._saved[i + 3:]
+        self._saved = tuple(("out", _output_alias(out), out._vc[0]) if key == "out" else (key, t, version)
+                            for key, t, version in self._saved)
 
     def release(self) -> None:
         """Free the saved tensors (after a backward without retain_graph). A node that kept
