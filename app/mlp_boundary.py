@@ -121,8 +121,8 @@ def _frames(result, p: Plan, cfg: MlpConfig, grid: int, frames: int) -> dict:
     x, y = names.get("X"), names.get("y")
     if x is None or y is None or tuple(x.shape)[1:] != (2,):
         raise BoundaryError("the program has no 2-D inputs X and labels y")
-    points = np.asarray(x._data, dtype=np.float64)
-    labels = np.asarray(y._data).astype(int).ravel()
+    points = np.asarray(x.detach().numpy(), dtype=np.float64)
+    labels = np.asarray(y.detach().numpy()).astype(int).ravel()
     steps = result.trace.optimizer_steps
     if not steps:
         raise BoundaryError("the program took no optimizer step")
