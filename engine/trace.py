@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .ops.table import SAVED_INPUT
+
 # The active recorder, or None. Read by the engine on every op: keep it a plain global.
 ACTIVE: Recorder | None = None
 
@@ -159,10 +161,10 @@ class Trace:
 
 
 def _copy(x) -> np.ndarray | None:
-    """A copy of an array, or of a Tensor's array, taken now (None stays None)."""
+    """A copy of an array (or a NumPy scalar, or a Tensor's array), taken now (None stays None)."""
     if x is None:
         return None
-    return np.array(getattr(x, "_data", x), copy=True)
+    return np.array(x if type(x) is np.ndarray else getattr(x, "_data", x), copy=True)
 
 
 class Recorder:
@@ -223,8 +225,6 @@ class Recorder:
         """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
         tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
         the arrays its forward kept for backward."""
-        from .ops.table import SAVED_INPUT
-
         if self.max_ops is not None and self.op_total >= self.max_ops:
             from .errors import LimitError
 
