@@ -272,12 +272,16 @@ def is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
-_CONSTANTS: dict = {}  # (number, dtype) -> read-only 0-dim array: wrapping 2.0 once, not per op
+_CONSTANTS: dict = {}  # (number, dtype) -> a read-only 0-dim Tensor: wrapping 2.0 once, not per op
 _CONST_VC = [0]  # wrapped numbers are never written in place: one shared version counter
 
 
 def as_tensor_like(value, like: Tensor) -> Tensor:
-    """Wrap a Python number for an op with ``like``: torch's wrapped-number promotion."""
+    """Wrap a Python number for an op with ``like``: torch's wrapped-number promotion.
+
+    A wrapped number is never handed to the program, written, nor given a gradient, so one
+    Tensor serves every use of the same number, except while recording: there each use is a
+    leaf of its own in the trace, named by its literal."""
     kind = type(value)
     if kind is float:  # the common case first: this runs for every ``x * 2.0``
         dt = like._data.dtype
@@ -296,16 +300,19 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
 
         return tensor(value)
     key = (value, dt)
-    arr = _CONSTANTS.get(key) if value else None  # 0.0 == -0.0: zeros are not shared
-    if arr is None:
+    const = _CONSTANTS.get(key) if value else None  # 0.0 == -0.0: zeros are not shared
+    if const is None:
         if len(_CONSTANTS) > 4096:
             _CONSTANTS.clear()
         arr = np.array(value, dtype=dt)
-        arr.flags.writeable = False  # shared by every use of the same number
-        _CONSTANTS[key] = arr
-    t = Tensor._make(arr, False, _CONST_VC)
-    if _trace_mod.ACTIVE is not None:
-        t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
+        arr.flags.writeable = False
+        const = Tensor._make(arr, False, _CONST_VC)
+        if value:
+            _CONSTANTS[key] = const
+    if _trace_mod.ACTIVE is None:
+        return const
+    t = Tensor._make(const._data, False, _CONST_VC)
+    t._name = repr(value)  # the trace shows it by its literal (the app marks it is_constant)
     return t
 
 
