@@ -21,8 +21,10 @@ import numpy as np
 
 from . import errors, grad_mode
 from . import trace as _trace
+from .dispatch import _cast
 from .function import AccumulateGrad, Node
 from .ops.table import NP, Saved, sum_to_shape
+from .ops.tensor_xp import TX
 from .tensor import Tensor
 
 # ---- the public API ------------------------------------------------------------------------------------
@@ -355,8 +357,6 @@ class TensorWorld:
     def saved(fn: Node) -> Saved:
         """What ``fn``'s rules see: its saved tensors (its own output re-attached to it, see
         ``function._output_alias``), params, extras and ``TX``."""
-        from .ops.tensor_xp import TX
-
         s = Saved(TX, fn.params or {}, fn.extras)
         if fn.op.saves:
             for key, t, _ in fn.checked_saves():
@@ -369,9 +369,6 @@ class TensorWorld:
     @staticmethod
     def fit(g: Tensor, shape: tuple, dtype) -> Tensor:
         """A rule's result as the gradient of an input: broadcasting undone, cast (both recorded)."""
-        from .dispatch import _cast
-        from .ops.tensor_xp import TX
-
         g = TX.sum_to(g, shape)
         return g if g._data.dtype == dtype else _cast(g, dtype)
 
