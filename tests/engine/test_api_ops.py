@@ -7,6 +7,7 @@ import importlib
 
 import pytest
 import torch
+from hostile_objects import INVOKED, HAll
 from test_semantics import same
 
 import engine
@@ -171,6 +172,15 @@ def test_an_op_that_is_only_registered_and_derived_reaches_torch_tensor_and_the_
         assert r.error is None
         assert r.variables["x"].grad.tolist() == pytest.approx([2 / 1.25])
         assert [n.grad_fn for n in r.trace.nodes if n.kind == "op"][:2] == ["AtanBackward0"] * 2
+        # Derived functions pass the argument gate too: refused as torch refuses, nothing run.
+        INVOKED.clear()
+        for bad in (HAll(), [HAll()], "x"):
+            with pytest.raises(TypeError, match=r"^test_atan\(\): argument 'input' \(position 1\) must be "
+                                                r"Tensor, not (HAll|list|str)$"):
+                fn(bad)
+        assert INVOKED == []
+        r = run_program("y = torch.test_atan([0.5])\n")
+        assert r.error.type == "TypeError" and "must be Tensor, not list" in r.error.message
     finally:
         del OPS["test_atan"], PUBLIC["torch"]["test_atan"], PUBLIC["Tensor"]["test_atan"]
         del engine.Tensor.test_atan, engine.test_atan, engine.ops.api.test_atan
