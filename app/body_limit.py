@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from .schemas import error_info
+
 
 class BodyLimitMiddleware:
     """Answer 413 ``RequestTooLarge`` when a request body exceeds ``max_bytes``."""
@@ -47,8 +49,8 @@ class BodyLimitMiddleware:
 
     async def _refuse(self, send) -> None:
         kb = self.max_bytes // 1024
-        payload = json.dumps({"error": {"type": "RequestTooLarge", "line": None, "col": None,
-                                        "message": f"the request body is over {kb} KB"}}).encode()
+        error = error_info("RequestTooLarge", f"the request body is over {kb} KB")
+        payload = json.dumps({"error": error}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(payload)).encode())]})

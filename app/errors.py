@@ -14,6 +14,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .schemas import error_info
+
 log = logging.getLogger("gradviz")
 
 _HTTP_TYPES = {404: "NotFound", 405: "MethodNotAllowed", 413: "RequestTooLarge", 400: "BadRequest"}
@@ -22,8 +24,7 @@ _HTTP_TYPES = {404: "NotFound", 405: "MethodNotAllowed", 413: "RequestTooLarge",
 def error_response(status: int, type_: str, message: str, line: int | None = None,
                    col: int | None = None) -> JSONResponse:
     """A JSON error answer in the shape of ``schemas.ErrorResponse``."""
-    return JSONResponse(status_code=status,
-                        content={"error": {"type": type_, "message": message, "line": line, "col": col}})
+    return JSONResponse(status_code=status, content={"error": error_info(type_, message, line, col)})
 
 
 def validation_error(exc: RequestValidationError) -> JSONResponse:

@@ -196,3 +196,8 @@ print(x.grad)              # about 1e-13: almost nothing reaches x
 def example_ids() -> list[str]:
     """The ids, in order (each unique)."""
     return [e["id"] for e in EXAMPLES]
+
+
+def example_source(example_id: str) -> str:
+    """The program of one example (tests run the same teaching programs the page offers)."""
+    return next(e["source"] for e in EXAMPLES if e["id"] == example_id)

@@ -1,19 +1,21 @@
 """The job a worker process runs for ``POST /api/run``: run the program, serialize what it recorded.
 
-``run_and_serialize`` is module-level (the worker pool pickles a reference to it) and returns plain
-data: either ``{"response": <RunResponse minus drawings>}`` or ``{"program_error": <ErrorInfo>}``
-when the program could not run at all.
+It runs in a sandboxed child (``app.sandbox.jobs.run``). ``run_and_serialize`` returns plain data:
+either ``{"response": <RunResponse minus drawings>}`` or ``{"program_error": <ErrorInfo>}`` when the
+program could not run at all.
 """
 
 from __future__ import annotations
 
 import time
 
+from engine.gcpause import gc_paused
 from engine.tensor import Tensor
+from engine.trace import node_id
 
 from . import values
 from .answer import prepare_answer
-from .gcpause import gc_paused
+from .schemas import error_info
 from .serialize import serialize_trace
 
 
@@ -27,7 +29,8 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
         try:
             result = run_program(source, variables=variables)
         except ProgramError as exc:
-            return {"program_error": error_info(exc.error)}
+            err = exc.error
+            return {"program_error": error_info(err.type, err.message, err.line, err.col)}
         t1 = time.perf_counter()
         response = serialize_result(result)
         response["timings"] = {"run": t1 - t0, "serialize": time.perf_counter() - t1}
@@ -49,7 +52,7 @@ def run_for_http(source: str, variables: dict | None = None) -> dict:
 def serialize_result(result) -> dict:
     """A runner RunResult → the RunResponse fields except the drawings."""
     trace = result.trace
-    output = node_id(result.result, trace) if isinstance(getattr(result, "result", None), Tensor) else None
+    output = node_id(trace, result.result) if result.result is not None else None
     out = serialize_trace(trace, output_node=output)
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
                         if isinstance(t, Tensor)}
@@ -58,7 +61,8 @@ def serialize_result(result) -> dict:
         if v["node"] not in kept:  # a node of a training iteration that was summarized away
             v["node"] = None
     out["stdout"] = result.stdout or ""
-    out["error"] = error_info(result.error) if result.error is not None else None
+    err = result.error
+    out["error"] = None if err is None else error_info(err.type, err.message, err.line, err.col)
     out["mode"] = result.mode
     out["free_names"] = list(result.free_names or [])
     out["auto_backward"] = bool(result.auto_backward)
@@ -68,30 +72,16 @@ def serialize_result(result) -> dict:
 
 def variable(t: Tensor, trace) -> dict:
     """A ``VariableOut``: value and grad in full, or null plus a summary over 64 elements."""
-    v = values.value(t._data)
-    grad = t._grad._data if t._grad is not None else None
-    g = values.value(grad)
+    data = t.detach().numpy()
+    v = values.value(data)
+    # A non-leaf keeps a gradient only with retain_grad (reading it otherwise warns, as in torch).
+    grad = t.grad if t.is_leaf or t.retains_grad else None
+    g = values.value(None if grad is None else grad.detach().numpy())
     return {
-        "shape": list(t._data.shape), "dtype": values.dtype_name(t._data.dtype),
+        "shape": list(data.shape), "dtype": values.dtype_name(data.dtype),
         "value": v["data"], "value_summary": v["summary"],
         "grad": g["data"] if g else None, "grad_summary": g["summary"] if g else None,
-        "requires_grad": t._requires_grad, "is_leaf": t._grad_fn is None,
-        "grad_fn": t._grad_fn.name() if t._grad_fn is not None else None,
-        "node": node_id(t, trace),
+        "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+        "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
+        "node": node_id(trace, t),
     }
-
-
-def node_id(t: Tensor, trace) -> int | None:
-    """The graph node of ``t`` in this trace (its grad_fn's node, else its leaf node), if any."""
-    for obj in (t._grad_fn, t):
-        tag = getattr(obj, "_trace", None) if obj is not None else None
-        if tag is not None and getattr(tag[0], "trace", None) is trace:
-            return tag[1]
-    return None
-
-
-def error_info(err) -> dict:
-    """A runner UserError → ``ErrorInfo``."""
-    return {"type": str(getattr(err, "type", type(err).__name__)),
-            "message": str(getattr(err, "message", err)),
-            "line": getattr(err, "line", None), "col": getattr(err, "col", None)}

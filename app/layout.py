@@ -45,7 +45,9 @@ LEGEND = [("input", "input leaf"), ("param", "parameter leaf (requires_grad)"), 
 
 @dataclass
 class LayoutSettings:
-    """Knobs of the drawing (defaults from DESIGN's measured facts)."""
+    """Knobs of the drawing. Defaults from measurements of dot 2.43: positioning grows about as
+    N^2.9 past 500 op nodes (0.6 s at 500, 3.5 s at 1,000, 34 s at 2,000), and -Gnslimit cuts
+    large layouts 3-5x."""
 
     fold_threshold: int = 300  # more nodes than this: fold nn.Module calls
     nslimit_from: int = 400  # drawn nodes from which network-simplex iterations are cut

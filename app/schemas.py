@@ -1,5 +1,7 @@
-"""Every request and response body of the HTTP API, in one place (the contract of DESIGN.md,
-extended with what the page needs to explain each step)."""
+"""Every request and response body of the HTTP API, in one place: the contract other tools rely on
+(``POST /api/run`` answers ``variables``, ``stdout``, ``graph``, ``backward``, ``views`` and
+``error``; a program that cannot run at all gets a 4xx with the same ``error``), extended with
+what the page needs to explain each step. Extend it, do not break it."""
 
 from __future__ import annotations
 
@@ -30,6 +32,11 @@ class ErrorResponse(BaseModel):
     """Body of every 4xx answer."""
 
     error: ErrorInfo
+
+
+def error_info(type_: str, message: str, line: int | None = None, col: int | None = None) -> dict:
+    """An ``ErrorInfo`` as plain data: how every failure is reported, built in this one place."""
+    return {"type": type_, "message": message, "line": line, "col": col}
 
 
 # ---- requests -------------------------------------------------------------------------------------
@@ -68,7 +75,7 @@ class Value(BaseModel):
     summary: Summary | None = None
 
 
-# ---- variables (DESIGN contract) --------------------------------------------------------------------
+# ---- variables ------------------------------------------------------------------------------------
 class VariableOut(BaseModel):
     shape: list[int]
     value: NestedOut = Field(description="nested list (null when over 64 elements: see value_summary)")

@@ -11,14 +11,10 @@ import math
 
 import numpy as np
 
-from engine.ops.table import OPS
 from engine.trace import LeafNode, OpNode, Trace
 
 from . import values
 from .views import View, build_views, trim_views, view_edges
-
-# Which input a saved tensor is, by the name the op table gives it.
-_SAVED_INPUT = {"a": 0, "b": 1, "c": 2, "self": 0, "other": 1}
 
 
 def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
@@ -31,9 +27,9 @@ def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
     outputs = {bp.root for bp in trace.passes}
     if not outputs:
         outputs = {output_node} if output_node is not None else _sinks(trace)
-    saved_nodes = _saved_nodes(trace)
+    saved_nodes = {s.node for n in trace.nodes if n.kind == "op" for s in n.saved if s.node is not None}
 
-    nodes = [_node(n, trace, n.id in outputs, n.id in saved_nodes, node_view.get(n.id))
+    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id))
              for n in trace.nodes if n.id in kept_nodes]
     edges = [_edge(e) for e in trace.edges if e.target in kept_nodes and e.source in kept_nodes]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
@@ -53,7 +49,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
 
 
 # ---- nodes and edges ---------------------------------------------------------------------------
-def _node(n: LeafNode | OpNode, trace: Trace, is_output: bool, is_saved: bool, view: int | None) -> dict:
+def _node(n: LeafNode | OpNode, is_output: bool, is_saved: bool, view: int | None) -> dict:
     constant = n.kind == "leaf" and is_constant(n)
     common = {
         "id": n.id, "kind": n.kind, "shape": list(n.shape), "dtype": n.dtype,
@@ -65,13 +61,12 @@ def _node(n: LeafNode | OpNode, trace: Trace, is_output: bool, is_saved: bool, v
         common.update(name=n.name or "tensor", requires_grad=n.requires_grad, is_param=n.is_param,
                       is_constant=constant)
         return common
-    op = OPS.get(n.op)
     common.update(
-        name=n.grad_fn, requires_grad=True, op=n.op, description=op.description if op else None,
+        name=n.grad_fn, requires_grad=True, op=n.op, description=n.description,
         formulas=list(n.formulas), params=jsonable(n.params), inputs=list(n.inputs),
         retains_grad=n.retains_grad,
-        saved=[{"name": s.name, "shape": list(s.shape), "value": values.value(s.value),
-                "node": _saved_source(n, s, trace)} for s in n.saved],
+        saved=[{"name": s.name, "shape": list(s.shape), "value": values.value(s.value), "node": s.node}
+               for s in n.saved],
     )
     return common
 
@@ -86,28 +81,6 @@ def is_constant(leaf: LeafNode) -> bool:
         return True
     v = float(leaf.value) if leaf.value.dtype.kind in "fiub" else 0.0
     return (name == "inf" and math.isinf(v)) or (name == "nan" and v != v)
-
-
-def _saved_source(op: OpNode, saved, trace: Trace) -> int | None:
-    if saved.node is not None:
-        return saved.node
-    if saved.name in ("out", "result"):
-        return op.id
-    i = _SAVED_INPUT.get(saved.name)
-    if i is None or i >= len(op.inputs):
-        return None
-    return trace.edges[op.inputs[i]].source
-
-
-def _saved_nodes(trace: Trace) -> set[int]:
-    out = set()
-    for n in trace.nodes:
-        if n.kind == "op":
-            for s in n.saved:
-                src = _saved_source(n, s, trace)
-                if src is not None:
-                    out.add(src)
-    return out
 
 
 def _sinks(trace: Trace) -> set[int]:
@@ -189,8 +162,6 @@ def _kept_optimizer_steps(trace: Trace, kept_pass: set[int]) -> set[int]:
             last_pass = index
         elif kind == "optim" and (last_pass is None or last_pass in kept_pass):
             kept.add(index)
-    if not any(kind == "optim" for kind, _ in trace.events):
-        kept = {s.index for s in trace.optimizer_steps}  # an engine that records no optim events
     return kept
 
 

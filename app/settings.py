@@ -1,4 +1,5 @@
-"""Server settings, read once from the environment (GRADVIZ_*), with the defaults of issue 4."""
+"""Server settings, read once from the environment (GRADVIZ_*), with defaults for a small machine
+(two worker processes)."""
 
 from __future__ import annotations
 

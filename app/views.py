@@ -1,6 +1,6 @@
 """Split a Trace into drawable views: one graph per backward-pass group.
 
-Rules (issue 4):
+Rules:
 - a pass joins the previous view when its root node is already in that view (a second backward
   on the same graph); otherwise it opens a new view (a training iteration, a micro-batch);
 - a view holds the nodes its passes visited, plus the ops recorded in its stretch of the program
@@ -48,7 +48,7 @@ def build_views(trace: Trace) -> tuple[list[View], dict[int, int]]:
         pass_view[bp.index] = len(views) - 1
 
     reached_any = set().union(*(v.nodes for v in views))
-    starts = [bp.op_count for bp in trace.passes]  # ops recorded before each pass (nondecreasing)
+    starts = _ops_before_passes(trace)
     trailing = View()
     for ordinal, nid in enumerate(ops):
         if nid in reached_any:
@@ -63,6 +63,17 @@ def build_views(trace: Trace) -> tuple[list[View], dict[int, int]]:
 
     _add_edge_sources(trace, views)
     return views, pass_view
+
+
+def _ops_before_passes(trace: Trace) -> list[int]:
+    """How many ops the program had recorded when each backward pass started (nondecreasing)."""
+    starts, ops = [], 0
+    for kind, _ in trace.events:
+        if kind == "op":
+            ops += 1
+        elif kind == "backward":
+            starts.append(ops)
+    return starts
 
 
 def _add_edge_sources(trace: Trace, views: list[View]) -> None:

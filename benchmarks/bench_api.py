@@ -4,7 +4,8 @@ Starts the real server (`python -m app` on a free port), then for each case runs
 - cold: a fresh variable name each time, so the layout cache misses and `dot` runs;
 - warm: the same source again (a layout cache hit: what re-running or stepping iterations costs);
 - dot alone: `dot -Tsvg` on the DOT text the app builds for that response's first view.
-Prints medians. Target (issue 4): cold end to end at most 2x dot alone.
+Prints medians. Target: cold end to end at most 2x dot alone (the server's own work costs less
+than the layout it waits for).
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_api.py [--repeat N]
 """

@@ -1,7 +1,8 @@
 """gradviz's autograd engine: ``import engine as torch`` runs the supported subset of PyTorch.
 
-NumPy arrays underneath; every op comes from one table (``engine.ops.table.OPS``); the backward
-walk lives in ``engine.autograd``; ``engine.trace`` records what the page shows.
+NumPy arrays underneath; every op comes from one table (``engine.ops.table.OPS``), and its public
+function is published next to its entry (``engine.ops.api`` collects them); the backward walk
+lives in ``engine.autograd``; ``engine.trace`` records what the page shows.
 """
 
 import numpy as _np
@@ -50,66 +51,7 @@ from .factory import (  # noqa: F401
     zeros_like,
 )
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
-from .ops.api import (  # noqa: F401
-    abs,  # noqa: A004
-    add,
-    addmm,
-    argmax,
-    argmin,
-    cat,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clone,
-    cos,
-    div,
-    eq,
-    exp,
-    flatten,
-    ge,
-    gt,
-    index_put,
-    le,
-    leaky_relu,
-    log,
-    log_softmax,
-    logical_and,
-    logical_not,
-    logical_or,
-    lt,
-    matmul,
-    maximum,
-    mean,
-    minimum,
-    mm,
-    mul,
-    ne,
-    neg,
-    permute,
-    pow,  # noqa: A004
-    reciprocal,
-    relu,
-    reshape,
-    rsub,
-    sigmoid,
-    sin,
-    softmax,
-    sqrt,
-    squeeze,
-    stack,
-    std,
-    sub,
-    sum,  # noqa: A004
-    t,
-    tanh,
-    transpose,
-    true_divide,
-    unsqueeze,
-    var,
-    where,
-)
-from .ops.api import clamp as clip  # noqa: F401
-from .ops.api_extra import max, min  # noqa: F401, A004  (kept out of api.py, which uses the builtins)
+from .ops.api import *  # noqa: F403  (torch's op functions: add, exp, matmul, max, ...)
 from .printing_options import set_printoptions  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401
 

@@ -1,341 +1,36 @@
 """The backward pass: one iterative walk in PyTorch's order, shared by ``Tensor.backward`` and
-``autograd.grad``, which also emits the steps the page plays.
+``autograd.grad``, which also hands each step to the recorder for the page.
 
-Order: a node runs once every consumer in the graph has delivered its gradient; among ready
-nodes the most recently created runs first (PyTorch's sequence numbers), and AccumulateGrad runs
-as soon as it is ready. Gradients are NumPy arrays, or Tensors with ``create_graph=True`` so the
-rules themselves are recorded and can be differentiated again.
+As in PyTorch's engine: a ``GraphTask`` counts, for every node reachable from the roots, the
+consumers that will deliver a gradient to it (the roots' first consumer is a ``GraphRoot`` that
+delivers the seeds); a node is ready once all of them have, with its gradients summed. Among
+ready nodes the most recently created runs first (PyTorch's sequence numbers) and
+AccumulateGrad runs as soon as it is ready. A node runs its table rules in one of two worlds,
+chosen once per pass: ``ArrayWorld`` (NumPy arrays: a first-order pass) or ``TensorWorld``
+(engine Tensors, ``create_graph=True``: the rules themselves are recorded, so gradients can be
+differentiated again).
 """
 
 from __future__ import annotations
 
-import heapq
 import itertools
+from heapq import heappop, heappush
 from sys import getrefcount
 
 import numpy as np
 
 from . import arguments, errors, grad_mode
 from . import trace as _trace
+from .dispatch import _cast
 from .function import AccumulateGrad, Node
 from .ops.table import NP, Saved, sum_to_shape
+from .ops.tensor_xp import TX
 from .tensor import Tensor
 
+# ``torch.autograd`` for programs: the walk's own classes below are the engine's, not theirs.
+__all__ = ["backward", "grad"]
 
-def _collect(roots):
-    """Dependencies (number of consumer edges) of every node reachable from ``roots``."""
-    deps: dict = {}
-    stack = [fn for fn in roots if fn is not None]
-    seen = set(stack)
-    while stack:
-        fn = stack.pop()
-        for nxt in fn._next:
-            if nxt is None:
-                continue
-            if nxt in deps:  # already reached, so already seen
-                deps[nxt] += 1
-                continue
-            deps[nxt] = 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return deps, seen
-
-
-def _needed(seen, targets):
-    """Nodes from which some target is reachable (autograd.grad runs only those)."""
-    needed = set(targets)
-    changed = True
-    order = list(seen)
-    # Fixed point over the (finite, acyclic) graph; small graphs in practice.
-    while changed:
-        changed = False
-        for fn in order:
-            if fn in needed:
-                continue
-            if any(nxt in needed for nxt in fn._next if nxt is not None):
-                needed.add(fn)
-                changed = True
-    return needed
-
-
-def _seed(t: Tensor, g, create_graph: bool):
-    if g is None:
-        if t._data.size != 1:
-            raise RuntimeError(errors.IMPLICIT_NON_SCALAR)
-        arr = np.ones(t._data.shape, t._data.dtype)
-        return Tensor._make(arr) if create_graph else arr
-    if not isinstance(g, Tensor):
-        from .factory import tensor as make
-
-        g = make(g, dtype=t.dtype)
-    if tuple(g._data.shape) != tuple(t._data.shape):
-        raise RuntimeError(
-            f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a shape "
-            f"of {t.shape}.")
-    return g if create_graph else g._data
-
-
-def _run(tensors, grads, retain_graph, create_graph, inputs, api):
-    """The walk. Returns the captured gradients of ``inputs`` (autograd.grad) or None."""
-    if retain_graph is None:
-        retain_graph = create_graph
-    roots = []
-    for t in tensors:
-        if not t._requires_grad:
-            raise RuntimeError(errors.NO_GRAD_FN)
-        roots.append(t._grad_fn if t._grad_fn is not None else t._accumulator())
-    seeds = [_seed(t, g, create_graph) for t, g in zip(tensors, grads)]
-
-    deps, seen = _collect(roots)
-    capture: dict = {}
-    if inputs is not None:
-        for i, x in enumerate(inputs):
-            key = x._grad_fn if x._grad_fn is not None else x._accumulator()
-            capture.setdefault(key, []).append(i)
-        needed = _needed(seen, capture.keys())
-    else:
-        needed = None
-
-    rec = _trace.ACTIVE
-    bpass = rec.start_pass(tensors[0], api, bool(retain_graph), bool(create_graph), _data(seeds[0])) \
-        if rec is not None else None
-
-    buffers: dict = {}
-    received: dict = {}
-    for fn, s in zip(roots, seeds):
-        buffers[fn] = s if fn not in buffers else buffers[fn] + s
-    heap = []
-    for fn in dict.fromkeys(roots):
-        if deps.get(fn, 0) == 0:
-            heapq.heappush(heap, (-fn.seq, next(_tie), fn))
-    results = [None] * (len(inputs) if inputs is not None else 0)
-
-    prev_mode = grad_mode._enabled
-    grad_mode._enabled = bool(create_graph)
-    try:
-        heappop, heappush = heapq.heappop, heapq.heappush
-        plain = bpass is None and not create_graph
-        make, array, asarray = Tensor._make, np.array, np.asarray
-        while heap:
-            _, _, fn = heappop(heap)
-            g = buffers.pop(fn, None)
-            flows_in = received.pop(fn, None) if bpass is not None else None
-            if needed is not None:  # autograd.grad: capture the inputs' gradients, run only what leads there
-                if fn in capture:
-                    for i in capture[fn]:
-                        results[i] = g
-                if fn not in needed:
-                    continue
-            if type(fn) is AccumulateGrad:
-                if inputs is None:
-                    if plain:  # _accumulate for a first-order, unrecorded backward
-                        var = fn.variable
-                        before = var._grad
-                        if before is not None:
-                            var._grad = make(asarray(before._data + g))
-                        elif type(g) is np.ndarray and getrefcount(g) == 2 and _sole(g):
-                            var._grad = make(g)  # nothing else holds it: PyTorch also steals it
-                        else:
-                            var._grad = make(array(g, copy=True))
-                    else:
-                        _accumulate(fn, g, create_graph, rec, bpass, flows_in)
-                continue
-            sent = _run_node(fn, g, create_graph, needed)
-            step = _record_op_step(rec, bpass, fn, g, flows_in, sent) if bpass is not None else None
-            if fn.retained is not None and inputs is None:
-                _retain(fn.retained, g, create_graph, step)
-            if not retain_graph:
-                if fn._saved:  # release() inlined for the nodes that kept something
-                    fn._saved = ()
-                    fn.released = True
-                else:
-                    fn.release()
-            i = -1
-            for nxt in fn._next:  # hot loop: _dec inlined
-                i += 1
-                if nxt is None:
-                    continue
-                gi = sent[i]
-                if gi is not None:
-                    prev = buffers.get(nxt)
-                    buffers[nxt] = gi if prev is None else prev + gi
-                    if bpass is not None:
-                        received.setdefault(nxt, []).append((fn, i, gi))
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heappush(heap, (-nxt.seq, next(_tie), nxt))
-            sent = gi = None  # the gradients live in the buffers only (see _sole)
-    finally:
-        grad_mode._enabled = prev_mode
-    return results
-
-
-_tie = itertools.count()
-
-
-def _sole(g: np.ndarray) -> bool:
-    """May a leaf's first gradient be ``g`` itself rather than a copy? As in PyTorch's
-    AccumulateGrad, when nothing else can see it: the caller checked that only the walk holds
-    ``g``; its memory must also be its own or that of a base only ``g`` holds (a transposed
-    matmul result), and it must be writable and compact (``.grad`` is changed in place)."""
-    flags = g.flags
-    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
-        return False
-    base = g.base
-    # References to base: ``g``'s, this local's and getrefcount's argument.
-    return base is None or (type(base) is np.ndarray and base.base is None and base.size == g.size
-                            and getrefcount(base) == 3)
-
-
-def _run_node(fn: Node, g, create_graph: bool, needed):
-    """Apply each needed rule of ``fn`` to the upstream ``g``; undo broadcasting; cast."""
-    if create_graph:
-        return _run_node_tx(fn, g, needed)
-    op = fn.op
-    s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
-    if op.saves:
-        saved = fn._saved
-        if fn.released:
-            fn.checked_saves()  # raises
-        for j in range(0, len(saved), 3):  # checked_saves inlined; it raises on a stale version
-            t = saved[j + 1]
-            if t._vc[0] != saved[j + 2]:
-                fn.checked_saves()
-            setattr(s, saved[j], t._data)
-    vjps, variadic, meta = op.vjps, op.variadic, fn._meta
-    out = []
-    i = -1
-    for nxt in fn._next:
-        i += 1
-        if nxt is None or (needed is not None and nxt not in needed):
-            out.append(None)
-            continue
-        if variadic:
-            rule = vjps[0]
-            s.i = i
-        else:
-            rule = vjps[i]
-        if rule is None:
-            raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
-        gi = rule(g, s)
-        if type(gi) is not np.ndarray:
-            gi = np.asarray(gi)
-        shape, dt = meta[2 * i], meta[2 * i + 1]
-        if gi.shape != shape:
-            gi = sum_to_shape(gi, shape)
-        if gi.dtype is not dt and gi.dtype != dt:
-            gi = gi.astype(dt)
-        out.append(gi)
-    return out
-
-
-def _run_node_tx(fn: Node, g, needed):
-    """``_run_node`` with create_graph=True: the rules run on Tensors and are recorded."""
-    from .dispatch import _cast
-    from .ops.tensor_xp import TX
-
-    op = fn.op
-    s = Saved(TX, fn.params or {}, fn.extras)
-    if op.saves:
-        for k, t in fn.checked_saves():
-            if k == "out":  # the node's own output, re-attached to the node (see _output_alias)
-                t = Tensor._make(t._data, True, t._vc)
-                t._grad_fn = fn
-            setattr(s, k, t)
-    out = []
-    for i, nxt in enumerate(fn._next):
-        if nxt is None or (needed is not None and nxt not in needed):
-            out.append(None)
-            continue
-        if op.variadic:
-            rule = op.vjps[0]
-            s.i = i
-        else:
-            rule = op.vjps[i]
-        if rule is None:
-            raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
-        shape, dt = fn._meta[2 * i], fn._meta[2 * i + 1]
-        gi = TX.sum_to(rule(g, s), shape)
-        if gi._data.dtype != dt:
-            gi = _cast(gi, dt)
-        out.append(gi)
-    return out
-
-
-_NO_PARAMS: dict = {}  # shared, never written: what a rule sees as ``s.p`` for an op without params
-
-
-def _added(before: Tensor | None, g, create_graph: bool) -> Tensor:
-    """``.grad`` after adding ``g``: a copy of ``g`` the first time, else before + g (as torch)."""
-    if create_graph:
-        return g if before is None else before + g
-    # 0-d arrays add up to NumPy scalars: keep .grad an ndarray so in-place ops on it work.
-    data = np.array(g, copy=True) if before is None else np.asarray(before._data + g)
-    return Tensor._make(data)
-
-
-def _accumulate(acc: AccumulateGrad, g, create_graph, rec, bpass, flows_in) -> None:
-    var = acc.variable
-    before = var._grad
-    new = var._grad = _added(before, g, create_graph)
-    if bpass is not None:
-        _record_leaf_step(rec, bpass, var, g, flows_in, before, new)
-
-
-def _retain(var: Tensor, g, create_graph, step) -> None:
-    """retain_grad() on a non-leaf: keep (accumulate) the gradient that reached it."""
-    before = var._grad
-    new = var._grad = _added(before, g, create_graph)
-    if step is not None:
-        step.retained = True
-        step.grad_before = None if before is None else np.array(before._data, copy=True)
-        step.grad_after = np.array(new._data, copy=True)
-
-
-def _data(x):
-    if x is None:
-        return None
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _flows(rec, flows_in):
-    out = []
-    for src, i, gi in flows_in or ():
-        nid = rec._mine(src)
-        if nid is None:
-            continue
-        out.append(_trace.Flow(edge=rec.trace.nodes[nid].inputs[i], grad=np.array(_data(gi), copy=True)))
-    return out
-
-
-def _record_op_step(rec, bpass, fn, g, flows_in, sent):
-    nid = rec._mine(fn)
-    if nid is None:
-        return None
-    node = rec.trace.nodes[nid]
-    step = _trace.BackwardStep(
-        index=len(bpass.steps), node=nid, kind="op", received=_flows(rec, flows_in),
-        upstream=np.array(_data(g), copy=True),
-    )
-    if sent is not None:
-        step.sent = [_trace.Flow(edge=e, grad=None if gi is None else np.array(_data(gi), copy=True))
-                     for e, gi in zip(node.inputs, sent)]
-    bpass.steps.append(step)
-    return step
-
-
-def _record_leaf_step(rec, bpass, var, g, flows_in, before, after):
-    nid = rec._mine(var)
-    if nid is None:
-        return
-    bpass.steps.append(_trace.BackwardStep(
-        index=len(bpass.steps), node=nid, kind="leaf", received=_flows(rec, flows_in),
-        upstream=np.array(_data(g), copy=True),
-        grad_before=None if before is None else np.array(before._data, copy=True),
-        grad_after=np.array(after._data, copy=True),
-    ))
+# ---- the public API ------------------------------------------------------------------------------------
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
@@ -398,3 +93,307 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             out.append(Tensor._make(np.array(r, copy=True)))
     return tuple(out)
+
+
+# ---- one pass ------------------------------------------------------------------------------------------
+
+
+def _run(tensors, grads, retain_graph, create_graph, inputs, api: str) -> list:
+    """Walk back from ``tensors`` seeded with ``grads``. With ``inputs`` (autograd.grad) returns
+    their gradients and writes no ``.grad``; without, accumulates into the leaves."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_grad_fn(t) for t in tensors]
+    seeds = [_seed(t, g, create_graph) for t, g in zip(tensors, grads)]
+    world = TensorWorld if create_graph else ArrayWorld
+    rec = _trace.ACTIVE
+    if rec is not None:
+        rec = rec.backward_pass(tensors[0], api, bool(retain_graph), bool(create_graph), seeds[0])
+    task = GraphTask(roots, seeds, world, bool(retain_graph), inputs, rec)
+    enabled = grad_mode._enabled
+    grad_mode._enabled = bool(create_graph)  # the rules are recorded only for create_graph
+    try:
+        _execute(task)
+    finally:
+        grad_mode._enabled = enabled
+    return task.results
+
+
+def _grad_fn(t: Tensor):
+    """Where the walk starts for ``t``: its grad_fn, or its AccumulateGrad for a leaf."""
+    if not t._requires_grad:
+        raise RuntimeError(errors.NO_GRAD_FN)
+    return t._grad_fn if t._grad_fn is not None else t._accumulator()
+
+
+def _seed(t: Tensor, g, create_graph: bool):
+    """The gradient the walk starts with at ``t``: ``g``, or 1 for a one-element ``t``."""
+    if g is None:
+        if t._data.size != 1:
+            raise RuntimeError(errors.IMPLICIT_NON_SCALAR)
+        arr = np.ones(t._data.shape, t._data.dtype)
+        return Tensor._make(arr) if create_graph else arr
+    if not isinstance(g, Tensor):
+        from .factory import tensor as make
+
+        g = make(g, dtype=t.dtype)
+    if tuple(g._data.shape) != tuple(t._data.shape):
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a shape "
+            f"of {t.shape}.")
+    return g if create_graph else g._data
+
+
+class GraphRoot:
+    """Where a pass starts (PyTorch's GraphRoot): the roots are its inputs, the seeds what it sends."""
+
+    __slots__ = ("_next",)
+    _trace = None  # never recorded: its flows are the pass's seed
+
+    def __init__(self, roots):
+        self._next = tuple(roots)
+
+
+class GraphTask:
+    """The state of one pass: how many gradients each node still waits for (``deps``), the sum of
+    those that arrived so far (``buffers``; ``received`` lists them per edge while recording), the
+    ready queue, and for autograd.grad the nodes worth running and the gradients to hand back.
+
+    The ready queue is a heap of ``(-sequence number, tie, node, gradient)``: a node enters it
+    with the sum of all its gradients once the last one has arrived (PyTorch's NodeTask); equal
+    sequence numbers (AccumulateGrad) leave it in the order they entered."""
+
+    __slots__ = ("deps", "buffers", "received", "ready", "world", "keep_graph", "accumulate", "needed",
+                 "capture", "results", "rec")
+
+    def __init__(self, roots, seeds, world, keep_graph: bool, inputs, rec):
+        root = GraphRoot(roots)
+        self.deps, reachable = _dependencies(root)
+        self.world = world
+        self.keep_graph = keep_graph
+        self.rec = rec
+        self.buffers = {}
+        self.received = {}
+        self.ready = []
+        self.accumulate = inputs is None  # backward writes .grad; autograd.grad captures instead
+        self.capture: dict = {}
+        self.needed = None
+        self.results = [None] * (0 if inputs is None else len(inputs))
+        if inputs is not None:
+            for i, x in enumerate(inputs):
+                self.capture.setdefault(_grad_fn(x), []).append(i)
+            self.needed = _leading_to(reachable, self.capture)
+        _deliver(self, root, seeds)
+
+
+_tie = itertools.count()
+
+
+def _dependencies(root: GraphRoot) -> tuple[dict, set]:
+    """The number of consumer edges of every node reachable from ``root``, and those nodes."""
+    deps: dict = {}
+    stack = [root]
+    seen = {root}
+    while stack:
+        for nxt in stack.pop()._next:
+            if nxt is None:
+                continue
+            if nxt in deps:  # already reached, so already seen
+                deps[nxt] += 1
+                continue
+            deps[nxt] = 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, seen
+
+
+def _leading_to(reachable: set, targets) -> set:
+    """The nodes from which some target can be reached (autograd.grad runs only those)."""
+    needed = set(targets)
+    changed = True
+    while changed:  # a fixed point over the (finite, acyclic) graph; small graphs in practice
+        changed = False
+        for fn in reachable:
+            if fn not in needed and any(nxt in needed for nxt in fn._next if nxt is not None):
+                needed.add(fn)
+                changed = True
+    return needed
+
+
+# ---- the walk --------------------------------------------------------------------------------------------
+
+
+def _execute(task: GraphTask) -> None:
+    """Run ready nodes until none is left (each node once, after all its consumers)."""
+    ready, received, world = task.ready, task.received, task.world
+    rec, needed, accumulate, keep_graph = task.rec, task.needed, task.accumulate, task.keep_graph
+    while ready:
+        _, _, fn, g = heappop(ready)
+        arrived = received.pop(fn, None) if rec is not None else None
+        if needed is not None and not _wanted(task, fn, g):
+            continue
+        if type(fn) is AccumulateGrad:
+            if accumulate:
+                _accumulate(task, fn.variable, g, arrived)
+            continue
+        sent = _evaluate(fn, g, world, needed)
+        step = rec.op_step(fn, g, arrived, sent) if rec is not None else None
+        if fn.retained is not None and accumulate:
+            _retain(task, fn.retained, g, step)
+        if not keep_graph:
+            fn.release()
+        _deliver(task, fn, sent)
+        sent = None  # the gradients now live in the buffers only (see ArrayWorld.added)
+
+
+def _wanted(task: GraphTask, fn, g) -> bool:
+    """autograd.grad: keep the gradient of each requested input; run ``fn`` only if it leads to one."""
+    for i in task.capture.get(fn, ()):
+        task.results[i] = g
+    return fn in task.needed
+
+
+def _evaluate(fn: Node, g, world, needed) -> list:
+    """Apply ``fn``'s rule for each input that needs a gradient (None for the others), each
+    result fitted to its input's shape and dtype."""
+    op, meta, fit = fn.op, fn._meta, world.fit
+    vjps, variadic = op.vjps, op.variadic
+    s = world.saved(fn)
+    out = []
+    i = -1
+    for nxt in fn._next:
+        i += 1
+        if nxt is None or (needed is not None and nxt not in needed):
+            out.append(None)
+            continue
+        rule = vjps[0] if variadic else vjps[i]
+        if rule is None:
+            raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
+        s.i = i
+        out.append(fit(rule(g, s), meta[2 * i], meta[2 * i + 1]))
+    return out
+
+
+def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
+    """Hand each input's gradient to the node that produced that input: summed in its buffer
+    while more are due, or into the ready queue with the sum once it was the last."""
+    buffers, deps = task.buffers, task.deps
+    received = task.received if task.rec is not None else None
+    i = -1
+    for nxt in fn._next:
+        i += 1
+        if nxt is None:
+            continue
+        gi = sent[i]
+        if received is not None and gi is not None:
+            received.setdefault(nxt, []).append((fn, i, gi))
+        left = deps[nxt] - 1
+        if left:
+            deps[nxt] = left
+            if gi is not None:
+                prev = buffers.get(nxt)
+                buffers[nxt] = gi if prev is None else prev + gi
+        else:  # the last one: nxt is ready
+            prev = buffers.pop(nxt, None)
+            g = gi if prev is None else prev if gi is None else prev + gi
+            heappush(task.ready, (-nxt.seq, next(_tie), nxt, g))
+
+
+def _accumulate(task: GraphTask, var: Tensor, g, arrived) -> None:
+    """AccumulateGrad: add ``g`` into the leaf's ``.grad``."""
+    before = var._grad
+    var._grad = after = task.world.added(before, g)
+    if task.rec is not None:
+        task.rec.leaf_step(var, g, arrived, before, after)
+
+
+def _retain(task: GraphTask, var: Tensor, g, step) -> None:
+    """``retain_grad()`` on a non-leaf: keep (accumulate) the gradient that reached it."""
+    before = var._grad
+    var._grad = after = task.world.added(before, g)
+    if task.rec is not None:
+        task.rec.retained(step, before, after)
+
+
+# ---- the two worlds the rules run in ---------------------------------------------------------------
+
+
+_NO_PARAMS: dict = {}  # shared, never written: what a rule sees as ``s.p`` for an op without params
+
+
+class ArrayWorld:
+    """A first-order pass: gradients and saved values are NumPy arrays, rules use ``NP``."""
+
+    @staticmethod
+    def saved(fn: Node) -> Saved:
+        """What ``fn``'s rules see: its saved arrays, params, extras and ``NP``."""
+        s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
+        if fn.op.saves:
+            for key, t, _ in fn.checked_saves():
+                setattr(s, key, t._data)
+        return s
+
+    @staticmethod
+    def fit(g, shape: tuple, dtype) -> np.ndarray:
+        """A rule's result as the gradient of an input: an array, broadcasting undone, cast."""
+        if type(g) is not np.ndarray:
+            g = np.asarray(g)
+        if g.shape != shape:
+            g = sum_to_shape(g, shape)
+        if g.dtype is not dtype and g.dtype != dtype:
+            g = g.astype(dtype)
+        return g
+
+    @staticmethod
+    def added(before: Tensor | None, g: np.ndarray) -> Tensor:
+        """``.grad`` after adding ``g``: before + g, or the first time ``g`` itself when nothing
+        else can see it (PyTorch's AccumulateGrad steals it too), else a copy."""
+        if before is not None:
+            return Tensor._make(np.asarray(before._data + g))  # 0-d arrays add up to NumPy scalars
+        # References to g while the walk adds it: _execute's, _accumulate's, this call's and
+        # getrefcount's argument. One more means a buffer, a capture or a record still holds it.
+        if type(g) is np.ndarray and getrefcount(g) == 4 and _own_memory(g):
+            return Tensor._make(g)
+        return Tensor._make(np.array(g, copy=True))
+
+
+def _own_memory(g: np.ndarray) -> bool:
+    """Is ``g``'s memory its own (or that of a base only ``g`` holds, as a transposed matmul
+    result), writable and compact, so that ``.grad`` may be changed in place?"""
+    flags = g.flags
+    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
+        return False
+    base = g.base
+    # References to base: ``g``'s, this local's and getrefcount's argument.
+    return base is None or (type(base) is np.ndarray and base.base is None and base.size == g.size
+                            and getrefcount(base) == 3)
+
+
+class TensorWorld:
+    """A ``create_graph=True`` pass: gradients and saved values are Tensors, rules use ``TX``, so
+    every rule is recorded as ops of its own."""
+
+    @staticmethod
+    def saved(fn: Node) -> Saved:
+        """What ``fn``'s rules see: its saved tensors (its own output re-attached to it, see
+        ``function._output_alias``), params, extras and ``TX``."""
+        s = Saved(TX, fn.params or {}, fn.extras)
+        if fn.op.saves:
+            for key, t, _ in fn.checked_saves():
+                if key == "out":
+                    t = Tensor._make(t._data, True, t._vc)
+                    t._grad_fn = fn
+                setattr(s, key, t)
+        return s
+
+    @staticmethod
+    def fit(g: Tensor, shape: tuple, dtype) -> Tensor:
+        """A rule's result as the gradient of an input: broadcasting undone, cast (both recorded)."""
+        g = TX.sum_to(g, shape)
+        return g if g._data.dtype == dtype else _cast(g, dtype)
+
+    @staticmethod
+    def added(before: Tensor | None, g: Tensor) -> Tensor:
+        """``.grad`` after adding ``g``: ``g`` itself the first time (as torch), else before + g."""
+        return g if before is None else before + g

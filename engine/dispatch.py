@@ -92,17 +92,8 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
         out._grad_fn = node
         rec = _trace.ACTIVE
         if rec is not None:
-            _record(rec, op, node, tensors, graph, out, params, extras)
+            rec.op_node(node, op, tensors, out, params, extras)
     return out
-
-
-def _record(rec, op: OpDef, node, tensors, graph, out, params, extras) -> None:
-    """Hand one op to the active recorder (only ever called while recording)."""
-    saved = [(k, (out if k == "out" else tensors[ord(k) - 97])._data) for k in op.saves if k != "indices"]
-    if extras:
-        saved += [(k, v) for k, v in extras.items() if isinstance(v, np.ndarray)]
-    formulas = op.formulas * len(graph) if op.variadic else op.formulas
-    rec.op_node(node, op.name, graph, out, saved, params or {}, formulas)
 
 
 def _cast(t: Tensor, np_dtype) -> Tensor:
@@ -142,7 +133,7 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         result_data = result_data.astype(target._data.dtype)
     np.copyto(target._data, result_data)
     target._vc[0] += 1
-    target._trace = None  # its old node keeps the old value; a later use is a new node
+    _trace.forget(target)
     fn = result._grad_fn
     if fn is not None:
         target._grad_fn = fn
@@ -157,7 +148,7 @@ def _out_of_place(op: OpDef, target: Tensor, others: tuple, params) -> Tensor:
     keep = op.saves and "a" in op.saves
     old = Tensor._make(target._data.copy() if keep else target._data, target._requires_grad, [target._vc[0]])
     old._grad_fn = target._grad_fn
-    old._trace = target._trace
+    _trace.share_node(old, target)
     old._name = target._name
     result = apply(op, (old, *others), params)
     if result._data.dtype != target._data.dtype:
@@ -182,7 +173,7 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     view's new history is read back from the new base. The view's place in the base is found
     from the arrays' memory layout, so any view of a contiguous base works.
     """
-    from .ops.index_ops import encode_key
+    from .ops.indexing import encode_key
     from .ops.table import OPS
 
     pos = _positions(target._data, base._data)
@@ -195,7 +186,7 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     key = encode_key(np.unravel_index(pos, base._data.shape))
     apply_inplace(OPS["copy_slices"], base, (result,), {"key": key, "accumulate": False})
     fresh = apply(OPS["index"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
-    target._trace = None
+    _trace.forget(target)
     if fresh._grad_fn is not None:
         target._grad_fn = fresh._grad_fn
         target._requires_grad = True

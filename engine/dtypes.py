@@ -60,6 +60,11 @@ def from_numpy_dtype(np_dtype) -> dtype:
     return _BY_NP[np.dtype(np_dtype)]
 
 
+def scalar_name(d: dtype) -> str:
+    """torch's ScalarType name of a dtype, as its error messages say it: Float, Double, Long, ..."""
+    return d._type_desc[len("torch."):-len("Tensor")]
+
+
 def category(d: dtype) -> int:
     """0 bool, 1 integer, 2 floating: the order of torch's type promotion categories."""
     if d is bool_:

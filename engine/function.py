@@ -12,11 +12,11 @@ import itertools
 
 from . import errors
 from .addresses import alias
+from .ops.table import SAVED_INPUT
 
 _seq = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # PyTorch runs AccumulateGrad as soon as it is ready
 _NO_GRAD = (None, 0)  # next_functions entry of an input that needs no gradient
-_SLOT = {"a": 0, "b": 1, "c": 2, "out": -1}
 
 
 class Node:
@@ -24,8 +24,8 @@ class Node:
 
     Few objects per node (the garbage collector counts and visits each one, and a program makes
     many): ``_next`` holds the next grad_fn of each graph input (None: needs no grad), ``_meta``
-    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` each kept tensor
-    with its key and its version at save time (flat: key0, tensor0, version0, key1, ...).
+    each input's shape and dtype (flat: shape0, dtype0, shape1, ...), ``_saved`` one
+    ``(key, tensor, version at save time)`` per kept tensor.
     """
 
     __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
@@ -74,13 +74,13 @@ class Node:
         if keys:
             if len(keys) == 1:
                 k = keys[0]
-                t = _output_alias(out) if k == "out" else inputs[_SLOT[k]]
-                self._saved = (k, t, t._vc[0])
+                t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
+                self._saved = ((k, t, t._vc[0]),)
             else:
                 saved = []
                 for k in keys:
-                    t = _output_alias(out) if k == "out" else inputs[_SLOT[k]]
-                    saved += (k, t, t._vc[0])
+                    t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
+                    saved.append((k, t, t._vc[0]))
                 self._saved = tuple(saved)
         else:
             self._saved = ()
@@ -101,33 +101,32 @@ class Node:
         """The tensors kept for backward, checked against in-place changes and release."""
         if not self.op.saves:
             return {}
-        return dict(self.checked_saves())
+        return {key: t for key, t, _ in self.checked_saves()}
 
-    def checked_saves(self):
-        """``(key, tensor)`` of each saved tensor, after the release and version checks."""
+    def checked_saves(self) -> tuple:
+        """The ``(key, tensor, version)`` of each saved tensor, once checked: not released by an
+        earlier backward, and not changed in place since it was saved."""
         if self.released:
             raise RuntimeError(errors.BACKWARD_TWICE)
         saved = self._saved
-        for key, t, version in zip(saved[::3], saved[1::3], saved[2::3]):
-            now = t._vc[0]
-            if now != version:
-                fn = t._grad_fn
-                if key == "out":
-                    where = f"{self.op.grad_fn}"
-                elif fn is not None:
-                    where = fn.name()
-                else:
-                    where = None
-                raise RuntimeError(errors.inplace_modified(
-                    t.dtype._type_desc, tuple(t._data.shape), 0, where or "", now, version))
-        return zip(saved[::3], saved[1::3])
+        for key, t, version in saved:
+            if t._vc[0] != version:
+                raise self._modified(key, t, version)
+        return saved
+
+    def _modified(self, key: str, t, version: int) -> RuntimeError:
+        """PyTorch's error for a saved tensor changed in place since it was saved."""
+        if key == "out":
+            where = self.op.grad_fn
+        else:
+            where = t._grad_fn.name() if t._grad_fn is not None else ""
+        return RuntimeError(errors.inplace_modified(
+            t.dtype._type_desc, tuple(t._data.shape), 0, where, t._vc[0], version))
 
     def resave_output(self, out) -> None:
         """An in-place op made ``out`` this node's output: watch its version from now on."""
-        keys = self._saved[::3]
-        if "out" in keys:
-            i = 3 * keys.index("out")
-            self._saved = self._saved[:i] + ("out", _output_alias(out), out._vc[0]) + self._saved[i + 3:]
+        self._saved = tuple(("out", _output_alias(out), out._vc[0]) if key == "out" else (key, t, version)
+                            for key, t, version in self._saved)
 
     def release(self) -> None:
         """Free the saved tensors (after a backward without retain_graph). A node that kept

@@ -113,7 +113,7 @@ def result_shape(op, arrays, params, cap: int):
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     if params:
         if name == "index":
-            from .ops.index_ops import decode_key
+            from .ops.indexing import decode_key
 
             return index_shape(params["in_shape"], decode_key(params["key"]))
         if "dim" in params and "shape" in params:  # a reduction along dims

@@ -1,7 +1,8 @@
 """The Tensor: a NumPy array plus autograd state, with PyTorch's attributes and rules.
 
-Op methods (``x.exp()``, ``x + y``, ...) are attached by ``engine.ops.api`` so that each op's
-behaviour lives in one place; this module holds the state and the autograd-facing attributes.
+Op methods (``x.exp()``, ``x + y``, ...) are published by the op modules next to their table
+entries and attached by ``engine.ops.api``; this module holds the state and the autograd-facing
+attributes.
 """
 
 from __future__ import annotations
@@ -194,9 +195,7 @@ class Tensor:
         self._grad_fn.retained = self
         rec = _trace_mod.ACTIVE
         if rec is not None:
-            nid = rec._mine(self._grad_fn)
-            if nid is not None:
-                rec.trace.nodes[nid].retains_grad = True
+            rec.retains_grad(self._grad_fn)
 
     @property
     def data(self) -> Tensor:
@@ -300,13 +299,17 @@ def is_tensor(x) -> bool:
 
 
 _NP_INTS = frozenset((np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64))
-_CONSTANTS: dict = {}  # (number, dtype) -> read-only 0-dim array: wrapping 2.0 once, not per op
+_CONSTANTS: dict = {}  # (number, dtype) -> a read-only 0-dim Tensor: wrapping 2.0 once, not per op
 _CONST_VC = [0]  # wrapped numbers are never written in place: one shared version counter
 
 
 def as_tensor_like(value, like: Tensor) -> Tensor | None:
     """Wrap a number for an op with ``like`` (torch's wrapped-number promotion); a tensor is
-    itself and a numeric array becomes a tensor. None for anything else: the caller refuses it."""
+    itself and a numeric array becomes a tensor. None for anything else: the caller refuses it.
+
+    A wrapped number is never handed to the program, written, nor given a gradient, so one
+    Tensor serves every use of the same number, except while recording: there each use is a
+    leaf of its own in the trace, named by its literal."""
     kind = type(value)
     if kind is float:  # the common case first: this runs for every ``x * 2.0``
         dt = like._data.dtype
@@ -332,16 +335,19 @@ def as_tensor_like(value, like: Tensor) -> Tensor | None:
             return tensor(value)
         return None
     key = (value, dt)
-    arr = _CONSTANTS.get(key) if value else None  # 0.0 == -0.0: zeros are not shared
-    if arr is None:
+    const = _CONSTANTS.get(key) if value else None  # 0.0 == -0.0: zeros are not shared
+    if const is None:
         if len(_CONSTANTS) > 4096:
             _CONSTANTS.clear()
         arr = np.array(value, dtype=dt)
-        arr.flags.writeable = False  # shared by every use of the same number
-        _CONSTANTS[key] = arr
-    t = Tensor._make(arr, False, _CONST_VC)
-    if _trace_mod.ACTIVE is not None:
-        t._name = repr(value)  # the trace shows a wrapped number by its literal (app marks it is_constant)
+        arr.flags.writeable = False
+        const = Tensor._make(arr, False, _CONST_VC)
+        if value:
+            _CONSTANTS[key] = const
+    if _trace_mod.ACTIVE is None:
+        return const
+    t = Tensor._make(const._data, False, _CONST_VC)
+    t._name = repr(value)  # the trace shows it by its literal (the app marks it is_constant)
     return t
 
 

@@ -5,16 +5,20 @@ One id space holds every graph node: leaf tensors and op nodes (grad_fn objects)
 Edges have their own id space. Arrays are copies taken at record time, so later
 in-place changes do not rewrite history.
 
-Recording is off unless a ``Recorder`` is active (``with recording() as trace:``).
+Recording is off unless a ``Recorder`` is active (``with recording() as rec:``).
 The engine checks one module global (``trace.ACTIVE``) before doing any work for it,
 so recording off costs one attribute read per op.
 
-Hooks for the program runner:
+The ``Recorder`` is the only writer of a Trace: the engine tells it what happened through its
+named methods (an op ran, a pass started, a node's rule ran, a leaf's ``.grad`` was written, an
+optimizer stepped, ...), and readers (the app) only read the dataclasses. A tensor or grad_fn is
+linked to its node by a tag in its ``_trace`` slot, which only this module reads or writes.
+
+What the program runner sets on the active recorder:
 - ``rec.location = (line, col)`` before evaluating a statement or call: every node
-  and step recorded afterwards carries it.
-- ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name.
-- ``rec.module_stack`` (a list of module paths, pushed by ``nn.Module.__call__``).
-- ``rec.note_print(text)`` is not needed: stdout is the runner's business.
+  and step recorded afterwards carries it;
+- ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name;
+- ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from .ops.table import SAVED_INPUT
 
 # The active recorder, or None. Read by the engine on every op: keep it a plain global.
 ACTIVE: Recorder | None = None
@@ -50,10 +56,10 @@ class LeafNode:
 class SavedTensor:
     """A tensor an op saved for backward (shown in the UI, released after backward)."""
 
-    name: str  # the rule's name for it: "self", "other", "result", "mask", ...
+    name: str  # the table's key for it: "a", "b", "c" (inputs), "out", or an extra ("coef", ...)
     shape: tuple[int, ...]
     value: np.ndarray
-    node: int | None = None  # graph node that produced it, when it is a graph tensor
+    node: int | None = None  # the graph node whose output it is (None: data only the op holds)
 
 
 @dataclass
@@ -63,6 +69,7 @@ class OpNode:
     id: int
     op: str  # op table key, e.g. "mul"
     grad_fn: str  # PyTorch's name, e.g. "MulBackward0"
+    description: str  # what the op computes, in words, e.g. "a · b"
     inputs: list[int]  # edge ids, one per tensor input, in argument order
     formulas: list[str]  # one local rule per tensor input, e.g. "∂(a·b)/∂a = b"
     shape: tuple[int, ...]
@@ -126,7 +133,6 @@ class BackwardPass:
     steps: list[BackwardStep] = field(default_factory=list)
     line: int | None = None
     col: int | None = None
-    op_count: int = 0  # how many op nodes existed when the pass started (forward ops before it)
 
 
 @dataclass
@@ -139,14 +145,13 @@ class OptimizerStep:
     params: list[dict[str, Any]]  # {node, name, before, grad, after}
     line: int | None = None
     col: int | None = None
-    op_count: int = 0
 
 
 @dataclass
 class Trace:
     """Everything one run recorded, in order."""
 
-    nodes: list[LeafNode | OpNode] = field(default_factory=list)
+    nodes: list[LeafNode | OpNode] = field(default_factory=list)  # a node's id is its position
     edges: list[Edge] = field(default_factory=list)
     passes: list[BackwardPass] = field(default_factory=list)
     optimizer_steps: list[OptimizerStep] = field(default_factory=list)
@@ -154,20 +159,19 @@ class Trace:
     # | ("zero_grad", None)
     events: list[tuple[str, int | None]] = field(default_factory=list)
 
-    def node(self, node_id: int) -> LeafNode | OpNode:
-        """The node with this id (ids are list positions)."""
-        return self.nodes[node_id]
 
-    @property
-    def op_count(self) -> int:
-        return sum(1 for n in self.nodes if n.kind == "op")
+def _copy(x) -> np.ndarray | None:
+    """A copy of an array (or a NumPy scalar, or a Tensor's array), taken now (None stays None)."""
+    if x is None:
+        return None
+    return np.array(x if type(x) is np.ndarray else getattr(x, "_data", x), copy=True)
 
 
 class Recorder:
     """Collects a Trace. Created by ``recording()``; the engine calls its methods.
 
-    A tensor or grad_fn belongs to this trace when its ``_trace`` slot holds
-    ``(this recorder, node id)``; a stale tag from an earlier recorder is ignored.
+    A tensor or grad_fn belongs to this trace when its ``_trace`` tag is ``(this recorder,
+    node id)``; a stale tag from an earlier recorder is ignored.
     """
 
     def __init__(self, max_ops: int | None = None):
@@ -177,9 +181,17 @@ class Recorder:
         self.max_ops = max_ops
         self.op_total = 0
 
+    # ---- where the program is ------------------------------------------------------------
     @property
     def module(self) -> str | None:
         return self.module_stack[-1] if self.module_stack else None
+
+    def push_module(self, path: str) -> None:
+        """An ``nn.Module`` call starts: ops recorded until ``pop_module`` ran inside it."""
+        self.module_stack.append(path)
+
+    def pop_module(self) -> None:
+        self.module_stack.pop()
 
     def _loc(self) -> tuple[int | None, int | None]:
         return self.location if self.location is not None else (None, None)
@@ -188,9 +200,10 @@ class Recorder:
         tag = obj._trace
         return tag[1] if tag is not None and tag[0] is self else None
 
-    # ---- called by the engine --------------------------------------------------------
+    # ---- forward ---------------------------------------------------------------------------
     def node_of(self, tensor) -> int:
-        """The graph node that produced ``tensor``: its grad_fn's node, or its leaf node."""
+        """The graph node that produced ``tensor``: its grad_fn's node, or its leaf node (recorded
+        now if it is new)."""
         fn = tensor._grad_fn
         if fn is not None:
             nid = self._mine(fn)
@@ -201,45 +214,46 @@ class Recorder:
             return nid
         line, col = self._loc()
         nid = len(self.trace.nodes)
-        self.trace.nodes.append(
-            LeafNode(
-                id=nid, name=tensor._name, shape=tuple(tensor._data.shape), dtype=tensor.dtype.name,
-                requires_grad=tensor.requires_grad, is_param=tensor._is_param,
-                value=np.array(tensor._data, copy=True), line=line, col=col, module=self.module,
-            )
-        )
+        self.trace.nodes.append(LeafNode(
+            id=nid, name=tensor._name, shape=tuple(tensor._data.shape), dtype=tensor.dtype.name,
+            requires_grad=tensor.requires_grad, is_param=tensor._is_param, value=_copy(tensor),
+            line=line, col=col, module=self.module))
         tensor._trace = (self, nid)
         return nid
 
-    def op_node(self, fn, op: str, inputs, out, saved, params, formulas) -> int:
-        """Record one forward op. ``inputs`` are its tensor arguments in order;
-        ``saved`` is a list of (name, array) pairs."""
+    def op_node(self, fn, op, tensors, out, params, extras) -> int:
+        """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
+        tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
+        the arrays its forward kept for backward."""
         if self.max_ops is not None and self.op_total >= self.max_ops:
             from .errors import LimitError
 
             raise LimitError(f"the program recorded more than {self.max_ops} ops (limit: max_ops)")
         self.op_total += 1
-        sources = [self.node_of(t) for t in inputs]  # may add leaf nodes: take our id after them
+        graph = tensors[:len(tensors) - op.aux]
+        sources = [self.node_of(t) for t in graph]  # may add leaf nodes: take our id after them
         nid = len(self.trace.nodes)
-        edge_ids = []
-        for i, (t, src) in enumerate(zip(inputs, sources)):
-            eid = len(self.trace.edges)
-            self.trace.edges.append(
-                Edge(id=eid, source=src, target=nid, index=i, shape=tuple(t._data.shape),
-                     needs_grad=t.requires_grad)
-            )
-            edge_ids.append(eid)
+        edges = self.trace.edges
+        inputs = []
+        for i, (t, src) in enumerate(zip(graph, sources)):
+            inputs.append(len(edges))
+            edges.append(Edge(id=len(edges), source=src, target=nid, index=i, shape=tuple(t._data.shape),
+                              needs_grad=t.requires_grad))
+        saved = []
+        for key in op.save_keys:
+            i = SAVED_INPUT.get(key)
+            t = out if i is None else tensors[i]
+            source = nid if i is None else sources[i] if i < len(sources) else None
+            saved.append(SavedTensor(key, tuple(t._data.shape), _copy(t), source))
+        for key, value in (extras or {}).items():
+            if isinstance(value, np.ndarray):
+                saved.append(SavedTensor(key, value.shape, _copy(value)))
         line, col = self._loc()
-        self.trace.nodes.append(
-            OpNode(
-                id=nid, op=op, grad_fn=fn.name(), inputs=edge_ids, formulas=list(formulas),
-                shape=tuple(out._data.shape), dtype=out.dtype.name,
-                value=np.array(out._data, copy=True),
-                saved=[SavedTensor(name=k, shape=tuple(np.shape(v)), value=np.array(v, copy=True))
-                       for k, v in saved],
-                params=dict(params), line=line, col=col, module=self.module,
-            )
-        )
+        self.trace.nodes.append(OpNode(
+            id=nid, op=op.name, grad_fn=op.grad_fn, description=op.description, inputs=inputs,
+            formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
+            shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
+            params=dict(params or {}), line=line, col=col, module=self.module))
         fn._trace = (self, nid)
         self.trace.events.append(("op", nid))
         return nid
@@ -253,21 +267,108 @@ class Recorder:
         if nid is not None and self.trace.nodes[nid].name is None:
             self.trace.nodes[nid].name = name
 
-    def start_pass(self, root, api: str, retain_graph: bool, create_graph: bool, seed) -> BackwardPass:
-        """Open a BackwardPass; the engine appends its steps as it visits nodes."""
+    def retains_grad(self, fn) -> None:
+        """``retain_grad()`` was called on the output of ``fn``."""
+        nid = self._mine(fn)
+        if nid is not None:
+            self.trace.nodes[nid].retains_grad = True
+
+    def zero_grad(self) -> None:
+        """An optimizer or module reset its parameters' gradients."""
+        self.trace.events.append(("zero_grad", None))
+
+    # ---- backward --------------------------------------------------------------------------
+    def backward_pass(self, root, api: str, retain_graph: bool, create_graph: bool, seed) -> PassRecorder:
+        """A backward pass from ``root`` starts: its steps go to the returned ``PassRecorder``."""
         line, col = self._loc()
-        bp = BackwardPass(
-            index=len(self.trace.passes), root=self.node_of(root), api=api,
-            retain_graph=retain_graph, create_graph=create_graph, seed=np.array(seed, copy=True),
-            line=line, col=col, op_count=self.op_total,
-        )
+        bp = BackwardPass(index=len(self.trace.passes), root=self.node_of(root), api=api,
+                          retain_graph=retain_graph, create_graph=create_graph, seed=_copy(seed),
+                          line=line, col=col)
         self.trace.passes.append(bp)
         self.trace.events.append(("backward", bp.index))
-        return bp
+        return PassRecorder(self, bp)
 
-    def event(self, kind: str, index: int | None = None) -> None:
-        """Note a program event that is not an op (e.g. "zero_grad", "optim")."""
-        self.trace.events.append((kind, index))
+    # ---- optimizer -------------------------------------------------------------------------
+    def optimizer_step(self, optimizer: str, rule: str, before: list) -> None:
+        """An optimizer updated its parameters in place; ``before`` holds ``(parameter, value
+        before, grad)`` for each. A parameter it changed gets a new leaf node at its next use (its
+        old node keeps the old value)."""
+        entries = []
+        for p, value, grad in before:
+            entries.append({"node": self._mine(p), "name": p._name, "before": value, "grad": grad,
+                            "after": _copy(p)})
+            if grad is not None:
+                p._trace = None
+        line, col = self._loc()
+        index = len(self.trace.optimizer_steps)
+        self.trace.optimizer_steps.append(OptimizerStep(index=index, optimizer=optimizer, rule=rule,
+                                                        params=entries, line=line, col=col))
+        self.trace.events.append(("optim", index))
+
+
+class PassRecorder:
+    """Records the steps of one backward pass, in the order the walk visits nodes. ``received``
+    lists what arrived at a node as ``(consumer grad_fn, input index, gradient)``."""
+
+    def __init__(self, rec: Recorder, bpass: BackwardPass):
+        self.rec = rec
+        self.steps = bpass.steps
+
+    def _flows(self, received) -> list[Flow]:
+        out = []
+        for src, i, g in received or ():
+            nid = self.rec._mine(src)
+            if nid is not None:
+                out.append(Flow(edge=self.rec.trace.nodes[nid].inputs[i], grad=_copy(g)))
+        return out
+
+    def _step(self, nid: int, kind: str, upstream, received) -> BackwardStep:
+        step = BackwardStep(index=len(self.steps), node=nid, kind=kind, received=self._flows(received),
+                            upstream=_copy(upstream))
+        self.steps.append(step)
+        return step
+
+    def op_step(self, fn, upstream, received, sent) -> BackwardStep | None:
+        """``fn``'s rules turned ``upstream`` into ``sent`` (one gradient or None per input)."""
+        nid = self.rec._mine(fn)
+        if nid is None:
+            return None
+        step = self._step(nid, "op", upstream, received)
+        step.sent = [Flow(edge=e, grad=_copy(g)) for e, g in zip(self.rec.trace.nodes[nid].inputs, sent)]
+        return step
+
+    def leaf_step(self, tensor, upstream, received, before, after) -> None:
+        """AccumulateGrad wrote ``tensor.grad``: ``before`` (Tensor or None) became ``after``."""
+        nid = self.rec._mine(tensor)
+        if nid is not None:
+            step = self._step(nid, "leaf", upstream, received)
+            step.grad_before, step.grad_after = _copy(before), _copy(after)
+
+    def retained(self, step: BackwardStep | None, before, after) -> None:
+        """The non-leaf of an op step keeps its gradient (``retain_grad``): ``before`` became ``after``."""
+        if step is not None:
+            step.retained = True
+            step.grad_before, step.grad_after = _copy(before), _copy(after)
+
+
+def forget(obj) -> None:
+    """``obj`` (a tensor) was changed in place: its node keeps the old value, and its next use
+    records a new node."""
+    obj._trace = None
+
+
+def share_node(copy, original) -> None:
+    """``copy`` stands for ``original`` as it is now (the snapshot an in-place op reads)."""
+    copy._trace = original._trace
+
+
+def node_id(trace: Trace, tensor) -> int | None:
+    """The node of ``tensor`` in ``trace`` (its grad_fn's node, else its leaf node), if it has one."""
+    for obj in (tensor._grad_fn, tensor):
+        tag = getattr(obj, "_trace", None) if obj is not None else None
+        if tag is not None and tag[0].trace is trace:
+            return tag[1]
+    return None
 
 
 @contextmanager

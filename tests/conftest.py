@@ -23,6 +23,23 @@ from browser.support import (
 )
 
 
+def _import_this_checkout() -> None:
+    """Make ``import engine`` and ``import app`` load the checkout these tests belong to, whatever
+    the working directory (an editable install of another checkout, or a test package named like
+    one of them, would otherwise win), and stop the session if they were loaded from elsewhere."""
+    if sys.path[0] != str(ROOT):
+        sys.path.insert(0, str(ROOT))
+    import app
+    import engine
+
+    for module in (app, engine):
+        if Path(module.__file__).resolve().parent.parent != ROOT:
+            raise pytest.UsageError(f"tests of {ROOT} would test {module.__file__}: run them from {ROOT}")
+
+
+_import_this_checkout()
+
+
 @pytest.fixture(scope="session")
 def server():
     """Base URL of a running gradviz (GRADVIZ_BASE_URL to reuse one that is already running)."""

@@ -11,10 +11,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
+from engine.gcpause import gc_paused
+
 from ..answer import splice_answer
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
-from ..gcpause import gc_paused
 from ..layout import LayoutSettings, draw_views, layout_data
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
@@ -51,7 +52,7 @@ def run(body: RunRequest, request: Request) -> Response:
                                             keep_for=worker_key_of(request.scope))
     except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
         return worker_error_response(exc)
-    with gc_paused():  # a large answer is many small objects: see app/gcpause.py
+    with gc_paused():  # a large answer is many small objects: see engine/gcpause.py
         try:
             out = WorkerRunReply.model_validate(reply.value)
         except ValidationError:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from ..ops.losses import reduction_mode
 from . import functional as F
-from .functional import _reduction
 from .module import Module
 
 
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
-        self.reduction = _reduction(size_average, reduce, reduction)
+        self.reduction = reduction_mode(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):

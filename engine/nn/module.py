@@ -274,7 +274,7 @@ class Module:
             _reset_grad(p, set_to_none)
         rec = _trace.ACTIVE
         if rec is not None:
-            rec.event("zero_grad")
+            rec.zero_grad()
 
     # ---- dtypes ----------------------------------------------------------------------------------
     def to(self, *args, **kwargs) -> Module:

@@ -1,6 +1,6 @@
 """The trace hooks of ``nn.Module.__call__`` (used only while a recorder is active).
 
-A call pushes the module's path ("fc1", "net.0") onto ``rec.module_stack`` while its forward
+A call pushes the module's path ("fc1", "net.0") onto the recorder's module stack while its forward
 runs, so every op recorded inside carries it. The outermost call (the root) is traced under its
 label (the name the user bound it to, via ``name_module``, else its class name) and names the
 parameters it owns in the trace ("fc1.weight"; "layer.weight" for a bare root layer) unless the
@@ -38,10 +38,10 @@ def traced_call(module: Module, rec, args, kwargs):
         for name, p in module.named_parameters():
             rec.name_tensor(p, name if "." in name else f"{label}.{name}")
         _ROOT_PATHS.append(paths)
-    rec.module_stack.append(path)
+    rec.push_module(path)
     try:
         return module.forward(*args, **kwargs)
     finally:
-        rec.module_stack.pop()
+        rec.pop_module()
         if root:
             _ROOT_PATHS.pop()

@@ -1,115 +1,41 @@
-"""Elementwise ops of the table: arithmetic, pow, and unary functions."""
+"""Elementwise functions other than arithmetic: exp, log, sqrt, |x|, sin, cos, tanh, sigmoid, relu,
+leaky_relu, where, maximum, minimum and clamp. Their table entries, then their public functions."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .table import register
+from .. import arguments as A
+from ..dispatch import apply, apply_inplace
+from ..tensor import Tensor
+from .table import OPS, public, register
+from .wrappers import binary, operand, unary
 
 
-def _true_div(a, b):
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
-        from ..dtypes import get_default_dtype
-
-        dt = get_default_dtype().np
-        return np.true_divide(a, b, dtype=dt)
-    return np.true_divide(a, b)
+def math_function(op):
+    """``torch.<op>`` and ``Tensor.<op>`` of an elementwise function of floats (integer tensors are
+    cast to the default dtype first), derived from its entry."""
+    return unary(op, floats=True)
 
 
-def _to_copy(a, dtype):
-    return a.astype(dtype)
-
-
-register("to_copy", "ToCopyBackward0", _to_copy,
-         [lambda g, s: g],
-         ["∂(x.to(dtype))/∂x = 1"], description="dtype conversion")
-register("clone", "CloneBackward0", lambda a: a.copy(),
-         [lambda g, s: g],
-         ["∂clone(x)/∂x = 1"], description="copy")
-
-register("add", "AddBackward0", np.add,
-         [lambda g, s: g, lambda g, s: g],
-         ["∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"], promote=True, description="a + b")
-register("add_alpha", "AddBackward0", lambda a, b, alpha: a + alpha * b,
-         [lambda g, s: g, lambda g, s: g * s.p["alpha"]],
-         ["∂(a+α·b)/∂a = 1", "∂(a+α·b)/∂b = α"], promote=True, description="a + α·b")
-register("sub", "SubBackward0", np.subtract,
-         [lambda g, s: g, lambda g, s: -g],
-         ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True, description="a − b")
-register("sub_alpha", "SubBackward0", lambda a, b, alpha: a - alpha * b,
-         [lambda g, s: g, lambda g, s: -g * s.p["alpha"]],
-         ["∂(a−α·b)/∂a = 1", "∂(a−α·b)/∂b = −α"], promote=True, description="a − α·b")
-register("rsub_scalar", "RsubBackward1", lambda a, other: other - a,
-         [lambda g, s: -g],
-         ["∂(c−a)/∂a = −1"], description="c − a")
-register("mul", "MulBackward0", np.multiply,
-         [lambda g, s: g * s.b, lambda g, s: g * s.a],
-         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True, description="a · b",
-         needs=(("b",), ("a",)))
-register("div", "DivBackward0", _true_div,
-         [lambda g, s: g / s.b, lambda g, s: -g * s.a / (s.b * s.b)],
-         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True, description="a / b",
-         needs=(("b",), ("a", "b")))
-register("reciprocal", "ReciprocalBackward0", lambda a: 1.0 / a,
-         [lambda g, s: -g * s.out * s.out],
-         ["∂(1/x)/∂x = −1/x²"], saves=("out",), description="1 / x")
-register("neg", "NegBackward0", np.negative,
-         [lambda g, s: -g],
-         ["∂(−x)/∂x = −1"], description="−x")
-
-
-def _pow_scalar_vjp(g, s):
-    e = s.p["exponent"]
-    if e == 0:
-        return g * 0.0
-    return g * e * s.a ** (e - 1)
-
-
-def _pow_tt_vjp_base(g, s):
-    return g * s.b * s.a ** (s.b - 1)
-
-
-def _pow_tt_vjp_exp(g, s):
-    # torch masks base 0 with a non-negative exponent, so 0 ** b contributes 0 rather than nan.
-    xp = s.xp
-    zero = (s.a == 0) & (s.b >= 0)
-    return g * xp.where(zero, 0.0, s.out * xp.log(s.a))
-
-
-register("pow_scalar", "PowBackward0", lambda a, exponent: np.power(a, exponent).astype(a.dtype, copy=False),
-         [_pow_scalar_vjp],
-         ["∂(xⁿ)/∂x = n·xⁿ⁻¹"], saves=("a",), description="xⁿ")
-register("pow", "PowBackward1", lambda a, b: np.power(a, b),
-         [_pow_tt_vjp_base, _pow_tt_vjp_exp],
-         ["∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a"], saves=("a", "b", "out"), promote=True,
-         description="aᵇ", needs=(("a", "b"), ("a", "b", "out")))
-register("rpow_scalar", "PowBackward2", lambda a, base: np.power(np.asarray(base, dtype=a.dtype), a),
-         [lambda g, s: g * s.out * math.log(s.p["base"]) if s.p["base"] > 0 else g * 0.0],
-         ["∂(cˣ)/∂x = cˣ·ln c"], saves=("out",), description="cˣ")
-
-register("exp", "ExpBackward0", np.exp,
-         [lambda g, s: g * s.out],
-         ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ")
-register("log", "LogBackward0", np.log,
-         [lambda g, s: g / s.a],
-         ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x")
-register("sqrt", "SqrtBackward0", np.sqrt,
-         [lambda g, s: g / (2 * s.out)],
-         ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x")
-register("abs", "AbsBackward0", np.abs,
-         [lambda g, s: g * s.xp.sign(s.a)],
-         ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|")
-register("sin", "SinBackward0", np.sin,
-         [lambda g, s: g * s.xp.cos(s.a)],
-         ["∂sin x/∂x = cos x"], saves=("a",), description="sin x")
-register("cos", "CosBackward0", np.cos,
-         [lambda g, s: -g * s.xp.sin(s.a)],
-         ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x")
-register("tanh", "TanhBackward0", np.tanh,
-         [lambda g, s: g * (1 - s.out * s.out)],
-         ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x")
+exp = math_function(register("exp", "ExpBackward0", np.exp,
+                             [lambda g, s: g * s.out],
+                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ"))
+log = math_function(register("log", "LogBackward0", np.log,
+                             [lambda g, s: g / s.a],
+                             ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x"))
+sqrt = math_function(register("sqrt", "SqrtBackward0", np.sqrt,
+                              [lambda g, s: g / (2 * s.out)],
+                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x"))
+sin = math_function(register("sin", "SinBackward0", np.sin,
+                             [lambda g, s: g * s.xp.cos(s.a)],
+                             ["∂sin x/∂x = cos x"], saves=("a",), description="sin x"))
+cos = math_function(register("cos", "CosBackward0", np.cos,
+                             [lambda g, s: -g * s.xp.sin(s.a)],
+                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x"))
+tanh = math_function(register("tanh", "TanhBackward0", np.tanh,
+                              [lambda g, s: g * (1 - s.out * s.out)],
+                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x"))
 
 
 def _sigmoid(a):
@@ -122,12 +48,22 @@ def _sigmoid(a):
     return out
 
 
-register("sigmoid", "SigmoidBackward0", _sigmoid,
-         [lambda g, s: g * s.out * (1 - s.out)],
-         ["∂σ(x)/∂x = σ(x)·(1 − σ(x))"], saves=("out",), description="σ(x) = 1/(1+e⁻ˣ)")
-register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
-         [lambda g, s: g * (s.out > 0)],
-         ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)")
+def logistic(xp, x):
+    """σ(x) = 1 / (1 + e⁻ˣ) in a rule's world (``xp``), for the rules of ops built on it."""
+    return 1 / (1 + xp.exp(-x))
+
+
+sigmoid = math_function(register("sigmoid", "SigmoidBackward0", _sigmoid,
+                                 [lambda g, s: g * s.out * (1 - s.out)],
+                                 ["∂σ(x)/∂x = σ(x)·(1 − σ(x))"], saves=("out",),
+                                 description="σ(x) = 1/(1+e⁻ˣ)"))
+abs = unary(register("abs", "AbsBackward0", np.abs,  # noqa: A001 - torch's name
+                     [lambda g, s: g * s.xp.sign(s.a)],
+                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|"))
+public("Tensor", name="__abs__")(abs)
+relu = unary(register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
+                      [lambda g, s: g * (s.out > 0)],
+                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)"))
 register("leaky_relu", "LeakyReluBackward0",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [lambda g, s: g * s.xp.where(s.a > 0, s.xp.const(1.0, s.xp.data(s.a)),
@@ -135,6 +71,15 @@ register("leaky_relu", "LeakyReluBackward0",
          ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",), description="x if x > 0 else slope·x")
 
 
+@public("torch")
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """x if x > 0 else slope·x (LeakyReluBackward0)."""
+    input = A.tensor(input, "leaky_relu", "input", 1)
+    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2, "Number")
+    return apply(OPS["leaky_relu"], (input,), {"negative_slope": negative_slope})
+
+
+# ---- where ---------------------------------------------------------------------------------------------
 def _where_vjp(pick_a: bool):
     def rule(g, s):
         xp = s.xp
@@ -151,6 +96,31 @@ register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
          description="where(condition, a, b)")
 
 
+@public("torch")
+def where(condition, input=None, other=None) -> Tensor:
+    """Elementwise choice: ``input`` where ``condition`` holds, ``other`` elsewhere."""
+    if input is None and other is None:
+        raise RuntimeError("where(condition) with one argument is not supported by gradviz")
+    cond = A.tensor(condition, "where", "condition", 1)
+    if cond._data.dtype == np.uint8:
+        cond = Tensor._make(cond._data.astype(np.bool_))
+    if cond._data.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{cond.dtype.name.capitalize()}")
+    like = input if isinstance(input, Tensor) else other
+    if not isinstance(like, Tensor):
+        raise TypeError(A.must("where", "input", 2, "Tensor", input))
+    a, b = operand(input, like, "where", "input", 2), operand(other, like, "where", "other", 3)
+    if a._data.dtype != b._data.dtype:
+        from ..dispatch import _cast, promote_types
+
+        target = promote_types((a, b))
+        a = a if a._data.dtype == target else _cast(a, target)
+        b = b if b._data.dtype == target else _cast(b, target)
+    return apply(OPS["where"], (a, b, cond))
+
+
+# ---- maximum / minimum ---------------------------------------------------------------------------------
 def _share(g, s, a_wins):
     """maximum/minimum: the gradient goes to the chosen side; ties split it in half (as torch)."""
     a, b = s.xp.data(s.a), s.xp.data(s.b)
@@ -186,6 +156,21 @@ register("minimum", "MinimumBackward0", np.minimum,
          needs=(("a", "b"), ("a", "b")))
 
 
+@public("torch", "Tensor")
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum of two tensors (MaximumBackward0)."""
+    A.tensor(input, "maximum", "input", 1)
+    return binary("maximum", input, A.tensor(other, "maximum", "other", 2))
+
+
+@public("torch", "Tensor")
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum of two tensors (MinimumBackward0)."""
+    A.tensor(input, "minimum", "input", 1)
+    return binary("minimum", input, A.tensor(other, "minimum", "other", 2))
+
+
+# ---- clamp ---------------------------------------------------------------------------------------------
 def _clamp(a, min=None, max=None):  # noqa: A002 - torch's argument names
     out = a
     if min is not None:
@@ -211,3 +196,47 @@ register("clamp_min", "ClampMinBackward0", _clamp, [_clamp_vjp],
          ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)")
 register("clamp_max", "ClampMaxBackward0", _clamp, [_clamp_vjp],
          ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)")
+
+
+def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002
+    """clamp's input and number bounds, checked."""
+    input = A.tensor(input, fn, "input", 1)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        raise RuntimeError("gradviz supports clamp with number bounds only (not tensors)")
+    min = A.optional_number(min, fn, "min")  # noqa: A001
+    max = A.optional_number(max, fn, "max")  # noqa: A001
+    if type(min) is complex or type(max) is complex:
+        raise TypeError("complex numbers are not supported by gradviz")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return input, min, max
+
+
+@public("torch", "Tensor", name="clip")
+@public("torch", "Tensor")
+def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
+    """Limit every element to [min, max] (ClampBackward1)."""
+    input, min, max = _bounds("clamp", input, min, max)  # noqa: A001
+    return apply(OPS["clamp"], (input,), {"min": min, "max": max})
+
+
+@public("torch", "Tensor")
+def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+    """max(x, min) elementwise (ClampMinBackward0)."""
+    input, min, _ = _bounds("clamp_min", input, min, None)  # noqa: A001
+    return apply(OPS["clamp_min"], (input,), {"min": min})
+
+
+@public("torch", "Tensor")
+def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+    """min(x, max) elementwise (ClampMaxBackward0)."""
+    input, _, max = _bounds("clamp_max", input, None, max)  # noqa: A001
+    return apply(OPS["clamp_max"], (input,), {"max": max})
+
+
+@public("Tensor", name="clip_")
+@public("Tensor")
+def clamp_(self: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
+    """Clamp in place (ClampBackward1)."""
+    self, min, max = _bounds("clamp_", self, min, max)  # noqa: A001
+    return apply_inplace(OPS["clamp"], self, (), {"min": min, "max": max})

@@ -1,10 +1,15 @@
-"""Matrix products of the table: mm, mv, dot, batched matmul, addmm (nn.Linear)."""
+"""Matrix products: mm, mv, dot, batched matmul and addmm (nn.Linear), their table entries,
+``matmul`` (and ``@``) dispatching to them as torch does, ``mm`` and ``addmm``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .table import register
+from .. import arguments as A
+from ..dispatch import apply
+from ..tensor import Tensor
+from .shape import reshape, unsqueeze
+from .table import OPS, public, register
 
 
 def _mT(xp, x):
@@ -73,3 +78,82 @@ register(
     description="bias + input @ weightᵀ (nn.Linear)",
     needs=((), ("c",), ("b",)),
 )
+
+
+# ---- functions -----------------------------------------------------------------------------------------
+@public("torch", "Tensor")
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """``@``: dot (1-D·1-D), mv (2-D·1-D), mm (2-D·2-D), batched otherwise, as torch dispatches."""
+    a, b = A.tensor(input, "matmul", "input", 1), A.tensor(other, "matmul", "other", 2)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D")
+    if a.ndim == 1 and b.ndim == 1:
+        if a.shape[0] != b.shape[0]:
+            n, m = a.shape[0], b.shape[0]
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
+                               f"same number of elements, but got {n} and {m} elements respectively")
+        return apply(OPS["dot"], (a, b))
+    if a.ndim == 2 and b.ndim == 1:
+        _mm_check(a.shape, (b.shape[0], 1), "mat and vec")
+        return apply(OPS["mv"], (a, b))
+    if a.ndim == 1 and b.ndim == 2:
+        # torch squeezes in place here (squeeze_.dims): SqueezeBackward4
+        out = mm(unsqueeze(a, 0), b)
+        shp = tuple(out.shape)
+        return apply(OPS["squeeze_dims"], (out,), {"shape": shp[1:], "in_shape": shp})
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim >= 3 and b.ndim <= 2:
+        # torch folds the batch into rows: view -> mm -> unsafe view.
+        lead = tuple(a.shape[:-1])
+        flat = reshape(a, (-1, a.shape[-1]))
+        if b.ndim == 1:
+            out = apply(OPS["mv"], (flat, b))
+            return apply(OPS["unsafe_view"], (out,), {"shape": lead, "in_shape": tuple(out.shape)})
+        out = mm(flat, b)
+        params = {"shape": lead + (b.shape[-1],), "in_shape": tuple(out.shape)}
+        return apply(OPS["unsafe_view"], (out,), params)
+    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[-1]}] but got: [{b.shape[0]}, {b.shape[-2]}].")
+    out = apply(OPS["bmm"], (a, b))
+    return apply(OPS["unsafe_view"], (out,), {"shape": tuple(out.shape), "in_shape": tuple(out.shape)})
+
+
+@public("Tensor", name="__matmul__")
+def _matmul(self: Tensor, other) -> Tensor:
+    """``self @ other``; NotImplemented for an operand that is not a tensor (Python's TypeError)."""
+    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+@public("Tensor", name="__rmatmul__")
+def _rmatmul(self: Tensor, other) -> Tensor:
+    """``other @ self``; NotImplemented for an operand that is not a tensor."""
+    return matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+
+
+def _mm_check(sa, sb, what="mat1 and mat2") -> None:
+    if sa[-1] != sb[0]:
+        raise RuntimeError(f"{what} shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
+
+
+@public("torch", "Tensor")
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The product of two matrices (MmBackward0)."""
+    input, mat2 = A.tensor(input, "mm", "input", 1), A.tensor(mat2, "mm", "mat2", 2)
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _mm_check(input.shape, mat2.shape)
+    return apply(OPS["mm"], (input, mat2))
+
+
+@public("torch")
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """input + mat1 @ mat2 (AddmmBackward0)."""
+    input = A.tensor(input, "addmm", "input", 1)
+    mat1, mat2 = A.tensor(mat1, "addmm", "mat1", 2), A.tensor(mat2, "addmm", "mat2", 3)
+    _mm_check(mat1._data.shape, mat2._data.shape)
+    return apply(OPS["addmm"], (input, mat1, mat2))

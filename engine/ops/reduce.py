@@ -1,10 +1,17 @@
-"""Reductions of the table: sum, mean, max, min, var, std (whole tensor or along dims)."""
+"""Reductions: sum, mean, max, min, var, std (of the whole tensor or along dims), their table
+entries and public functions, and the non-differentiable argmax/argmin."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .table import register
+from .. import arguments as A
+from .. import dtypes
+from ..dispatch import apply
+from ..tensor import Tensor, _norm_dim
+from .convert import to
+from .table import OPS, public, register
+from .wrappers import binary
 
 
 def _expand_back(g, s):
@@ -129,3 +136,172 @@ register("std", "StdBackward0",
          lambda a, dim, correction, keepdim, shape: np.std(a, axis=dim, ddof=correction, keepdims=keepdim),
          [_std_vjp], ["∂std(x)/∂xᵢ = (xᵢ − x̄)/((n − c)·std)"], saves=("a", "out"),
          description="standard deviation")
+
+
+# ---- functions -----------------------------------------------------------------------------------------
+def _dims(dim, ndim: int, fn: str) -> tuple[int, ...]:
+    dims = tuple(sorted(_norm_dim(d, ndim, fn) for d in A.ints(dim, fn, "dim", 1)))
+    return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1 and has nothing to reduce
+
+
+def _reduction_args(fn: str, input, keepdim, dtype) -> tuple:
+    input = A.tensor(input, fn, "input", 1)
+    keepdim = A.flag(keepdim, fn, "keepdim")
+    dtype = A.dtype(dtype, fn)
+    return input, keepdim, dtype
+
+
+@public("torch", "Tensor")
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
+    """Sum of all elements, or along ``dim`` (an int or a tuple)."""
+    input, keepdim, dtype = _reduction_args("sum", input, keepdim, dtype)
+    if dtype is not None:
+        input = to(input, dtype)
+    elif input._data.dtype.kind in "biu":
+        input = to(input, dtypes.int64)
+    shape = tuple(input._data.shape)
+    if dim is None:
+        return apply(OPS["sum"], (input,), {"shape": shape})
+    params = {"shape": shape, "dim": _dims(dim, input.ndim, "sum"), "keepdim": keepdim}
+    return apply(OPS["sum_dim"], (input,), params)
+
+
+@public("torch", "Tensor")
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Mean of all elements, or along ``dim``."""
+    input, keepdim, dtype = _reduction_args("mean", input, keepdim, dtype)
+    if dtype is not None:
+        input = to(input, dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {input.dtype.name.capitalize()}")
+    shape = tuple(input._data.shape)
+    if dim is None:
+        return apply(OPS["mean"], (input,), {"shape": shape})
+    params = {"shape": shape, "dim": _dims(dim, input.ndim, "mean"), "keepdim": keepdim}
+    return apply(OPS["mean_dim"], (input,), params)
+
+
+class _ReturnType(tuple):
+    """``torch.return_types.max``-like result: a (values, indices) tuple with named fields."""
+
+    _name = ""
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+# Named as torch names them (``type(torch.max(x, 0)).__name__ == "max"``).
+MaxResult = type("max", (_ReturnType,), {"_name": "max", "__slots__": ()})
+MinResult = type("min", (_ReturnType,), {"_name": "min", "__slots__": ()})
+
+
+def _extreme(name: str, result_type, input: Tensor, dim=None, keepdim: bool = False):
+    input = A.tensor(input, name, "input", 1)
+    if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
+        return binary("maximum" if name == "max" else "minimum", input, dim)
+    keepdim = A.flag(keepdim, name, "keepdim")
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument."
+            )
+        return apply(OPS[name], (input,))
+    d = _norm_dim(dim, input.ndim, name)
+    if input.ndim == 0:
+        return result_type(input, Tensor._make(np.zeros((), dtype=np.int64)))
+    values = apply(
+        OPS[name + "_dim"], (input,), {"dim": d, "keepdim": bool(keepdim), "shape": tuple(input._data.shape)}
+    )
+    fn = values._grad_fn
+    if fn is not None:
+        idx = fn.extras["indices"]
+    else:
+        pick = np.argmax if name == "max" else np.argmin
+        idx = pick(input._data, axis=d, keepdims=bool(keepdim))
+    return result_type(values, Tensor._make(np.asarray(idx, dtype=np.int64)))
+
+
+@public("torch", "Tensor", name="max")
+def _max(input: Tensor, dim=None, keepdim: bool = False):
+    """Largest element; or (values, indices) along ``dim``; or ``maximum`` with a tensor."""
+    return _extreme("max", MaxResult, input, dim, keepdim)
+
+
+@public("torch", "Tensor", name="min")
+def _min(input: Tensor, dim=None, keepdim: bool = False):
+    """Smallest element; or (values, indices) along ``dim``; or ``minimum`` with a tensor."""
+    return _extreme("min", MinResult, input, dim, keepdim)
+
+
+def _arg(pick, input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    fn = pick.__name__
+    input = A.tensor(input, fn, "input", 1)
+    keepdim = A.flag(keepdim, fn, "keepdim")
+    if dim is None:
+        idx = np.asarray(pick(input._data))
+        if keepdim:
+            idx = idx.reshape((1,) * input.ndim)
+        return Tensor._make(idx.astype(np.int64))
+    d = _norm_dim(dim, input.ndim, fn)
+    return Tensor._make(np.asarray(pick(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+@public("torch", "Tensor")
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the largest element (flattened when ``dim`` is None); not differentiable."""
+    return _arg(np.argmax, input, dim, keepdim)
+
+
+@public("torch", "Tensor")
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest element (flattened when ``dim`` is None); not differentiable."""
+    return _arg(np.argmin, input, dim, keepdim)
+
+
+def _moments(name: str, input: Tensor, dim, unbiased, keepdim, correction) -> Tensor:
+    input = A.tensor(input, name, "input", 1)
+    if type(dim) is bool:  # var(x, False): the old positional ``unbiased``
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        unbiased = A.flag(unbiased, name, "unbiased")
+    keepdim = A.flag(keepdim, name, "keepdim")
+    correction = A.optional_number(correction, name, "correction")
+    if type(correction) is complex:
+        raise TypeError(A.must(name, "correction", None, "Number", correction))
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{name}(): input dtype should be floating point, but got {input.dtype.name.capitalize()}"
+        )
+    if dim is not None:
+        dim = tuple(sorted(_norm_dim(d, input.ndim, name) for d in A.ints(dim, name, "dim", 1)))
+    params = {"dim": dim, "correction": correction, "keepdim": keepdim,
+              "shape": tuple(input._data.shape)}
+    return apply(OPS[name], (input,), params)
+
+
+@public("torch", "Tensor")
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Variance (Bessel-corrected unless ``unbiased=False`` / ``correction=0``)."""
+    return _moments("var", input, dim, unbiased, keepdim, correction)
+
+
+@public("torch", "Tensor")
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Standard deviation (Bessel-corrected unless ``unbiased=False`` / ``correction=0``)."""
+    return _moments("std", input, dim, unbiased, keepdim, correction)

@@ -1,10 +1,14 @@
-"""Shape ops of the table: view/reshape, transpose, permute, unsqueeze, squeeze, expand."""
+"""Shape ops: view/reshape, transpose, permute, unsqueeze, squeeze, expand. Their table entries,
+then their public functions and the Tensor's ``T`` and ``mT``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .table import register
+from .. import arguments as A
+from ..dispatch import apply
+from ..tensor import Tensor, _norm_dim
+from .table import OPS, public, register
 
 
 def _inverse(perm):
@@ -53,3 +57,137 @@ register(
     view=True,
     description="broadcast to a larger shape",
 )
+
+
+# ---- functions -----------------------------------------------------------------------------------------
+def _infer_shape(shape, numel: int, fn: str = "reshape") -> tuple[int, ...]:
+    shape = A.shape_args(shape, fn, "shape")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+@public("torch", "Tensor")
+def reshape(input: Tensor, *shape) -> Tensor:
+    """A tensor with the same data and a new shape (ViewBackward0)."""
+    input = A.tensor(input, "reshape", "input", 1)
+    new = _infer_shape(shape, input._data.size)
+    return apply(OPS["view"], (input,), {"shape": new, "in_shape": tuple(input._data.shape)})
+
+
+@public("Tensor")
+def view(input: Tensor, *shape) -> Tensor:
+    """``reshape`` (the data is always contiguous here)."""
+    input = A.tensor(input, "view", "input", 1)
+    return apply(OPS["view"], (input,), {"shape": _infer_shape(shape, input._data.size, "view"),
+                                        "in_shape": tuple(input._data.shape)})
+
+
+@public("torch", "Tensor")
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Dims ``start_dim`` to ``end_dim`` merged into one."""
+    input = A.tensor(input, "flatten", "input", 1)
+    start_dim = A.integer(start_dim, "flatten", "start_dim", 2)
+    end_dim = A.integer(end_dim, "flatten", "end_dim", 3)
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
+    if s == e:
+        return input
+    shp = input._data.shape
+    new = shp[:s] + (int(np.prod(shp[s:e + 1])),) + shp[e + 1:]
+    return reshape(input, new)
+
+
+@public("torch", "Tensor")
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Dims ``dim0`` and ``dim1`` swapped (TransposeBackward0)."""
+    input = A.tensor(input, "transpose", "input", 1)
+    d0 = A.integer(dim0, "transpose", "dim0", 1)
+    d1 = A.integer(dim1, "transpose", "dim1", 2)
+    nd = input.ndim
+    perm = list(range(nd))
+    d0, d1 = _norm_dim(d0, nd), _norm_dim(d1, nd)
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return apply(OPS["transpose"], (input,), {"perm": tuple(perm)})
+
+
+_T_PERM = {0: (), 1: (0,), 2: (1, 0)}
+
+
+@public("torch", "Tensor")
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix (a vector or a number is returned as it is) (TBackward0)."""
+    nd = A.tensor(input, "t", "input", 1)._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return apply(OPS["t"], (input,), {"perm": _T_PERM[nd]})
+
+
+@public("torch", "Tensor")
+def permute(input: Tensor, *dims) -> Tensor:
+    """The dims reordered (PermuteBackward0)."""
+    input = A.tensor(input, "permute", "input", 1)
+    dims = A.shape_args(dims, "permute", "dims")
+    nd = input.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+            "the desired ordering of dimensions i.e. input.dim() = "
+            f"{nd} is not equal to len(dims) = {len(dims)}")
+    perm = tuple(_norm_dim(d, nd) for d in dims)
+    return apply(OPS["permute"], (input,), {"perm": perm})
+
+
+public("Tensor", name="T")(property(
+    lambda self: apply(OPS["permute"], (self,), {"perm": tuple(reversed(range(self.ndim)))}),
+    doc="All dims reversed (PermuteBackward0)."))
+public("Tensor", name="mT")(property(lambda self: transpose(self, -2, -1), doc="The last two dims swapped."))
+
+
+@public("torch", "Tensor")
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """A dim of size 1 inserted at ``dim`` (UnsqueezeBackward0)."""
+    input = A.tensor(input, "unsqueeze", "input", 1)
+    nd = input.ndim
+    d = _norm_dim(A.integer(dim, "unsqueeze", "dim", 1), nd + 1)
+    shp = input._data.shape
+    return apply(OPS["unsqueeze"], (input,), {"shape": shp[:d] + (1,) + shp[d:], "in_shape": shp})
+
+
+@public("torch", "Tensor")
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    """Dims of size 1 removed (all, one, or those listed)."""
+    input = A.tensor(input, "squeeze", "input", 1)
+    shp = input._data.shape
+    if dim is None:
+        return apply(OPS["squeeze"], (input,), {"shape": tuple(s for s in shp if s != 1), "in_shape": shp})
+    if type(dim) in (tuple, list):
+        ds = {_norm_dim(d, input.ndim) for d in A.ints(dim, "squeeze", "dim", 1)}
+        new = tuple(n for i, n in enumerate(shp) if not (i in ds and n == 1))
+        return apply(OPS["squeeze_tuple"], (input,), {"shape": new, "in_shape": shp})
+    d = _norm_dim(dim, input.ndim)
+    new = shp[:d] + shp[d + 1:] if input.ndim and shp[d] == 1 else shp
+    return apply(OPS["squeeze_dim"], (input,), {"shape": new, "in_shape": shp})
+
+
+@public("Tensor")
+def expand(input: Tensor, *sizes) -> Tensor:
+    """A broadcast view of ``input`` at a larger shape (-1 keeps a dim) (ExpandBackward0)."""
+    input = A.tensor(input, "expand", "input", 1)
+    sizes = A.shape_args(sizes, "expand", "size")
+    shp = input._data.shape
+    lead = len(sizes) - len(shp)
+    new = tuple(shp[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes))
+    return apply(OPS["expand"], (input,), {"shape": new, "in_shape": shp})

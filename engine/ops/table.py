@@ -12,12 +12,20 @@ The same rule runs in two worlds:
   so gradients of gradients come from the same table.
 A rule may return a gradient shaped like the broadcast output: the walk undoes broadcasting
 in one place (``sum_to``), and casts to the input's dtype.
+
+Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``linalg``, ``shape``, ``indexing``,
+``combine``, ``fill``, ``convert``, ``activations``, ``losses``) holds its entries and, beside
+each, its public function: derived from the entry (``atan = math_function(register(...))``), or
+written out with its argument checks and published with ``@public(...)``. ``engine.ops.api``
+builds ``torch``'s functions, the Tensor's methods and ``torch.nn.functional`` from those
+registrations, so a new op is its entry and its oracle case (tests/engine/oracle_cases*.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -50,6 +58,41 @@ class OpDef:
 
 OPS: dict[str, OpDef] = {}
 
+# The tensor input a saved key names ("a" is the first tensor argument, ...; "out" is the output).
+SAVED_INPUT = {"a": 0, "b": 1, "c": 2}
+
+# What the op modules publish, by namespace: "torch" (the functions of ``import engine as torch``),
+# "Tensor" (methods, properties and operators) and "F" (``torch.nn.functional``).
+PUBLIC: dict[str, dict[str, Any]] = {"torch": {}, "Tensor": {}, "F": {}}
+
+
+def public(*spaces: str, name: str | None = None):
+    """Decorator: publish a function (or, with ``name``, any object such as a property) in each
+    namespace of ``spaces`` under ``name`` (default: the function's own), once per namespace.
+
+    A function published first under ``name`` takes it as its own ``__name__`` (``torch.max``
+    is defined as ``_max`` beside the builtin it would shadow). A function only
+    ``torch.nn.functional`` has reports that module as its own (as NumPy's ``set_module`` does),
+    which is where users and the program runner find it."""
+
+    def publish(obj):
+        key = name or obj.__name__
+        for space in spaces:
+            if key in PUBLIC[space]:
+                raise ValueError(f"{space}.{key} is published twice")
+            PUBLIC[space][key] = obj
+        if isinstance(obj, FunctionType) and id(obj) not in _PUBLISHED:
+            obj.__name__ = obj.__qualname__ = key
+            if spaces == ("F",):
+                obj.__module__ = "engine.nn.functional"
+        _PUBLISHED.add(id(obj))
+        return obj
+
+    return publish
+
+
+_PUBLISHED: set[int] = set()  # ids of the objects published so far (they stay alive in PUBLIC)
+
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
              description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
@@ -75,7 +118,8 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
 
 
 class Saved:
-    """What a rule sees of its op: saved inputs/output, extras, params and the xp namespace."""
+    """What a rule sees of its op: saved inputs/output, extras, params and the xp namespace.
+    Only the keys the node kept are set (a rule reads only those its entry's ``needs`` name)."""
 
     __slots__ = ("a", "b", "c", "out", "x", "p", "xp", "i")
 
@@ -83,8 +127,6 @@ class Saved:
         self.xp = xp
         self.p = p
         self.x = x
-        self.a = self.b = self.c = self.out = None
-        self.i = 0  # which input the rule is computing (variadic ops)
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

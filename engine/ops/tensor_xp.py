@@ -7,7 +7,11 @@ import numpy as np
 
 from ..dispatch import apply
 from ..tensor import Tensor
-from . import api
+from .elementwise import cos, exp, log, sin, sqrt, where
+from .indexing import encode_key
+from .linalg import matmul
+from .reduce import sum as _sum
+from .shape import expand, permute, reshape, transpose
 from .table import OPS
 
 
@@ -18,12 +22,12 @@ def _tensor(x, like: Tensor) -> Tensor:
 class TX:
     """Differentiable twins of ``NP``'s functions."""
 
-    exp = staticmethod(api.exp)
-    log = staticmethod(api.log)
-    sqrt = staticmethod(api.sqrt)
-    sin = staticmethod(api.sin)
-    cos = staticmethod(api.cos)
-    matmul = staticmethod(api.matmul)
+    exp = staticmethod(exp)
+    log = staticmethod(log)
+    sqrt = staticmethod(sqrt)
+    sin = staticmethod(sin)
+    cos = staticmethod(cos)
+    matmul = staticmethod(matmul)
 
     @staticmethod
     def sign(x: Tensor) -> Tensor:
@@ -34,11 +38,11 @@ class TX:
         like = a if isinstance(a, Tensor) else b
         cond = cond if isinstance(cond, Tensor) else Tensor._make(np.asarray(cond))
         a, b = _tensor(a, like), _tensor(b, like)
-        return api.where(cond, a, b)
+        return where(cond, a, b)
 
     @staticmethod
     def sum(x: Tensor, axis=None, keepdims=False) -> Tensor:
-        return api.sum(x, axis, keepdims) if axis is not None else api.sum(x)
+        return _sum(x, axis, keepdims) if axis is not None else _sum(x)
 
     @staticmethod
     def sum_to(g: Tensor, shape) -> Tensor:
@@ -50,8 +54,8 @@ class TX:
         axes = tuple(range(lead)) + tuple(
             i + lead for i, n in enumerate(shape) if n == 1 and gs[i + lead] != 1)
         if axes:
-            g = api.sum(g, axes, True)
-        return api.reshape(g, shape) if tuple(g._data.shape) != shape else g
+            g = _sum(g, axes, True)
+        return reshape(g, shape) if tuple(g._data.shape) != shape else g
 
     @staticmethod
     def broadcast_to(x: Tensor, shape) -> Tensor:
@@ -59,16 +63,16 @@ class TX:
         if tuple(x._data.shape) == shape:
             return x
         if x.ndim < len(shape):
-            x = api.reshape(x, (1,) * (len(shape) - x.ndim) + tuple(x._data.shape))
-        return api.expand(x, shape)
+            x = reshape(x, (1,) * (len(shape) - x.ndim) + tuple(x._data.shape))
+        return expand(x, shape)
 
     @staticmethod
     def reshape(x: Tensor, shape) -> Tensor:
-        return api.reshape(x, tuple(shape))
+        return reshape(x, tuple(shape))
 
     @staticmethod
     def transpose(x: Tensor, axes) -> Tensor:
-        return api.permute(x, tuple(axes))
+        return permute(x, tuple(axes))
 
     @staticmethod
     def const(x, like) -> Tensor:
@@ -80,17 +84,13 @@ class TX:
 
     @staticmethod
     def getitem(x: Tensor, key) -> Tensor:
-        from .index_ops import encode_key
-
         return apply(OPS["index"], (x,), {"key": encode_key(key), "in_shape": tuple(x._data.shape)})
 
     @staticmethod
     def scatter_add(g: Tensor, shape, key) -> Tensor:
-        from .index_ops import encode_key
-
         zeros = Tensor._make(np.zeros(tuple(shape), dtype=g._data.dtype))
         return apply(OPS["index_put"], (zeros, g), {"key": encode_key(key), "accumulate": True})
 
     @staticmethod
     def mT(x: Tensor) -> Tensor:
-        return api.transpose(x, -2, -1)
+        return transpose(x, -2, -1)

@@ -2,8 +2,8 @@
 
 Subclasses implement ``_update(group)``, which changes each parameter's array in place with
 PyTorch's formula, and ``_rule(group)``, the update as text for the page. ``step`` runs the updates
-under ``no_grad`` and, when a recorder is active, appends an ``OptimizerStep`` holding each
-parameter's value before, its gradient and its value after.
+under ``no_grad`` and, when a recorder is active, tells it each parameter's value before and its
+gradient (the recorder reads the value after).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class Optimizer:
                 _reset_grad(p, set_to_none)
         rec = _trace.ACTIVE
         if rec is not None:
-            rec.event("zero_grad")
+            rec.zero_grad()
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
@@ -119,7 +119,7 @@ class Optimizer:
                 self._check_group(group)
                 self._update(group)
         if rec is not None:
-            self._record(rec, before)
+            rec.optimizer_step(type(self).__name__, self.rule(self.param_groups[0]), before)
         return loss
 
     def _update(self, group: dict) -> None:
@@ -151,26 +151,13 @@ class Optimizer:
 
     # ---- trace -----------------------------------------------------------------------------------
     def _snapshot(self) -> list:
+        """``(parameter, value, grad)`` copies before a step, for the recorder."""
         out = []
         for group in self.param_groups:
             for p in group["params"]:
                 grad = None if p._grad is None else np.array(p._grad._data, copy=True)
                 out.append((p, np.array(p._data, copy=True), grad))
         return out
-
-    def _record(self, rec, before) -> None:
-        entries = []
-        for p, value, grad in before:
-            entries.append({"node": rec._mine(p), "name": p._name, "before": value, "grad": grad,
-                            "after": np.array(p._data, copy=True)})
-            if grad is not None:
-                p._trace = None  # the old leaf node keeps the old value; the next use is a new node
-        line, col = rec.location if rec.location is not None else (None, None)
-        index = len(rec.trace.optimizer_steps)
-        rec.trace.optimizer_steps.append(_trace.OptimizerStep(
-            index=index, optimizer=type(self).__name__, rule=self.rule(self.param_groups[0]),
-            params=entries, line=line, col=col, op_count=rec.op_total))
-        rec.event("optim", index)
 
     # ---- state and printing ----------------------------------------------------------------------
     def state_dict(self) -> dict:

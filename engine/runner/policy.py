@@ -106,10 +106,12 @@ def _engine_tables() -> tuple:
         top = modules.get("torch")
         for mod in module_set:
             allowed = {}
+            listed = vars(mod).get("__all__")  # a module that lists its API offers nothing else of its own
             for name, value in vars(mod).items():
                 if name.startswith("_") or name in DENY_NAMES:
                     continue
-                if not (_acceptable(value, mod.__name__, module_set) or _reexported(top, name, value)):
+                own = _acceptable(value, mod.__name__, module_set) and (listed is None or name in listed)
+                if not (own or _reexported(top, name, value)):
                     continue
                 allowed[name] = value
                 if isinstance(value, type):

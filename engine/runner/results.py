@@ -10,8 +10,9 @@ from ..trace import Trace
 
 @dataclass
 class Settings:
-    """Every limit of one run, with the defaults of the issue. Each exceedance is a ``LimitError``
-    whose message names the field (e.g. "limit: max_loop_iterations")."""
+    """Every limit of one run: large enough for the teaching programs and hundreds of training
+    steps of a small MLP, small enough that one run cannot hold a worker for long. Each exceedance
+    is a ``LimitError`` whose message names the field (e.g. "limit: max_loop_iterations")."""
 
     max_source_chars: int = 20_000
     max_nesting: int = 100

@@ -7,7 +7,6 @@ into the next one served by the same worker.
 
 from __future__ import annotations
 
-import gc
 import re
 import sys
 import threading
@@ -16,6 +15,7 @@ import warnings
 from .. import addresses, dtypes, factory, grad_mode, limits, printing_options
 from .. import trace as trace_mod
 from ..errors import LimitError
+from ..gcpause import gc_paused
 from ..tensor import Tensor
 from .checker import check
 from .guards import Guard
@@ -92,9 +92,6 @@ def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
     return UserError(kind, addresses.scrub(message), line, col)
 
 
-_GC_THRESHOLD = 200_000  # allocations between young-generation collections during a run
-
-
 class _EngineState:
     """Save, set and restore the engine's global state around one run."""
 
@@ -117,11 +114,6 @@ class _EngineState:
                                       max_bytes=self.s.max_tensor_bytes)
         sys.setrecursionlimit(max(self.recursion, _RECURSION_LIMIT))
         addresses.reset()  # aliases of addresses count from 0x7f0000000001 in every run
-        # The trace keeps every recorded op alive, so the cyclic GC would rescan a growing heap
-        # again and again (half of a 1,000-step training run); the engine makes no cycles per op,
-        # so collect rarely during the run.
-        self.gc_threshold = gc.get_threshold()
-        gc.set_threshold(max(self.gc_threshold[0], _GC_THRESHOLD), *self.gc_threshold[1:])
         return self
 
     def __exit__(self, *exc):
@@ -131,7 +123,6 @@ class _EngineState:
         factory._rng = self.rng
         limits.ACTIVE = self.budget
         sys.setrecursionlimit(self.recursion)
-        gc.set_threshold(*self.gc_threshold)
         return False
 
 
@@ -186,7 +177,8 @@ def _run(source: str, variables: dict | None, settings: Settings | None) -> RunR
     error = None
     result = None
     auto = False
-    with _EngineState(settings), trace_mod.recording(max_ops=settings.max_ops) as rec, \
+    # The trace keeps every recorded op alive: see gcpause for why the cyclic GC waits.
+    with _EngineState(settings), gc_paused(), trace_mod.recording(max_ops=settings.max_ops) as rec, \
             warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = out.warning

@@ -1,8 +1,9 @@
 """Oracle cases: every op of ``engine.ops.table.OPS`` run by the engine and by PyTorch.
 
-THE CASE FORMAT (tests/engine/oracle_cases_nn.py follows it too and exports ``CASES``):
+THE CASE FORMAT (tests/engine/oracle_cases_nn.py follows it too and exports ``CASES``; ``all_cases()``
+gives both lists):
 
-    Case(op, fn, inputs, label="", second_order=True)
+    Case(op, fn, inputs, label="", second_order=True, finite_diff=True)
 
 - ``op``: the key in ``engine.ops.table.OPS`` this case covers. The test checks that the output's
   graph really contains a node of that op (so a case cannot cover an op by name only).
@@ -13,9 +14,15 @@ THE CASE FORMAT (tests/engine/oracle_cases_nn.py follows it too and exports ``CA
   ``numpy.random.Generator``). float64 arrays become leaves with ``requires_grad=True``; integer
   and bool arrays become plain tensors (indices, masks, targets).
 - ``label``: the shape family, e.g. "scalar", "vector", "matrix", "broadcast", "batched".
-- ``second_order``: False when double backward is not meaningful for the op (kept for the
-  finite-difference tests; the oracle compares first-order values, grad_fn names, next_functions
-  and gradients in float64 within 1e-10 relative).
+- ``second_order``: False when double backward is not meaningful here (e.g. softmax of logits so
+  large that its second derivatives vanish below the finite-difference noise).
+- ``finite_diff``: False when central differences cannot check the case at all: inputs on a tie
+  or kink on purpose (the oracle checks PyTorch's choice there), or a float32 step inside.
+
+The oracle (test_ops_oracle.py) compares first-order values, grad_fn names, next_functions and
+gradients with PyTorch in float64 within 1e-10 relative; the finite-difference test
+(test_finite_diff.py) checks the first derivatives of every case, and the second derivatives
+(through ``create_graph=True``) of those with ``second_order``.
 
 Helpers ``unary``, ``binary`` and ``arr`` below build families of cases over the usual shapes.
 """
@@ -37,6 +44,7 @@ class Case:
     inputs: Callable
     label: str = ""
     second_order: bool = True
+    finite_diff: bool = True
 
     @property
     def id(self) -> str:
@@ -152,7 +160,8 @@ CASES: list[Case] = [
     *binary("maximum", lambda t, a, b: t.maximum(a, b)),
     *binary("minimum", lambda t, a, b: t.minimum(a, b)),
     Case("maximum", lambda t, a, b: t.max(a, b), inputs(arr(3, 4), arr(3, 4)), "max-of-two"),
-    Case("maximum", lambda t, a: t.maximum(a, a.detach().clamp(min=0.0)), inputs(arr(3, 4)), "ties"),
+    Case("maximum", lambda t, a: t.maximum(a, a.detach().clamp(min=0.0)), inputs(arr(3, 4)), "ties",
+         finite_diff=False),
     *unary("clamp", lambda t, a: t.clamp(a, -0.5, 0.7)),
     *unary("clamp", lambda t, a: a.clamp(min=0.1), shapes={"min-only": (3, 4)}),
     *unary("clamp_min", lambda t, a: a.clamp_min(0.1)),
@@ -164,7 +173,7 @@ CASES: list[Case] = [
         "where", lambda t, c, a, b: t.where(c, a, b), inputs(bools(arr(3, 4)), arr(3, 1), arr(4)), "broadcast"
     ),
     Case("where", lambda t, a: t.where(a > 0, a, 0.0), inputs(arr(5)), "scalar-other"),
-    Case("to_copy", lambda t, a: a.to(t.float32) * 1.0, inputs(arr(3, 4)), "matrix"),
+    Case("to_copy", lambda t, a: a.to(t.float32) * 1.0, inputs(arr(3, 4)), "matrix", finite_diff=False),
     Case("clone", lambda t, a: a.clone(), inputs(arr(3, 4)), "matrix"),
     # ---- reductions -----------------------------------------------------------------------------
     *unary("sum", lambda t, a: a.sum()),
@@ -175,7 +184,8 @@ CASES: list[Case] = [
     Case("mean_dim", lambda t, a: a.mean(0), inputs(arr(3, 4)), "matrix"),
     Case("mean_dim", lambda t, a: a.mean((0, 1), keepdim=True), inputs(arr(2, 3, 4)), "batched-tuple"),
     *unary("max", lambda t, a: a.max()),
-    Case("max", lambda t, a: t.max(a.detach().clamp(max=0.5) + a * 0.0), inputs(arr(3, 4)), "ties"),
+    Case("max", lambda t, a: t.max(a.detach().clamp(max=0.5) + a * 0.0), inputs(arr(3, 4)), "ties",
+         finite_diff=False),
     *unary("min", lambda t, a: a.min()),
     Case("max_dim", lambda t, a: t.max(a, 1).values, inputs(arr(3, 4)), "matrix"),
     Case("max_dim", lambda t, a: a.max(dim=0, keepdim=True)[0], inputs(arr(3, 4)), "keepdim"),
@@ -303,3 +313,10 @@ CASES += [
     Case("squeeze_tuple", lambda t, a: a.squeeze((0, 2)), inputs(arr(1, 3, 1, 4)), "batched"),
     Case("squeeze_dims", lambda t, a, b: a @ b, inputs(arr(4), arr(4, 3)), "vector-matrix"),
 ]
+
+
+def all_cases() -> list[Case]:
+    """Every oracle case: this module's and those of oracle_cases_nn (which builds on this one)."""
+    from oracle_cases_nn import CASES as NN_CASES
+
+    return CASES + NN_CASES

@@ -1,4 +1,5 @@
-"""Oracle cases for the nn ops of the table (engine/ops/nn_ops.py), in the format of ``oracle_cases``.
+"""Oracle cases for the activations and losses of the table (engine/ops/activations.py, losses.py), in
+the format of ``oracle_cases``.
 
 Loss weights are built inside ``fn`` (torch refuses weights that require grad); integer arrays
 are class targets.
@@ -177,7 +178,7 @@ CASES: list[Case] = [
         lambda t, x: _F(t).binary_cross_entropy(t.sigmoid(x * 100.0), _w(t, [1.0, 0.0, 1.0, 0.0])),
         inputs(arr(4, away=0.5)),
         "saturated",
-        False,
+        finite_diff=False,  # the logs are clamped at -100 here, on purpose
     ),
     Case(
         "binary_cross_entropy",

@@ -3,8 +3,11 @@ argument forms, errors, integer inputs."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 import torch
+from hostile_objects import INVOKED, HAll
 from test_semantics import same
 
 import engine
@@ -126,3 +129,59 @@ def test_torch_max_exists_with_the_same_signature_forms():
     assert torch.max is not None
     x = engine.tensor([1.0, 3.0, 2.0])
     assert x.max().item() == 3.0 and engine.max(x, 0).indices.item() == 1
+
+
+# ---- the public surface is what the op modules publish --------------------------------------------
+def test_torch_functions_tensor_methods_and_functional_come_from_the_registrations():
+    from engine.nn import functional as F
+    from engine.ops.table import PUBLIC
+
+    assert PUBLIC["torch"] and PUBLIC["Tensor"] and PUBLIC["F"]
+    for name, fn in PUBLIC["torch"].items():
+        assert getattr(engine, name) is fn, name
+    for name, member in PUBLIC["Tensor"].items():
+        assert engine.Tensor.__dict__[name] is member, name
+    for name, fn in PUBLIC["F"].items():
+        assert getattr(F, name) is fn and fn.__module__ == "engine.nn.functional", name
+        assert name in F.__all__
+
+
+def test_a_published_function_is_named_as_published():
+    assert engine.max.__name__ == "max" and engine.clip is engine.clamp
+    assert engine.nn.functional.softmax.__name__ == "softmax"
+    assert engine.Tensor.float.__name__ == "float"
+
+
+def test_an_op_that_is_only_registered_and_derived_reaches_torch_tensor_and_the_runner():
+    """What a maintainer writes for a new elementwise op (its entry, wrapped) is all it takes."""
+    import numpy as np
+
+    from engine.ops.elementwise import math_function
+    from engine.ops.table import OPS, PUBLIC, register
+    from engine.runner import run_program
+
+    fn = math_function(register("test_atan", "AtanBackward0", np.arctan,
+                                [lambda g, s: g / (1 + s.a * s.a)], ["∂atan x/∂x = 1/(1+x²)"],
+                                saves=("a",), description="atan x"))
+    try:
+        importlib.reload(engine.ops.api)  # what importing the op modules does at startup
+        engine.test_atan = engine.ops.api.test_atan
+        assert engine.Tensor.test_atan is fn
+        r = run_program("x = torch.tensor([0.5], requires_grad=True)\n"
+                        "y = torch.test_atan(x) + x.test_atan()\ny.backward()\n")
+        assert r.error is None
+        assert r.variables["x"].grad.tolist() == pytest.approx([2 / 1.25])
+        assert [n.grad_fn for n in r.trace.nodes if n.kind == "op"][:2] == ["AtanBackward0"] * 2
+        # Derived functions pass the argument gate too: refused as torch refuses, nothing run.
+        INVOKED.clear()
+        for bad in (HAll(), [HAll()], "x"):
+            with pytest.raises(TypeError, match=r"^test_atan\(\): argument 'input' \(position 1\) must be "
+                                                r"Tensor, not (HAll|list|str)$"):
+                fn(bad)
+        assert INVOKED == []
+        r = run_program("y = torch.test_atan([0.5])\n")
+        assert r.error.type == "TypeError" and "must be Tensor, not list" in r.error.message
+    finally:
+        del OPS["test_atan"], PUBLIC["torch"]["test_atan"], PUBLIC["Tensor"]["test_atan"]
+        del engine.Tensor.test_atan, engine.test_atan, engine.ops.api.test_atan
+        importlib.reload(engine.ops.api)

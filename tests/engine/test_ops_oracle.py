@@ -3,31 +3,17 @@ next_functions, over the shape families of ``oracle_cases``; and no op without a
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
 import zlib
 
 import numpy as np
 import pytest
 import torch
-from oracle_cases import CASES as BASE_CASES
+from oracle_cases import all_cases
 
 import engine
 from engine.ops.table import OPS
 
-_NN = pathlib.Path(__file__).with_name("oracle_cases_nn.py")
-
-
-def _nn_cases() -> list:
-    if not _NN.exists():
-        return []
-    spec = importlib.util.spec_from_file_location("oracle_cases_nn", _NN)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return list(mod.CASES)
-
-
-CASES = BASE_CASES + _nn_cases()
+CASES = all_cases()
 RTOL = 1e-10
 
 

@@ -573,3 +573,17 @@ def test_a_graph_is_freed_by_reference_counting_alone():
         assert x.grad.tolist() == [3.0, 3.0]
     finally:
         gc.enable()
+
+
+def test_a_wrapped_number_is_shared_until_recording_and_never_changes():
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    a, b = x * 3.0, x * 3.0
+    (shared_a,), (shared_b,) = ([t for k, t, _ in n._saved if k == "b"] for n in (a.grad_fn, b.grad_fn))
+    assert shared_a is shared_b and shared_a.tolist() == 3.0
+    a.mul_(10.0)  # in place on a result, then a backward through both
+    (a + b).sum().backward()
+    assert x.grad.tolist() == [33.0, 33.0] and (x * 3.0).tolist() == [3.0, 6.0]
+    with engine.trace.recording() as rec:
+        (x * 3.0 + x * 3.0).sum()
+    constants = [n for n in rec.trace.nodes if n.kind == "leaf" and n.name == "3.0"]
+    assert len(constants) == 2  # each use of the number is a node of its own in the trace

@@ -3,6 +3,8 @@ leaf's final .grad, fan-out sums, and recording that changes no number."""
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import pytest
 
@@ -89,7 +91,7 @@ def test_flows_add_up(name):
                 assert [f.edge for f in step.sent] == node.inputs
     # the last write into each leaf is its final .grad
     for leaf in leaves:
-        nid = leaf._trace[1]
+        nid = trace.node_id(tr, leaf)
         writes = [s for bp in tr.passes for s in bp.steps if s.node == nid and s.kind == "leaf"]
         assert writes, "leaf never written"
         np.testing.assert_array_equal(writes[-1].grad_after, leaf.grad.numpy())
@@ -108,7 +110,7 @@ def test_sent_flows_reach_their_sources(name):
 
 def test_fan_out_sum_is_recorded():
     tr, (x,) = _run_recorded(_fanout)
-    nid = x._trace[1]
+    nid = trace.node_id(tr, x)
     (step,) = [s for s in tr.passes[0].steps if s.node == nid]
     assert len(step.received) == 5
     # the op steps that fed several consumers also show their sums
@@ -120,7 +122,7 @@ def test_two_flows_into_one_leaf():
     with trace.recording() as rec:
         x = engine.tensor([1.5], requires_grad=True)
         (x * x).sum().backward()
-    nid = x._trace[1]
+    nid = trace.node_id(rec.trace, x)
     (step,) = [s for s in rec.trace.passes[0].steps if s.node == nid]
     assert len(step.received) == 2
     np.testing.assert_allclose(step.grad_after, [3.0])
@@ -144,3 +146,37 @@ def test_forward_nodes_in_creation_order_with_stable_ids():
     assert [n.grad_fn for n in ops][:3] == ["MmBackward0", "AddBackward0", "ReluBackward0"]
     for e in tr.edges:
         assert e.source < e.target  # inputs exist before the op that reads them
+
+
+def test_the_recorder_is_the_only_writer_of_the_trace():
+    """Outside engine/trace.py no code builds trace records, sets a trace tag or writes a field of
+    a record: the engine reports through the recorder's methods, the app only reads."""
+    import pathlib
+
+    root = pathlib.Path(engine.__file__).parent.parent
+    records = {"LeafNode", "OpNode", "SavedTensor", "Edge", "Flow", "BackwardStep", "BackwardPass",
+               "OptimizerStep", "Trace"}
+    fields = {"retains_grad", "grad_before", "grad_after", "sent", "steps", "events"}
+    found = []
+    for path in sorted((root / "engine").rglob("*.py")) + sorted((root / "app").rglob("*.py")):
+        if path == root / "engine" / "trace.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
+            called = getattr(node, "func", None)
+            if isinstance(node, ast.Call) and getattr(called, "attr", getattr(called, "id", "")) in records:
+                found.append(where)
+            if isinstance(node, ast.Call) and getattr(called, "attr", "") in ("append", "extend", "insert"):
+                owner = called.value
+                if getattr(owner, "attr", "") in ("optimizer_steps", "events", "steps") or \
+                        getattr(getattr(owner, "value", None), "attr", "") == "trace":
+                    found.append(where)
+            for target in node.targets if isinstance(node, ast.Assign) else []:
+                if isinstance(target, ast.Attribute) and (
+                        target.attr in fields or (target.attr == "_trace" and not _is_none(node.value))):
+                    found.append(where)
+    assert not found, f"trace written outside engine/trace.py: {found}"
+
+
+def _is_none(value) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None

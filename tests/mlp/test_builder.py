@@ -111,7 +111,7 @@ def test_steps_are_limited_by_what_the_runner_keeps():
     assert set(limits) == {"max_ops", "timeout_s"}
     assert limits["max_ops"] * mb.ops_per_pass((16, 16), 1) <= Settings().max_ops
     most = min(limits.values())
-    assert most >= 500  # the 500-step run fits
+    assert most >= 500  # a 500-step training run fits
     plan(MlpConfig(steps=most))
     with pytest.raises(MlpConfigError, match="at most") as info:
         plan(MlpConfig(steps=most + 1))

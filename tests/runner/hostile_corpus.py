@@ -157,6 +157,8 @@ HOSTILE: list[tuple] = [
      "LimitError"),
     ("one-hot-huge", "t = F.one_hot(torch.tensor([5]), num_classes=10 ** 9)", "LimitError"),
     ("autograd-internals", "torch.autograd.Node", "AttributeError"),
+    ("autograd-walk", "torch.autograd.GraphTask", "AttributeError"),
+    ("autograd-world", "w = torch.autograd.TensorWorld", "AttributeError"),
     ("functional-internals", "F.apply", "AttributeError"),
     ("many-tensors", "ts = [torch.ones(1000, 1000) for i in range(100)]", "LimitError"),
     ("many-results", "a = torch.ones(1000, 1000)\nbs = []\nfor i in range(100):\n    bs.append(a + a)",

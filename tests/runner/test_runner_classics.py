@@ -7,6 +7,7 @@ import textwrap
 import pytest
 import torch
 
+from app.examples import example_source
 from engine.errors import BACKWARD_TWICE
 from engine.runner import run_program
 
@@ -47,19 +48,10 @@ def test_square_of_affine_gives_42():
 
 
 def test_logistic_neuron_matches_torch():
-    r = run("""
-        x = torch.tensor([2.0], requires_grad=True)
-        w = torch.tensor([3.0], requires_grad=True)
-        b = torch.tensor([1.0], requires_grad=True)
-        z = x * w + b
-        a = torch.sigmoid(z)
-        loss = (a - 1) ** 2
-        loss.backward()
-        print(w.grad)
-    """)
+    r = run(example_source("neuron"))
     assert r.error is None
     x, w, b = (torch.tensor([v], requires_grad=True) for v in (2.0, 3.0, 1.0))
-    loss = (torch.sigmoid(x * w + b) - 1) ** 2
+    loss = (torch.sigmoid(x * w + b) - 1.0) ** 2
     loss.backward()
     for name, t in (("x", x), ("w", w), ("b", b)):
         assert r.variables[name].grad.tolist() == pytest.approx(t.grad.tolist(), rel=1e-5)

@@ -1,108 +1,30 @@
-"""``torch.nn.functional``: activations, ``linear`` and the losses, built as PyTorch builds them so
-the grad_fn names match (``F.linear`` → AddmmBackward0 over TBackward0, ``F.cross_entropy`` →
-NllLossBackward0 over LogSoftmaxBackward0, ...)."""
+"""``torch.nn.functional``: the activations and losses the op modules publish for it (next to their
+table entries: ``engine.ops.activations``, ``engine.ops.losses``), torch's own ``sigmoid`` and
+``tanh`` and ``flatten``, and the functions built from other ops here (``linear``, ``dropout``,
+``one_hot``), each built as PyTorch builds it so the grad_fn names match (``F.linear`` →
+AddmmBackward0 over TBackward0, ``F.cross_entropy`` → NllLossBackward0 over LogSoftmaxBackward0).
+"""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 
 from ... import arguments as A
 from ... import limits
-from ...dispatch import apply, apply_inplace
-from ...ops import api
-from ...ops.table import OPS
-from ...tensor import Tensor
-from .losses import (  # noqa: F401  (torch.nn.functional's namespace)
-    _reduction,
-    _scalar_name,
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    l1_loss,
-    mse_loss,
-    nll_loss,
+from ...dispatch import apply
+from ...dtypes import scalar_name
+from ...ops import (
+    api,  # noqa: F401  (loads every op module, so PUBLIC["F"] is complete)
+    arithmetic,
+    linalg,
 )
+from ...ops import shape as shape_ops
+from ...ops.elementwise import sigmoid, tanh  # noqa: F401  (torch's own, as in torch.nn.functional)
+from ...ops.shape import flatten  # noqa: F401
+from ...ops.table import OPS, PUBLIC
+from ...tensor import Tensor
 
-sigmoid = api.sigmoid
-tanh = api.tanh
-
-
-# ---- activations --------------------------------------------------------------------------------
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0) (ReluBackward0)."""
-    input = A.tensor(input, "relu", "input", 1)
-    if A.flag(inplace, "relu", "inplace", strict=False):
-        return apply_inplace(OPS["relu"], input, ())
-    return api.relu(input)
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """x if x > 0 else slope·x (LeakyReluBackward0)."""
-    input = A.tensor(input, "leaky_relu", "input", 1)
-    negative_slope = A.real(negative_slope, "leaky_relu", "negative_slope", 2, "Number")
-    if A.flag(inplace, "leaky_relu", "inplace", strict=False):
-        return apply_inplace(OPS["leaky_relu_"], input, (), {"negative_slope": negative_slope})
-    return api.leaky_relu(input, negative_slope)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x·σ(x) (SiluBackward0)."""
-    input = A.tensor(input, "silu", "input", 1)
-    if A.flag(inplace, "silu", "inplace", strict=False):
-        return apply_inplace(OPS["silu"], input, ())
-    return apply(OPS["silu"], (input,))
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """x if x > 0 else α·(eˣ − 1) (EluBackward0; EluBackward1 in place)."""
-    input = A.tensor(input, "elu", "input", 1)
-    alpha = A.real(alpha, "elu", "alpha", 2, "Number")
-    if A.flag(inplace, "elu", "inplace", strict=False):
-        return apply_inplace(OPS["elu_"], input, (), {"alpha": alpha})
-    return apply(OPS["elu"], (input,), {"alpha": alpha})
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x·Φ(x), Φ the standard normal CDF (GeluBackward0); only the exact form is supported."""
-    input = A.tensor(input, "gelu", "input", 1)
-    approximate = A.string(approximate, "gelu", "approximate")
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    if approximate != "none":
-        raise RuntimeError("gelu(approximate='tanh') is not supported by gradviz")
-    return apply(OPS["gelu"], (input,), {"approximate": approximate})
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + e^(βx)) / β, and x itself where βx > threshold (SoftplusBackward0)."""
-    input = A.tensor(input, "softplus", "input", 1)
-    beta = A.real(beta, "softplus", "beta", expected="Number")
-    threshold = A.real(threshold, "softplus", "threshold", expected="Number")
-    return apply(OPS["softplus"], (input,), {"beta": beta, "threshold": threshold})
-
-
-def _softmax_dim(ndim: int, stacklevel: int) -> int:
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
-                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """exp(x) / Σ exp(x) along ``dim`` (SoftmaxBackward0)."""
-    input = A.tensor(input, "softmax", "input", 1)
-    if dim is None:
-        dim = _softmax_dim(input.ndim, A.integer(_stacklevel, "softmax", "_stacklevel"))
-    return api.softmax(input, dim, dtype=dtype)
-
-
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """x − log Σ exp(x) along ``dim`` (LogSoftmaxBackward0)."""
-    input = A.tensor(input, "log_softmax", "input", 1)
-    if dim is None:
-        dim = _softmax_dim(input.ndim, A.integer(_stacklevel, "log_softmax", "_stacklevel"))
-    return api.log_softmax(input, dim, dtype=dtype)
+globals().update(PUBLIC["F"])
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -123,7 +45,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     keep = factory._rng.random(tuple(input.shape)) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     mask = Tensor._make((keep * scale).astype(input._data.dtype))
-    return input.mul_(mask) if inplace else api.mul(input, mask)
+    return input.mul_(mask) if inplace else arithmetic.mul(input, mask)
 
 
 # ---- linear -------------------------------------------------------------------------------------
@@ -135,26 +57,26 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     bias = A.optional_tensor(bias, "linear", "bias", 3)
     nd = input._data.ndim
     if input._data.dtype != weight._data.dtype and nd >= 1:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
-                           f"{_scalar_name(weight)}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {scalar_name(input.dtype)} and "
+                           f"{scalar_name(weight.dtype)}")
     if bias is not None and bias._data.dtype != weight._data.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(bias)} and "
-                           f"{_scalar_name(weight)}")
-    wt = api.t(weight)
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {scalar_name(bias.dtype)} and "
+                           f"{scalar_name(weight.dtype)}")
+    wt = shape_ops.t(weight)
     if bias is None:
         if nd == 1:
-            out = api.mm(api.unsqueeze(input, 0), wt)
-            shape = tuple(out.shape)
-            return apply(OPS["squeeze_dims"], (out,), {"shape": shape[1:], "in_shape": shape})
-        return api.matmul(input, wt)
+            out = linalg.mm(shape_ops.unsqueeze(input, 0), wt)
+            dims = tuple(out.shape)
+            return apply(OPS["squeeze_dims"], (out,), {"shape": dims[1:], "in_shape": dims})
+        return linalg.matmul(input, wt)
     if nd == 2:
-        return api.addmm(bias, input, wt)
+        return linalg.addmm(bias, input, wt)
     if nd == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
     lead = tuple(input.shape[:-1])
-    flat = api.reshape(input, (-1, input.shape[-1]))
-    out = api.addmm(bias, flat, wt)
-    return api.reshape(out, lead + (weight.shape[0],))
+    flat = shape_ops.reshape(input, (-1, input.shape[-1]))
+    out = linalg.addmm(bias, flat, wt)
+    return shape_ops.reshape(out, lead + (weight.shape[0],))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -175,10 +97,4 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return Tensor._make(out)
 
 
-def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    return api.flatten(input, start_dim, end_dim)  # api.flatten checks the arguments
-
-
-__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
-           "log_softmax", "dropout", "linear", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "flatten"]
+__all__ = sorted([*PUBLIC["F"], "sigmoid", "tanh", "dropout", "linear", "one_hot", "flatten"])

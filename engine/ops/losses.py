@@ -1,6 +1,10 @@
-"""The losses of ``torch.nn.functional`` (re-exported by the package): nll_loss, cross_entropy, mse_loss,
-l1_loss, binary_cross_entropy and binary_cross_entropy_with_logits, with torch's argument checks,
-error texts and op structure."""
+"""The losses of ``torch.nn.functional``: nll_loss (and cross_entropy on it), mse_loss, l1_loss,
+binary_cross_entropy and binary_cross_entropy_with_logits. Their table entries, then the functions
+with torch's argument checks, error texts and op structure.
+
+Integer targets and loss weights are not graph inputs in PyTorch (its grad_fn has no edge for
+them), so they travel as params: nested tuples, which the trace can show and serialize.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +12,236 @@ import warnings
 
 import numpy as np
 
-from ... import arguments as A
-from ...dispatch import apply
-from ...ops import api
-from ...ops.table import OPS
-from ...tensor import Tensor
+from .. import arguments as A
+from ..dispatch import apply
+from ..dtypes import scalar_name
+from ..tensor import Tensor
+from .activations import log_softmax
+from .arithmetic import mul, neg, sub
+from .elementwise import abs, logistic
+from .reduce import mean, sum
+from .shape import expand, reshape
+from .table import OPS, public, register
+from .wrappers import check_broadcast
+
+BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_backward is a float
+LOG_FLOOR = -100.0  # torch clamps log terms of binary_cross_entropy at -100
 
 
-def _scalar_name(t: Tensor) -> str:
-    """torch's ScalarType name of a tensor's dtype: Float, Double, Long, ..."""
-    return t.dtype._type_desc[len("torch."):-len("Tensor")]
+# ---- reductions shared by the losses ------------------------------------------------------------
+def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return np.mean(loss, dtype=loss.dtype)
+    if reduction == "sum":
+        return np.sum(loss, dtype=loss.dtype)
+    return loss
+
+
+def _scale(g, s, n_shape):
+    """Upstream gradient ready for elementwise use: divided by n for ``mean``."""
+    if s.p["reduction"] == "mean":
+        n = int(np.prod(n_shape, dtype=np.int64))
+        return g / n
+    return g
+
+
+# ---- nll_loss -----------------------------------------------------------------------------------
+def _nll(a, target, weight, reduction, ignore_index):
+    t = np.asarray(target, dtype=np.int64)
+    # The common case (no class weights, no ignored target) needs no weight array: every weight
+    # is 1, so the sums below are those of the general case without the multiplications by 1.
+    # (float16, char "e", keeps the general path: its sum of ones is not exact past 2048.)
+    ones = False
+    if weight is None and a.dtype.char != "e":
+        if type(target) is list and t.ndim == 1:  # a flat list: Python's `in` beats NumPy calls here
+            ones = ignore_index not in target
+        else:
+            ones = not (t == ignore_index).any()
+    if ones:
+        tc = t
+    else:
+        valid = t != ignore_index
+        tc = np.where(valid, t, 0)
+    # One (batch, class, spatial...) index per target: the class axis is 0 for a 1-D input, else 1.
+    if a.ndim == 1:
+        where = (tc,)
+    elif t.ndim == 1:
+        where = (np.arange(t.shape[0]), tc)
+    else:
+        grid = np.indices(t.shape, sparse=True)
+        where = (grid[0], tc, *grid[1:])
+    picked = a[where]
+    coef = np.zeros(a.shape, dtype=a.dtype)
+    if ones:
+        if reduction == "none":
+            out = np.negative(picked)
+            coef[where] = -1
+        else:
+            out = -np.add.reduce(picked, axis=None, dtype=a.dtype)
+            if reduction == "mean":
+                denom = a.dtype.type(t.size)
+                out = out / denom
+                coef[where] = a.dtype.type(-1) / denom
+            else:
+                coef[where] = -1
+        return np.asarray(out, dtype=a.dtype), {"coef": coef}
+    if weight is None:
+        wt = valid.astype(a.dtype)
+    else:
+        wt = (np.asarray(weight, dtype=a.dtype)[tc] * valid).astype(a.dtype, copy=False)
+    losses = -wt * picked
+    if reduction == "none":
+        out, denom = losses, None
+    elif reduction == "sum":
+        out, denom = np.sum(losses, dtype=a.dtype), None
+    else:
+        denom = np.sum(wt, dtype=a.dtype)
+        out = np.sum(losses, dtype=a.dtype) / denom
+    # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere.
+    coef[where] = -wt if denom is None else -wt / denom
+    return np.asarray(out, dtype=a.dtype), {"coef": coef}
+
+
+def _nll_vjp(g, s):
+    xp = s.xp
+    coef = s.x["coef"]
+    if s.p["reduction"] == "none" and coef.ndim > 1:
+        gd = xp.data(g)
+        g = xp.reshape(g, gd.shape[:1] + (1,) + gd.shape[1:])
+    return g * xp.const(coef, xp.data(g))
+
+
+register("nll_loss", "NllLossBackward0", _nll,
+         [_nll_vjp],
+         ["∂nll/∂xₙ,ₖ = −wₖ (÷ Σw for mean) if k = targetₙ, else 0"],
+         description="negative log-likelihood: −w[t]·x[n, t], reduced")
+register("nll_loss2d", "NllLoss2DBackward0", _nll,
+         [_nll_vjp],
+         ["∂nll/∂xₙ,ₖ,ᵢ,ⱼ = −wₖ (÷ Σw for mean) if k = targetₙ,ᵢ,ⱼ, else 0"],
+         description="negative log-likelihood per position of an (N, C, H, W) input, reduced")
+
+
+# ---- mse_loss -----------------------------------------------------------------------------------
+def _mse(a, b, reduction):
+    d = a - b
+    return _reduce(d * d, reduction)
+
+
+def _mse_vjp_a(g, s):
+    return 2 * (s.a - s.b) * _scale(g, s, s.xp.data(s.a).shape)
+
+
+def _mse_vjp_b(g, s):
+    return -2 * (s.a - s.b) * _scale(g, s, s.xp.data(s.a).shape)
+
+
+register("mse_loss", "MseLossBackward0", _mse,
+         [_mse_vjp_a, _mse_vjp_b],
+         ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
+         saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced")
+
+
+# ---- binary_cross_entropy -----------------------------------------------------------------------
+def _weight(w, like):
+    return None if w is None else np.asarray(w, dtype=like.dtype)
+
+
+def _bce(a, t, weight, reduction):
+    if np.any((a < 0) | (a > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if np.any((t < 0) | (t > 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    loss = (t - 1) * np.maximum(np.log1p(-a), LOG_FLOOR) - t * np.maximum(np.log(a), LOG_FLOOR)
+    w = _weight(weight, a)
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss.astype(a.dtype, copy=False), reduction)
+
+
+def _weighted(x, s):
+    w = s.p["weight"]
+    if w is None:
+        return x
+    return x * s.xp.const(np.asarray(w), s.xp.data(x))
+
+
+def _bce_vjp_input(g, s):
+    xp = s.xp
+    a = s.a
+    d = (1 - a) * a
+    d = xp.where(d > BCE_EPS, d, xp.const(BCE_EPS, xp.data(d)))
+    return _weighted(_scale(g, s, xp.data(a).shape) * (a - s.b) / d, s)
+
+
+def _bce_vjp_target(g, s):
+    xp = s.xp
+    a = s.a
+    logit = xp.log(a) - xp.log(1 - a)
+    return _weighted(-logit * _scale(g, s, xp.data(a).shape), s)
+
+
+register("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce,
+         [_bce_vjp_input, _bce_vjp_target],
+         ["∂bce/∂p = w(p − y) / max(p(1 − p), 1e-12) (÷ n for mean)",
+          "∂bce/∂y = −w·log(p / (1 − p)) (÷ n for mean)"],
+         saves=("a", "b"), promote=True,
+         description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100")
+
+
+# ---- binary_cross_entropy_with_logits -----------------------------------------------------------
+def _log_sigmoid_np(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _bce_logits(a, t, weight, pos_weight, reduction):
+    ls = _log_sigmoid_np(a)
+    if pos_weight is not None:
+        ls = ls * ((np.asarray(pos_weight, dtype=a.dtype) - 1) * t + 1)
+    loss = (1 - t) * a - ls
+    w = _weight(weight, a)
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss.astype(a.dtype, copy=False), reduction)
+
+
+def _log_sigmoid_xp(xp, x):
+    zero = xp.const(0.0, xp.data(x))
+    neg_abs = xp.where(x < 0, x, -x)
+    return xp.where(x < 0, x, zero) - xp.log(1 + xp.exp(neg_abs))
+
+
+def _bcel_vjp_input(g, s):
+    xp = s.xp
+    x, t = s.a, s.b
+    pw = s.p["pos_weight"]
+    if pw is None:
+        core = logistic(xp, x) - t
+    else:
+        pwt = xp.const(np.asarray(pw), xp.data(x)) * t
+        core = (pwt + 1 - t) * logistic(xp, x) - pwt
+    return _weighted(core * _scale(g, s, xp.data(x).shape), s)
+
+
+def _bcel_vjp_target(g, s):
+    xp = s.xp
+    x = s.a
+    pw = s.p["pos_weight"]
+    if pw is None:
+        core = -x
+    else:
+        core = _log_sigmoid_xp(xp, -x) - _log_sigmoid_xp(xp, x) * xp.const(np.asarray(pw), xp.data(x))
+    return _weighted(core * _scale(g, s, xp.data(x).shape), s)
+
+
+register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
+         [_bcel_vjp_input, _bcel_vjp_target],
+         ["∂bce(σ(x), y)/∂x = w(σ(x) − y) (÷ n for mean)", "∂bce(σ(x), y)/∂y = −w·x (÷ n for mean)"],
+         saves=("a", "b"), promote=True,
+         description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced")
 
 
 # ---- reductions of the losses -------------------------------------------------------------------
-def _reduction(size_average, reduce, reduction: str, fn: str = "loss") -> str:
+def reduction_mode(size_average, reduce, reduction: str, fn: str = "loss") -> str:
     """torch's legacy ``size_average``/``reduce`` arguments folded into ``reduction``."""
     if size_average is not None:
         size_average = A.flag(size_average, fn, "size_average", strict=False)
@@ -55,12 +275,13 @@ def _no_grad_weight(w: Tensor | None, fn: str):
 
 
 # ---- losses -------------------------------------------------------------------------------------
+@public("F")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices (NllLossBackward0); ``input`` holds log-probabilities."""
     input, target, weight = _inputs("nll_loss", input, target, weight)
     ignore_index = A.integer(ignore_index, "nll_loss", "ignore_index")
-    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    reduction = reduction_mode(size_average, reduce, reduction, "nll_loss")
     _check_nll_shapes(input, target)
     return _nll_checked(input, target, weight, ignore_index, reduction)
 
@@ -80,9 +301,9 @@ def _nll_checked(input: Tensor, target: Tensor, weight, ignore_index: int, reduc
         return _nll_apply("nll_loss2d" if nd == 4 else "nll_loss", input, t, weight, reduction, ignore_index)
     # torch folds other shapes into (N, C, 1, -1) for the 2-D kernel and views the result back.
     n = input.shape[0]
-    flat = api.reshape(input, (n, n_classes, 1, -1))
+    flat = reshape(input, (n, n_classes, 1, -1))
     out = _nll_apply("nll_loss2d", flat, t.reshape(n, 1, -1), weight, reduction, ignore_index)
-    return api.reshape(out, (n,) + tuple(input.shape[2:])) if reduction == "none" else out
+    return reshape(out, (n,) + tuple(input.shape[2:])) if reduction == "none" else out
 
 
 def _out_of_bounds(t: np.ndarray, n_classes: int) -> bool:
@@ -99,7 +320,7 @@ _INT64 = _TARGET_DTYPES[0]
 
 def _check_target_dtype(target: Tensor) -> None:
     if target._data.dtype not in _TARGET_DTYPES:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_name(target.dtype)}")
 
 
 def _check_nll_shapes(input: Tensor, target: Tensor) -> None:
@@ -130,6 +351,7 @@ def _nll_apply(op: str, input: Tensor, target, weight, reduction: str, ignore_in
     return apply(OPS[op], (input,), params)
 
 
+@public("F")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -137,30 +359,30 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     input, target, weight = _inputs("cross_entropy", input, target, weight)
     ignore_index = A.integer(ignore_index, "cross_entropy", "ignore_index")
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
-    reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
+    reduction = reduction_mode(size_average, reduce, reduction, "cross_entropy")
     if label_smoothing != 0.0:
         raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target.shape:
         if not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class probabilities, got "
-                               f"{_scalar_name(target)}")
-        return _cross_entropy_probs(api.log_softmax(input, class_dim), target, weight, reduction, class_dim)
+                               f"{scalar_name(target.dtype)}")
+        return _cross_entropy_probs(log_softmax(input, class_dim), target, weight, reduction, class_dim)
     _check_nll_shapes(input, target)
-    logp = api.log_softmax(input, class_dim)
+    logp = log_softmax(input, class_dim)
     return _nll_checked(logp, target, weight, ignore_index, reduction)
 
 
 def _cross_entropy_probs(logp: Tensor, target: Tensor, weight, reduction: str, class_dim: int) -> Tensor:
     """torch's cross_entropy with class-probability targets, op for op."""
-    prod = api.mul(logp, target)
+    prod = mul(logp, target)
     if weight is not None:
         shape = [1] * logp.ndim
         shape[class_dim] = weight.shape[0]
-        prod = api.mul(prod, api.reshape(weight, tuple(shape)))
+        prod = mul(prod, reshape(weight, tuple(shape)))
     if reduction == "none":
-        return api.neg(api.sum(prod, class_dim))
-    total = api.neg(api.sum(prod))
+        return neg(sum(prod, class_dim))
+    total = neg(sum(prod))
     if reduction == "sum":
         return total
     n = logp.numel() / logp.shape[class_dim]
@@ -177,37 +399,39 @@ def _expand_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """torch.broadcast_tensors: expand whichever side differs from the common shape."""
     shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
     if tuple(input.shape) != shape:
-        input = api.expand(input, shape)
+        input = expand(input, shape)
     if tuple(target.shape) != shape:
-        target = api.expand(target, shape)
+        target = expand(target, shape)
     return input, target
 
 
+@public("F")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Mean squared error (MseLossBackward0)."""
     input, target, _ = _inputs("mse_loss", input, target)
-    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
     if weight is not None:
         raise RuntimeError("mse_loss with weight is not supported by gradviz")
     if tuple(target.shape) != tuple(input.shape):
         _warn_broadcast(input, target)
-        api._broadcast_check(input, target)
+        check_broadcast(input, target)
         input, target = _expand_pair(input, target)
     return apply(OPS["mse_loss"], (input, target), {"reduction": reduction})
 
 
+@public("F")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Mean absolute error: |x − y| reduced (composite, as torch: AbsBackward0 then Mean/Sum)."""
     input, target, _ = _inputs("l1_loss", input, target)
-    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
+    reduction = reduction_mode(size_average, reduce, reduction, "l1_loss")
     if tuple(target.shape) != tuple(input.shape):
         _warn_broadcast(input, target)
-    loss = api.abs(api.sub(input, target))
+    loss = abs(sub(input, target))
     if reduction == "mean":
-        return api.mean(loss)
+        return mean(loss)
     if reduction == "sum":
-        return api.sum(loss)
+        return sum(loss)
     return loss
 
 
@@ -226,16 +450,18 @@ def _weight_like(w: Tensor | None, input: Tensor, fn: str):
     return np.broadcast_to(w._data, tuple(input.shape)).tolist()
 
 
+@public("F")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """−w[y·log p + (1−y)·log(1−p)] with the logs clamped at −100 (BinaryCrossEntropyBackward0)."""
     input, target, weight = _inputs("binary_cross_entropy", input, target, weight)
-    reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
+    reduction = reduction_mode(size_average, reduce, reduction, "binary_cross_entropy")
     _same_size(input, target)
     params = {"weight": _weight_like(weight, input, "binary_cross_entropy"), "reduction": reduction}
     return apply(OPS["binary_cross_entropy"], (input, target), params)
 
 
+@public("F")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -243,7 +469,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     fn = "binary_cross_entropy_with_logits"
     input, target, weight = _inputs(fn, input, target, weight)
     pos_weight = A.optional_tensor(pos_weight, fn, "pos_weight")
-    reduction = _reduction(size_average, reduce, reduction, fn)
+    reduction = reduction_mode(size_average, reduce, reduction, fn)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     pw = None

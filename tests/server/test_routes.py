@@ -4,11 +4,11 @@ import re
 
 import pytest
 
-from app.examples import EXAMPLES
+from app.examples import EXAMPLES, example_source
 
 from .helpers import assert_consistent, svg_ids
 
-NEURON = next(e for e in EXAMPLES if e["id"] == "neuron")["source"]
+NEURON = example_source("neuron")
 
 
 def run(client, source, variables=None):

@@ -1,4 +1,4 @@
-"""Fixtures for tests/app: one app with its worker pool per module."""
+"""Fixtures for tests/server (the app in-process): one app with its worker pool per module."""
 
 import pytest
 from fastapi.testclient import TestClient

@@ -1,27 +1,16 @@
-"""Serialization of traces recorded directly (no runner): nodes, steps, views, iterations."""
+"""Serialization of traces: nodes, steps, views, iterations (the page's neuron example run by the
+runner; the other programs recorded directly)."""
 
 import engine as torch
+from app.examples import example_source
 from engine import nn, optim
+from engine.runner import run_program
 
-from .helpers import assert_consistent, record
-
-
-def neuron(rec):
-    x = torch.tensor([2.0], requires_grad=True)
-    w = torch.tensor([3.0], requires_grad=True)
-    b = torch.tensor([1.0], requires_grad=True)
-    for t, name in ((x, "x"), (w, "w"), (b, "b")):
-        rec.name_tensor(t, name)
-    z = x * w + b
-    rec.name_tensor(z, "z")
-    a = torch.sigmoid(z)
-    loss = (a - 1.0) ** 2
-    rec.name_tensor(loss, "loss")
-    loss.backward()
+from .helpers import assert_consistent, finish, record
 
 
 def test_neuron_nodes_edges_and_steps():
-    d = record(neuron)
+    d = finish(run_program(example_source("neuron")).trace)
     assert_consistent(d)
     nodes = {n["id"]: n for n in d["graph"]["nodes"]}
     by_name = {n["name"]: n for n in nodes.values()}

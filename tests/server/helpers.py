@@ -1,4 +1,4 @@
-"""Shared checks for tests/app: record a trace directly, and check a response agrees with itself."""
+"""Shared checks for tests/server: record a trace directly, and check a response agrees with itself."""
 
 from __future__ import annotations
 

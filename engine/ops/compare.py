@@ -1,0 +1,100 @@
+"""Comparisons and logic: ``eq``, ``lt``, ..., ``logical_and``, ``&``, ``|``, ``~``, ``in``. Not
+differentiable, so no table entries: each returns a plain (bool) tensor."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import arguments as A
+from .. import limits
+from ..tensor import Tensor
+from .table import public
+from .wrappers import reflected
+
+
+def _operands(fn: str, input, other):
+    """The arrays of a comparison or a logical/bitwise op (tensor or number operands), after the
+    result's size is checked; None when ``other`` is not a tensor, a number or a numeric array."""
+    a = A.tensor(input, fn, "input", 1)._data
+    if isinstance(other, Tensor):
+        b = other._data
+    elif A.is_number(other) or A.kind(other) is A.ARRAY:
+        b = other
+    else:
+        return None
+    if isinstance(b, np.ndarray) and a.shape != b.shape:
+        limits.check_shape(np.broadcast_shapes(a.shape, b.shape))
+    return a, b
+
+
+def _elementwise(fn: str, ufunc, doc: str):
+    """``fn(input, other)``: ``ufunc`` on both operands' arrays, as a plain tensor."""
+
+    def function(input, other) -> Tensor:
+        ab = _operands(fn, input, other)
+        if ab is None:
+            raise TypeError(A.must(fn, "other", 2, "Tensor", other))
+        return Tensor._make(np.asarray(ufunc(*ab)))
+
+    function.__name__ = function.__qualname__ = fn
+    function.__doc__ = doc
+    return function
+
+
+def _comparison(name: str, ufunc):
+    """Publish ``torch.<name>``, ``Tensor.<name>`` and ``Tensor.__<name>__``; returns the function."""
+    doc = f"Elementwise ``{ufunc.__name__}`` as a bool tensor (not differentiable)."
+    compare = _elementwise(name, ufunc, doc)
+    public("Tensor", name=f"__{name}__")(reflected(compare))
+    return public("torch", "Tensor")(compare)
+
+
+eq, ne, lt, le, gt, ge = (_comparison(n, u) for n, u in (
+    ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
+    ("ge", np.greater_equal)))
+
+logical_and = public("torch")(_elementwise("logical_and", np.logical_and, "Elementwise logical and."))
+logical_or = public("torch")(_elementwise("logical_or", np.logical_or, "Elementwise logical or."))
+_bitwise_and = _elementwise("bitwise_and", np.bitwise_and, "Elementwise bitwise and.")
+_bitwise_or = _elementwise("bitwise_or", np.bitwise_or, "Elementwise bitwise or.")
+
+
+@public("torch")
+def logical_not(input) -> Tensor:
+    """Elementwise logical not."""
+    return Tensor._make(np.logical_not(A.tensor(input, "logical_not", "input", 1)._data))
+
+
+def _and(self: Tensor, other) -> Tensor:
+    """``&``: logical for bool tensors, bitwise for integers."""
+    if self._data.dtype == np.bool_:
+        return logical_and(self, other)
+    return _bitwise_and(self, other)
+
+
+def _or(self: Tensor, other) -> Tensor:
+    """``|``: logical for bool tensors, bitwise for integers."""
+    if self._data.dtype == np.bool_:
+        return logical_or(self, other)
+    return _bitwise_or(self, other)
+
+
+for _name, _method in (("__and__", _and), ("__rand__", _and), ("__or__", _or), ("__ror__", _or)):
+    public("Tensor", name=_name)(reflected(_method))
+
+
+@public("Tensor", name="__invert__")
+def _invert(self: Tensor) -> Tensor:
+    """``~``: logical for bool tensors, bitwise for integers."""
+    if self._data.dtype == np.bool_:
+        return logical_not(self)
+    return Tensor._make(np.invert(self._data))
+
+
+@public("Tensor", name="__contains__")
+def _contains(self: Tensor, element) -> bool:
+    """``element in t``: whether any element equals it (tensors and numbers only, as in torch)."""
+    if not (isinstance(element, Tensor) or A.is_number(element)):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{A.type_name(element)}.")
+    return bool(np.any(eq(self, element)._data))
