@@ -12,7 +12,7 @@ Two filters, stacked (the kernel applies every filter a process has ever loaded)
   (only threads), and no signals to anyone.
 
 A refused call fails with EPERM (so a payload sees a clear ``PermissionError``); a call of a
-foreign architecture (the 32-bit ABI) kills the process, libseccomp's default.
+foreign architecture (the 32-bit ABI) kills the process.
 """
 
 from __future__ import annotations
@@ -62,7 +62,11 @@ CLONE_THREAD = 0x00010000
 def _filter():
     import pyseccomp
 
-    return pyseccomp, pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    f = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    # A call of a foreign architecture ends the whole process, not just its thread (a thread left
+    # behind would keep a killed child's socket open until its deadline).
+    f.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL_PROCESS)
+    return pyseccomp, f
 
 
 def _deny(seccomp, f, names, err=errno.EPERM) -> None:
