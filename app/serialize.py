@@ -14,38 +14,55 @@ import numpy as np
 from engine.trace import LeafNode, OpNode, Trace
 
 from . import values
-from .views import View, build_views, trim_views, view_edges
+from .fold_plan import Fold, FoldPlan, part_out, plan_folds
+from .skeleton import compact_events, received_kept, steps_split
+from .views import View, build_views, trim_views
 
 
-def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
-    """graph, backward, views (svg empty), optimizer_steps, iterations and events of a trace."""
+def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto") -> dict:
+    """graph, backward, views (svg empty), optimizer_steps, iterations, events and parts of a
+    trace; nodes hidden in closed parts (``fold``: see app/fold_plan.py) only by id."""
     views, pass_view = build_views(trace)
     trim_views(views)
     kept_views = [v for v in views if v.kept]
     kept_nodes: set[int] = set().union(*(v.nodes for v in kept_views)) if kept_views else set()
+    plan = plan_folds(trace, kept_views, fold)
+    shown = plan.shown
     node_view = _first_view(kept_views)
     outputs = {bp.root for bp in trace.passes}
     if not outputs:
         outputs = {output_node} if output_node is not None else _sinks(trace)
     saved_nodes = {s.node for n in trace.nodes if n.kind == "op" for s in n.saved if s.node is not None}
 
-    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id))
-             for n in trace.nodes if n.id in kept_nodes]
-    edges = [_edge(e) for e in trace.edges if e.target in kept_nodes and e.source in kept_nodes]
+    node_part = plan.node_part()
+    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id)) | {"part": node_part[n.id]}
+             for n in trace.nodes if n.id in shown]
+    edges = [_edge(trace.edges[e]) for e in sorted({e for v in plan.views for e in v.edges})]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
 
     kept_pass = {i for i, v in pass_view.items() if views[v].kept}
-    backward = [_pass(bp, views[pass_view[bp.index]].index) for bp in trace.passes if bp.index in kept_pass]
+    backward = [_pass(bp, views[pass_view[bp.index]].index, shown) for bp in trace.passes
+                if bp.index in kept_pass]
     steps_kept = _kept_optimizer_steps(trace, kept_pass)
     return {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
-        "views": [_view(v, trace) for v in kept_views],
-        "optimizer_steps": [_optimizer_step(s, kept_nodes) for s in trace.optimizer_steps
+        "views": [_view(v, trace, plan) for v in kept_views],
+        "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
-        "events": _events(trace, kept_nodes, kept_pass, steps_kept),
+        "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
+        "parts": _parts(plan),
     }
+
+
+def _parts(plan: FoldPlan) -> list[dict]:
+    """The parts the answer describes: in each view, the open ones and the closed boxes."""
+    out = []
+    for v in plan.views:
+        opened = set(v.open)
+        out.extend(part_out(v.parts.parts[pid], pid in opened) for pid in v.known)
+    return out
 
 
 # ---- nodes and edges ---------------------------------------------------------------------------
@@ -108,30 +125,36 @@ def _flow(f) -> dict:
 
 
 def _step(s) -> dict:
-    return {
+    out = {
         "index": s.index, "node": s.node, "kind": s.kind,
-        "received": [_flow(f) for f in s.received], "upstream": values.value(s.upstream),
+        "received": [_flow(f) for f in received_kept(s.received)], "upstream": values.value(s.upstream),
         "sent": [_flow(f) for f in s.sent],
         "grad_before": values.value(s.grad_before), "grad_after": values.value(s.grad_after),
         "retained": s.retained, "is_sum": len(s.received) > 1,
     }
+    if len(out["received"]) < len(s.received):
+        out["received_count"] = len(s.received)
+    return out
 
 
-def _pass(bp, view: int) -> dict:
+def _pass(bp, view: int, shown: set[int]) -> dict:
+    steps, hidden = steps_split(bp.steps, shown)
     return {
         "index": bp.index, "root": bp.root, "api": bp.api, "retain_graph": bp.retain_graph,
         "create_graph": bp.create_graph, "seed": values.value(bp.seed),
-        "steps": [_step(s) for s in bp.steps], "line": bp.line, "col": bp.col, "view": view,
-        "freed": not bp.retain_graph,
+        "steps": [_step(s) for s in steps], "hidden": hidden, "line": bp.line, "col": bp.col,
+        "view": view, "freed": not bp.retain_graph,
     }
 
 
-def _view(v: View, trace: Trace) -> dict:
+def _view(v: View, trace: Trace, plan: FoldPlan) -> dict:
     loss = None
     if v.passes:
         loss = _scalar(trace.nodes[trace.passes[v.passes[0]].root].value)
-    return {"index": v.index, "passes": list(v.passes), "nodes": sorted(v.nodes),
-            "edges": view_edges(trace, v.nodes), "svg": "", "folded": False, "loss": loss, "folds": []}
+    fold = plan.views[v.index]
+    return {"index": v.index, "passes": list(v.passes), "nodes": fold.nodes, "edges": fold.edges,
+            "svg": "", "folded": len(fold.known) > len(fold.open), "loss": loss, "folds": [],
+            "open": fold.open, "links": fold.links}
 
 
 def _scalar(arr: np.ndarray):
