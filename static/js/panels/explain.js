@@ -9,6 +9,7 @@ import { h, valueBox } from "../dom.js";
 import { flat, heatMap, nested, num, shapeText, valueText } from "../format.js";
 import { t } from "../i18n.js";
 import { nodeLabel, sourceLine } from "../names.js";
+import { foldedBody } from "./folded.js";
 
 export class ExplainPanel {
   constructor(host) {
@@ -20,6 +21,10 @@ export class ExplainPanel {
     const f = tl ? tl.frames[st.frame] : null;
     if (!f) {
       this.host.replaceChildren(h("p", { class: "muted" }, t("ex_nothing")));
+      return;
+    }
+    if (f.hidden) { // inside a closed part: no values until it is opened
+      this.host.replaceChildren(...foldedBody(st, f));
       return;
     }
     const body =
