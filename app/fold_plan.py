@@ -51,10 +51,15 @@ def plan_folds(trace: Trace, kept_views: list[View], fold: Fold | dict = "auto",
     what follows from it."""
     plan = FoldPlan()
     next_id = 0
+    seen: dict[int, int] = {}
+    for v in kept_views:
+        for nid in v.nodes:
+            seen[nid] = seen.get(nid, 0) + 1
+    shared = {nid for nid, n in seen.items() if n > 1}  # one node in several drawings: in none of their parts
     for v in kept_views:
         edge_ids = view_edges(trace, v.nodes)
-        roots = [trace.passes[p].root for p in v.passes]
-        vp = view_parts(trace, v.index, v.nodes, edge_ids, first_id=next_id, open_max=open_max, outputs=roots)
+        pinned = [trace.passes[p].root for p in v.passes] + [n for n in v.nodes if n in shared]
+        vp = view_parts(trace, v.index, v.nodes, edge_ids, next_id, open_max, outputs=pinned)
         next_id += len(vp.parts)
         f = fold.get(v.index, "auto") if isinstance(fold, dict) else fold
         opened = open_set(vp, f, budget)

@@ -168,6 +168,9 @@ def draw_view(data: dict, index: int, settings: LayoutSettings, cache: LayoutCac
     if not parts and view.get("open") is None:  # an input without parts: its nn.Module calls
         parts, node_part = module_parts(nodes, edges, view["nodes"], view["edges"])
         nodes = {nid: dict(n, part=node_part.get(nid)) for nid, n in nodes.items()}
+    elif any(nodes[n].get("part") not in parts for n in view["nodes"] if nodes[n].get("part")):
+        # a part of another view: not drawn as one here
+        nodes = {nid: n if n.get("part") in parts else dict(n, part=None) for nid, n in nodes.items()}
     known = {p.get("parent") for p in parts.values()} | {nodes[n].get("part") for n in view["nodes"]}
     opened = view.get("open")
     if opened is None:

@@ -90,7 +90,7 @@ class _Item:
 def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
                open_max: int = OPEN_MAX, outputs=()) -> ViewParts:
     """The parts of the view holding ``node_ids`` (ids ``p<first_id>``, ``p<first_id + 1>``, ...);
-    ``outputs`` stay outside every part."""
+    ``outputs`` (and nodes other views draw too) stay outside every part."""
     outputs = set(outputs)
     nodes = trace.nodes
     ordered = sorted(node_ids)
@@ -134,7 +134,7 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
         n = nodes[nid]
         if n.kind == "leaf":
             paths = [op_path[t] for t in readers.get(nid, ()) if t in op_path]
-            item_at(_leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
+            item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
     for it in _walk(root):
         it.nodes.sort()
         it.children.sort(key=_Item.first)

@@ -96,9 +96,9 @@ export class Timeline {
         lastPass = runIndex;
         const start = this.frames.length;
         view = p.view;
-        for (const [si, node] of stepOrder(p)) {
-          if (si >= 0 && this.nodes.has(node)) this.frames.push({ kind: "step", pass: pi, step: si, node, view });
-          else if (si < 0) this.frames.push({ kind: "step", pass: pi, step: -1, node, view, hidden: true });
+        for (const [si, node, index] of stepOrder(p)) {
+          if (si >= 0 && this.nodes.has(node)) this.frames.push({ kind: "step", pass: pi, step: si, index, node, view });
+          else if (si < 0) this.frames.push({ kind: "step", pass: pi, step: -1, index, node, view, hidden: true });
         }
         if (this.frames.length > start) {
           this.passStart[pi] = start;
@@ -353,6 +353,12 @@ export class Timeline {
     return f === undefined ? NONE : f;
   }
 
+  /** How many steps pass pi has (those hidden in closed parts too). */
+  stepCount(pi) {
+    const p = this.passes[pi];
+    return p.steps.length + (p.hidden || []).reduce((n, run) => n + run.nodes.length, 0);
+  }
+
   /** The backward step shown at frame k (or null; null too for a step hidden in a closed part). */
   step(k) {
     const f = this.frames[k];
@@ -390,10 +396,13 @@ export class Timeline {
   }
 }
 
-/** A pass's steps in visiting order: [index into pass.steps, node], index -1 for a hidden step. */
+/**
+ * A pass's steps in visiting order: [index into pass.steps (-1 for a hidden step), node, the step's
+ * index in the pass].
+ */
 function stepOrder(p) {
   const hidden = p.hidden || [];
-  if (!hidden.length) return p.steps.map((s, i) => [i, s.node]);
+  if (!hidden.length) return p.steps.map((s, i) => [i, s.node, s.index]);
   const out = [];
   let i = 0;
   let h = 0;
@@ -401,10 +410,10 @@ function stepOrder(p) {
   while (i < p.steps.length || h < hidden.length) {
     const nextHidden = h < hidden.length ? hidden[h].index + at : Infinity;
     if (i < p.steps.length && p.steps[i].index < nextHidden) {
-      out.push([i, p.steps[i].node]);
+      out.push([i, p.steps[i].node, p.steps[i].index]);
       i++;
     } else {
-      out.push([-1, hidden[h].nodes[at]]);
+      out.push([-1, hidden[h].nodes[at], nextHidden]);
       at++;
       if (at >= hidden[h].nodes.length) {
         h++;

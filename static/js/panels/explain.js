@@ -72,7 +72,7 @@ export class ExplainPanel {
     const pass = tl.passes[f.pass];
     const step = pass.steps[f.step];
     const node = tl.nodes.get(step.node);
-    const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
+    const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: step.index + 1, n: tl.stepCount(f.pass), name: nodeLabel(node) }))];
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {

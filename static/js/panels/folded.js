@@ -29,7 +29,11 @@ export function foldedBody(st, f) {
   const box = idx.boxOf(f.node, new Set(view.open || []));
   const part = box ? idx.parts.get(box) : null;
   const it = idx.iteration(f.node);
-  const out = [h("h3", {}, t(f.kind === "op" ? "folded_op" : "folded_step"))];
+  const tl = st.timeline;
+  const title = f.kind === "step"
+    ? t("ex_step_title", { pass: tl.passes[f.pass].index + 1, i: f.index + 1, n: tl.stepCount(f.pass), name: t("folded_step") })
+    : t("folded_op");
+  const out = [h("h3", {}, title)];
   out.push(h("p", { "data-testid": "folded-where" }, t("folded_inside", { what: partTitle(part) }),
     it ? h("b", { "data-testid": "folded-iteration" }, " ", t("folded_iteration", { i: it.i, n: it.n })) : null));
   if (part && part.line) {
