@@ -64,9 +64,8 @@ def plan_folds(trace: Trace, kept_views: list[View], fold: Fold | dict = "auto",
         f = fold.get(v.index, "auto") if isinstance(fold, dict) else fold
         opened = open_set(vp, f, budget)
         nodes = {nid: {"part": vp.node_part.get(nid)} for nid in v.nodes}
-        edges = {e: _edge_fields(trace, e) for e in edge_ids}
         parts = {pid: {"parent": p.parent} for pid, p in vp.parts.items()}
-        lv = level(nodes, edges, parts, sorted(v.nodes), edge_ids, opened)
+        lv = level(nodes, lambda eid: _edge_fields(trace, eid), parts, sorted(v.nodes), edge_ids, opened)
         known = lv.open + lv.boxes
         plan.views.append(ViewFold(parts=vp, open=sorted(lv.open, key=_num), nodes=lv.nodes, edges=lv.edges,
                                    links=[ln.data() for ln in lv.links], known=sorted(known, key=_num)))
@@ -78,9 +77,9 @@ def _num(pid: str) -> int:
     return int(pid[1:])
 
 
-def _edge_fields(trace: Trace, eid: int) -> dict:
+def _edge_fields(trace: Trace, eid: int) -> tuple:
     e = trace.edges[eid]
-    return {"source": e.source, "target": e.target, "shape": list(e.shape), "needs_grad": e.needs_grad}
+    return e.source, e.target, list(e.shape), e.needs_grad
 
 
 def open_set(vp: ViewParts, fold: Fold, budget: int = AUTO_BUDGET) -> set[str]:

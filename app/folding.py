@@ -57,10 +57,11 @@ def ancestors(parts: dict, pid: str | None):
         pid = parts[pid].get("parent")
 
 
-def level(nodes: dict, edges: dict, parts: dict, node_ids, edge_ids, open_set,
-          links: list[dict] = ()) -> Level:
+def level(nodes: dict, edges, parts: dict, node_ids, edge_ids, open_set, links: list[dict] = ()) -> Level:
     """What the view of ``node_ids`` and ``edge_ids`` shows with the parts ``open_set`` open.
-    ``links``: edges of hidden nodes, as refs to what holds them (kept, and joined into the links)."""
+    ``edges``: edge dicts by id, or a function of an edge id giving (source, target, shape,
+    needs_grad). ``links``: edges of hidden nodes, as refs to what holds them (kept, and joined
+    into the links)."""
     open_set = set(open_set)
     box_of: dict[str | None, str | None] = {None: None}  # part -> the closed part that hides it
 
@@ -79,8 +80,9 @@ def level(nodes: dict, edges: dict, parts: dict, node_ids, edge_ids, open_set,
         return box
 
     shown, boxes, opened = [], {}, {}
+    node_box: dict[int, str | None] = {}
     for nid in node_ids:
-        box = hiding(nodes[nid].get("part"))
+        box = node_box[nid] = hiding(nodes[nid].get("part"))
         if box is None:
             shown.append(nid)
     for pid in parts:
@@ -90,20 +92,23 @@ def level(nodes: dict, edges: dict, parts: dict, node_ids, edge_ids, open_set,
         elif box is None:
             opened[pid] = None
 
-    def ref(nid: int) -> str:
-        box = hiding(nodes[nid].get("part")) if nid in nodes else None
-        return f"n{nid}" if box is None else box
+    def fields(eid: int) -> tuple:
+        e = edges[eid]
+        return e["source"], e["target"], e["shape"], e["needs_grad"]
 
+    if callable(edges):
+        fields = edges  # noqa: F811 - the caller reads its own edges
     plain, joined = [], {}
     for eid in edge_ids:
-        e = edges[eid]
-        s, t = ref(e["source"]), ref(e["target"])
-        if s == t:
-            continue
-        if s[0] == "n" and t[0] == "n":
+        source, target, shape, needs_grad = fields(eid)
+        sb, tb = node_box.get(source), node_box.get(target)
+        if sb is None and tb is None:
             plain.append(eid)
             continue
-        _join(joined, s, t, e["shape"], e["needs_grad"], [eid], [e["target"]])
+        s = f"n{source}" if sb is None else sb
+        t = f"n{target}" if tb is None else tb
+        if s != t:
+            _join(joined, s, t, shape, needs_grad, [eid], [target])
     for ln in links:
         s, t = _rehide(ln["source"], nodes, parts, hiding), _rehide(ln["target"], nodes, parts, hiding)
         if s != t:
