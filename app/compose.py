@@ -143,7 +143,7 @@ def _xml(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-_GRAPH = re.compile(r'<g id="graph0" class="graph" transform="[^"]*">')
+_GRAPH = re.compile(r'<g id="[^"]*graph0" class="graph" transform="[^"]*">')
 _POINTS = re.compile(r'points="([^"]+)"')
 
 

@@ -154,8 +154,11 @@ def choose_open(parts: dict, top: list[str], shown: int, budget: int, chunks: bo
         nonlocal tick
         groups: dict[str, list[str]] = {}
         for pid in pids:
-            if pid not in chunked and (chunks or parts[pid].get("kind") != "chunk"):
-                groups.setdefault(parts[pid].get("key") or pid, []).append(pid)
+            kind = parts[pid].get("kind")
+            if pid not in chunked and (chunks or kind != "chunk"):
+                # chunks of one loop open one by one: all of a long loop would be too much at once
+                key = pid if kind == "chunk" else parts[pid].get("key") or pid
+                groups.setdefault(key, []).append(pid)
         for group in groups.values():
             cost = sum(parts[p].get("size", 1) - 1 for p in group)
             heapq.heappush(heap, (depth, cost, tick, group))

@@ -194,14 +194,14 @@ def _ghosts(u: Unit, nodes: dict, incoming: list) -> None:
         by_source.setdefault(a, []).append((into, members, targets, shape, needs_grad))
     for a, uses in by_source.items():
         many = len({into for into, *_ in uses}) > GHOST_FAN
-        shared = None
+        ghost_at: dict[str, str] = {}  # destination -> its ghost (one for all of them when few)
         for into, members, targets, shape, needs_grad in uses:
-            if many or shared is None:
-                g = f"g{len(u.ghosts)}"
+            key = into if many else ""
+            g = ghost_at.get(key)
+            if g is None:
+                g = ghost_at[key] = f"g{len(u.ghosts)}"
                 u.ghosts.append(a)
-                if not many:
-                    shared = g
-            _add(u, Segment(shared or g, into, members, targets, shape, needs_grad))
+            _add(u, Segment(g, into, members, targets, shape, needs_grad))
     leaves = {f"n{n}" for n in u.nodes if nodes[n].get("kind") == "leaf"}
     uses: dict[str, set] = {}
     for s in u.segments:
@@ -267,6 +267,10 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
             extra["xlabel"] = [label]
         if s.dst[0] == "o":
             extra["arrowhead"] = "none"
+        elif s.src[0] == "n" and s.dst[0] == "n":
+            # the graph's own edges pull harder than a ghost's: a chain with a ghost beside each step
+            # stays straight instead of drifting sideways a ghost's width per step
+            extra["weight"] = "2"
         g.edge(name[s.src], name[s.dst], id=f"q{k}", **extra)
     # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide).
     graph_attrs = dict(GRAPH_ATTRS, rankdir="LR" if longest_path(pairs) <= max_lr_depth else "TB")

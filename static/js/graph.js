@@ -31,7 +31,7 @@ const MIN_FIT_PX = 10.5;
 const LABEL_FONT = 11;
 const LABEL_OFFSETS = [-4, 14, -16, 26, -28, 38];
 const MAX_PLACED = 400;
-const MAX_MEASURED = 1500; // larger drawings measure their nodes and edges when needed, not all at mount
+const MAX_MEASURED = MAX_PLACED; // larger drawings measure a node or an edge when it is needed, not all at mount
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
@@ -412,10 +412,13 @@ function clampInto(start, size, lo, span) {
 }
 
 function parseSvg(text) {
-  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-  const svg = doc.documentElement;
-  if (!svg || svg.nodeName !== "svg") return null;
-  const node = document.importNode(svg, true);
+  // The HTML parser builds the svg in this document at once (a DOMParser document would have to be
+  // imported, copying every element of a large drawing a second time).
+  const holder = document.createElement("div");
+  holder.innerHTML = text;
+  const node = holder.firstElementChild;
+  if (!node || node.nodeName.toLowerCase() !== "svg") return null;
+  node.remove();
   node.removeAttribute("width");
   node.removeAttribute("height");
   node.setAttribute("preserveAspectRatio", "xMidYMid meet");
