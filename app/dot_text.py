@@ -83,8 +83,14 @@ EDGE_DEFAULTS = {"fontname": "Helvetica", "fontsize": "8", "fontcolor": "#6b7280
                  "color": "#6b7280"}
 
 
+class LeftText(str):
+    """A one-line label written at the left of its node (DOT's \\l line end)."""
+
+
 def dot_string(value) -> str:
     """A DOT attribute value: a quoted string; a list is label lines (joined by DOT's \\n)."""
+    if isinstance(value, LeftText):
+        return '"' + _escape(value) + '\\l"'
     if isinstance(value, list):
         return '"' + "\\n".join(_escape(v) for v in value) + '"'
     return '"' + _escape(str(value)) + '"'
@@ -108,7 +114,7 @@ class DotWriter:
         self._written: dict[tuple, str] = {}
 
     def _attrs(self, attrs: dict) -> str:
-        key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())
+        key = tuple((k, type(v), tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())
         text = self._written.get(key)
         if text is None:
             text = self._written[key] = _attr_list(attrs)

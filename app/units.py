@@ -6,15 +6,17 @@ closed parts as boxes, and the open loops inside it as frames, sized to hold the
 An edge that enters a frame ends at a ghost (a dashed copy of its source, beside its use), one
 that leaves it starts at a small port; a leaf used by more than ``GHOST_FAN`` things in a unit is
 drawn once with a ghost beside each use, so no long edges cross the drawing (``dot`` spends most
-of its time routing those). A drawn edge that stands for several edges of the graph (into a box,
-across a frame) is an element ``s<k>``; ``segments`` lists the edges of each.
+of its time routing those). Edges on the unit's longest path pull harder than the others, so a
+chain stays straight with its ghosts and inputs beside it. A drawn edge that stands for several
+edges of the graph (into a box, across a frame) is an element ``s<k>``; ``segments`` lists the
+edges of each.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .dot_text import COLORS, GRAPH_ATTRS, DotWriter, clip, constant_text, node_attrs, shape_text
+from .dot_text import COLORS, GRAPH_ATTRS, DotWriter, LeftText, clip, constant_text, node_attrs, shape_text
 
 UNIT_KINDS = ("loop", "chunk", "segment")
 GHOST_FAN = 3  # a source with more uses than this in a unit gets a ghost beside each
@@ -193,7 +195,10 @@ def _ghosts(u: Unit, nodes: dict, incoming: list) -> None:
     for a, into, members, targets, shape, needs_grad in incoming:
         by_source.setdefault(a, []).append((into, members, targets, shape, needs_grad))
     for a, uses in by_source.items():
-        many = len({into for into, *_ in uses}) > GHOST_FAN
+        into_all = {into for into, *_ in uses}
+        # a ghost beside each use when there are many, or when one of them is a big frame or a box
+        # (an edge from one shared ghost would have to go round it)
+        many = len(into_all) > GHOST_FAN or (len(into_all) > 1 and any(d[0] == "p" for d in into_all))
         ghost_at: dict[str, str] = {}  # destination -> its ghost (one for all of them when few)
         for into, members, targets, shape, needs_grad in uses:
             key = into if many else ""
@@ -255,25 +260,27 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
         else:  # a port
             name[key] = f"w{key[1:]}"
             g.node(f"w{key[1:]}", shape="point", width="0.06", color=COLORS["frame"][1])
-    pairs = []
     rank = {key: i for i, key in enumerate(order)}
-    for s in sorted(u.segments, key=lambda s: (rank[s.dst], rank[s.src])):
-        k = len(u.edge_ids)
+    segments = sorted(u.segments, key=lambda s: (rank[s.dst], rank[s.src]))
+    pairs = [(name[s.src], name[s.dst]) for s in segments]
+    longest, critical = longest_paths(pairs)
+    for k, s in enumerate(segments):
         u.edge_ids.append(s)
-        pairs.append((name[s.src], name[s.dst]))
         extra = {} if s.needs_grad else {"style": "dashed", "color": "#9ca3af"}
         label = _edge_label(s)
         if label:
             extra["xlabel"] = [label]
         if s.dst[0] == "o":
             extra["arrowhead"] = "none"
-        elif s.src[0] == "n" and s.dst[0] == "n":
-            # the graph's own edges pull harder than a ghost's: a chain with a ghost beside each step
-            # stays straight instead of drifting sideways a ghost's width per step
-            extra["weight"] = "2"
-        g.edge(name[s.src], name[s.dst], id=f"q{k}", **extra)
-    # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide).
-    graph_attrs = dict(GRAPH_ATTRS, rankdir="LR" if longest_path(pairs) <= max_lr_depth else "TB")
+        elif k in critical:
+            # the longest path pulls harder than the branches beside it: a chain with a ghost (or an
+            # input) beside each step stays straight instead of drifting sideways at every step
+            extra["weight"] = "4"
+        g.edge(*pairs[k], id=f"q{k}", **extra)
+    # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide),
+    # and so do the frames of a loop's chunks, one after the other.
+    lr = longest <= max_lr_depth and not u.frames
+    graph_attrs = dict(GRAPH_ATTRS, rankdir="LR" if lr else "TB")
     if len(order) >= nslimit_from:
         graph_attrs.update(nslimit="0.01", nslimit1="0.01")
     u.dot = g.source(graph_attrs, legend=legend)
@@ -319,8 +326,9 @@ def _element_order(u: Unit, nodes: dict, parts: dict) -> list[str]:
     return sorted(anchor, key=lambda key: (anchor[key], key[0], int(key[1:])))
 
 
-def longest_path(pairs: list[tuple[str, str]]) -> int:
-    """Edges on the longest path of a DAG given as (source, target) pairs (Kahn's order)."""
+def longest_paths(pairs: list[tuple[str, str]]) -> tuple[int, set[int]]:
+    """The number of edges on the longest path of a DAG given as (source, target) pairs, and the
+    positions of the pairs that lie on a longest path (Kahn's order, forwards and backwards)."""
     succ: dict[str, list[str]] = {}
     indeg: dict[str, int] = {}
     for s, t in pairs:
@@ -328,15 +336,23 @@ def longest_path(pairs: list[tuple[str, str]]) -> int:
         indeg[t] = indeg.get(t, 0) + 1
         indeg.setdefault(s, 0)
     depth = {n: 0 for n in indeg}
+    order = []
     ready = [n for n, d in indeg.items() if d == 0]
     while ready:
         n = ready.pop()
+        order.append(n)
         for t in succ.get(n, ()):
             depth[t] = max(depth[t], depth[n] + 1)
             indeg[t] -= 1
             if indeg[t] == 0:
                 ready.append(t)
-    return max(depth.values(), default=0)
+    height = {n: 0 for n in depth}
+    for n in reversed(order):
+        for t in succ.get(n, ()):
+            height[n] = max(height[n], height[t] + 1)
+    longest = max(depth.values(), default=0)
+    critical = {k for k, (s, t) in enumerate(pairs) if depth[s] + 1 + height[t] == longest}
+    return longest, critical
 
 
 def box_label(p: dict) -> list[str]:
@@ -363,7 +379,8 @@ def frame_attrs(p: dict, size: tuple[float, float]) -> dict:
     title = " ".join(box_label(p))
     return {"shape": "box", "style": "dashed,filled", "fixedsize": "true",
             "width": f"{(w + 2 * FRAME_PAD) / 72:.3f}", "height": f"{(h + FRAME_PAD + FRAME_HEAD) / 72:.3f}",
-            "label": [title], "labelloc": "t", "fillcolor": fill, "color": border, "fontcolor": border}
+            "label": LeftText(title), "labelloc": "t", "fillcolor": fill, "color": border,
+            "fontcolor": border}
 
 
 def ghost_attrs(ref: str, nodes: dict, parts: dict) -> dict:

@@ -563,7 +563,9 @@ export class GraphView {
     let focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
     if (focus !== undefined && !d.nodes.has(focus) && agg) focus = agg.boxAt(k) ?? focus;
     if (this.focusPart && d.parts.has(this.focusPart)) {
-      focus = this.focusPart; // an opened or closed part: show it
+      // a part just opened or closed: show it, or the current node when it is drawn inside it
+      const inside = d.nodes.has(focus) && this.index.chain(focus).includes(this.focusPart);
+      if (!inside) focus = this.focusPart;
       this.focusPart = null;
     }
     if (focus !== undefined) {
