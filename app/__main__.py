@@ -8,6 +8,7 @@ import sys
 import uvicorn
 
 from .http_protocol import NoDelayHTTPProtocol
+from .package import APP
 from .sandbox.confinement import SandboxUnavailable, bwrap_path
 from .settings import load_settings
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     problem = sandbox_problem(load_settings().sandbox_mode)
     if problem:
         sys.exit(f"gradviz: {problem}")
-    uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
+    uvicorn.run(f"{APP}.main:app", host=args.host, port=args.port, workers=args.workers,
                 log_level=args.log_level, http=NoDelayHTTPProtocol)
 
 

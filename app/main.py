@@ -11,7 +11,7 @@ from .errors import install_error_handlers
 from .metrics import Metrics, MetricsMiddleware
 from .pool import lifespan
 from .routes import examples, health, layout, limits, metrics, mlp, page, run
-from .routes.page import ROOT
+from .package import STATIC
 from .settings import AppSettings, load_settings
 
 
@@ -28,7 +28,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     install_error_handlers(app)
     for module in (page, health, metrics, examples, limits, run, layout, mlp):
         app.include_router(module.router)
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static"), check_dir=False), name="static")
+    app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
     return app
 
 
