@@ -84,8 +84,8 @@ def _transform(mod: _Module, keys: dict[Path, str]) -> str:
         return f"const {{ {pairs} }} = __modules[{json.dumps(key)}];"
 
     text = _IMPORT_NAMED.sub(named, text)
-    text = _IMPORT_ALL.sub(lambda m: f"const {m.group(1)} = __modules[{json.dumps(keys[_resolve(m.group(2), mod)])}];",
-                           text)
+    text = _IMPORT_ALL.sub(
+        lambda m: f"const {m.group(1)} = __modules[{json.dumps(keys[_resolve(m.group(2), mod)])}];", text)
     text = _IMPORT_BARE.sub("", text)
 
     def declared(m: re.Match) -> str:

@@ -102,6 +102,8 @@ def command(python_args: list[str], env: dict[str, str], extra_code: tuple[str, 
         if setpriv is None:
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
         paths.append(Path(setpriv))
+    # The empty /tmp first: a Python installed under /tmp (a virtualenv made there) is bound over it.
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for parent in _parents(paths):
         argv += ["--perms", "0755", "--dir", str(parent)]
     for p in paths:
@@ -109,8 +111,7 @@ def command(python_args: list[str], env: dict[str, str], extra_code: tuple[str, 
     for link in ("/lib", "/lib64", "/bin"):  # merged-/usr systems: keep the loader's paths working
         if Path(link).is_symlink():
             argv += ["--symlink", os.readlink(link), link]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--remount-ro", "/tmp",
-             "--chdir", str(ROOT)]
+    argv += ["--remount-ro", "/tmp", "--chdir", str(ROOT)]
     if setpriv is not None:
         argv += [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}",
                  "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
