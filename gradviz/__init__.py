@@ -32,14 +32,14 @@ def show(what, variables: dict | None = None, lang: str = "en", height: int = 76
 def render(what, path, variables: dict | None = None, lang: str = "en", view: int = 0):
     """Write a program's source or a recording to ``path``: ``.html`` (the player, one file),
     ``.svg`` or ``.png`` (the graph). Returns the path."""
-    from .render import render as _render
+    from .output import render as _render
 
     return _render(what, path, variables, lang, view)
 
 
 def html(what, variables: dict | None = None, lang: str = "en") -> str:
     """The self-contained HTML page that plays a program's source or a recording."""
-    from .render import html as _html
+    from .output import html as _html
 
     return _html(what, variables, lang)
 
@@ -47,7 +47,7 @@ def html(what, variables: dict | None = None, lang: str = "en") -> str:
 def record(**kwargs):
     """``with gradviz.record() as rec:`` records real PyTorch's autograd graph and backward passes
     run in the block (in this process), for ``gradviz.show(rec)`` / ``gradviz.render(rec, ...)``."""
-    from .record import record as _record
+    from .recording import record as _record
 
     return _record(**kwargs)
 

@@ -18,7 +18,7 @@ from .errors import GradvizError
 
 
 def _render(args) -> int:
-    from .render import _output, answer_of, read_program, write
+    from .output import _output, answer_of, read_program, write
 
     out = _output(args.output)
     source = read_program(args.program)

@@ -54,7 +54,7 @@ def show(what, variables: dict | None = None, lang: str = "en", height: int = DE
         return
     from IPython.display import HTML, display
 
-    from .render import html
+    from .output import html
 
     try:
         page = html(what, variables, lang)
