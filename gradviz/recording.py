@@ -52,7 +52,6 @@ class Recording:
     def __init__(self):
         self.trace = None
         self.source = "# recorded from PyTorch\n"
-        self.first_line = 1
         self.variables: dict = {}  # name -> VariableOut data
         self.closed = False
 
@@ -142,7 +141,7 @@ class _Session:
         nn_mod = self.torch.nn.modules.module
         self.handles.append(nn_mod.register_module_forward_pre_hook(self.module_enter))
         self.handles.append(nn_mod.register_module_forward_hook(self.module_exit, always_call=True))
-        optim = sys.modules.get("torch.optim.optimizer") or __import__("torch.optim.optimizer").optim.optimizer
+        from torch.optim import optimizer as optim
         self.handles.append(optim.register_optimizer_step_pre_hook(self.optimizer_before))
         self.handles.append(optim.register_optimizer_step_post_hook(self.optimizer_after))
         self._patch_zero_grad()
@@ -171,14 +170,22 @@ class _Session:
     # ---- forward -----------------------------------------------------------------------------------
     def dispatched(self, func, args, kwargs):
         """An aten op: run it; remember it with copies of what it read and made."""
+        if self.pending and args and _writes_first(func):
+            # Autograd's kernel of an in-place op saves a clone of its target for backward: the
+            # clone is not an op of the program.
+            target = args[0]
+            self.pending = [p for p in self.pending if not (p[0] is self.torch.ops.aten.clone.default
+                                                            and p[1] and p[1][0] is target)]
         self.resolve()
-        out = func(*args, **kwargs)
         if self.paused:
-            return out
-        outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, self.torch.Tensor)]
+            return func(*args, **kwargs)
+        # What the op reads, before it runs (an in-place op changes its own input).
+        snap = [(to_numpy(a), a._version) if isinstance(a, self.torch.Tensor) else a for a in args]
+        out = func(*args, **kwargs)
+        results = out if isinstance(out, (tuple, list)) else (out,)
+        outs = [o for o in results if isinstance(o, self.torch.Tensor)]
         if not outs or not any(o.dtype.is_floating_point for o in outs):
             return out
-        snap = [to_numpy(a) if isinstance(a, self.torch.Tensor) else a for a in args]
         self.pending.append((func, args, snap, kwargs, outs, [to_numpy(o) for o in outs], self.where(),
                              list(self.rec.module_stack)))
         return out
@@ -220,9 +227,9 @@ class _Session:
             if not isinstance(given, self.torch.Tensor):
                 params.setdefault("other", given)
         for name, _, arr in data_args:
-            params[name] = arr
+            params[name] = arr[0]
         if getattr(op, "aux", 0):
-            inputs += [TensorView(t, None, arr) for _, t, arr in data_args[-op.aux:]]
+            inputs += [TensorView(t, None, arr[0]) for _, t, arr in data_args[-op.aux:]]
         params.update({k: v for k, v in kwargs.items() if not isinstance(v, self.torch.Tensor)})
         params = {k: param_value(k, v) for k, v in params.items() if _plain(v)}
         fn_view = FnView(fn)
@@ -244,15 +251,13 @@ class _Session:
         if nxt is not None:
             fv = self.fns.get(id(nxt))
             if fv is None:  # made before the recording started: a leaf as far as this trace goes
-                base = given if isinstance(given, self.torch.Tensor) else None
-                return TensorView(base, None, value) if base is not None else Constant(float("nan"), dtype)
+                if not isinstance(given, self.torch.Tensor):
+                    return Constant(float("nan"), dtype)
+                return _with_value(self.view_of(given), value)
             out = self.outputs.get(id(nxt))
-            return TensorView(out.tensor, fv, value if value is not None else out.snapshot)
+            return TensorView(out.tensor, fv, value[0] if value is not None else out.snapshot)
         if isinstance(given, self.torch.Tensor):
-            view = self.view_of(given)
-            if view.fn_view is not None or view._trace is None:
-                view = self.view_of(given)
-            return view if value is None else _with_value(view, value)
+            return _with_value(self.view_of(given), value)
         if given is None:
             return Constant(float("nan"), dtype)
         return Constant(given, dtype)
@@ -362,7 +367,7 @@ class _Session:
                     session.rec.zero_grad()
                 return out
 
-            setattr(owner, "zero_grad", zero_grad)
+            owner.zero_grad = zero_grad
             self._patched.append((owner, "zero_grad", original))
 
     # ---- backward -----------------------------------------------------------------------------------
@@ -392,8 +397,8 @@ class _Session:
             root_view = self.outputs[id(roots[0].grad_fn)]
         where = self.where()
         self.rec.location = where
-        walk = _Walk(self, self.rec.backward_pass(root_view, api, retain_graph, create_graph, to_numpy(seed0)),
-                     api == "backward")
+        pass_rec = self.rec.backward_pass(root_view, api, retain_graph, create_graph, to_numpy(seed0))
+        walk = _Walk(self, pass_rec, accumulate=api == "backward")
         walk.hook(roots)
         if not create_graph:
             self.paused += 1
@@ -545,6 +550,15 @@ class _Walk:
         return post
 
 
+def _writes_first(func) -> bool:
+    """Does the aten op write its first argument (``add_``, ``clamp_``)?"""
+    schema = getattr(func, "_schema", None)
+    if schema is None or not schema.arguments:
+        return False
+    alias = schema.arguments[0].alias_info
+    return alias is not None and alias.is_write
+
+
 class _Probe:
     """What ``trace.node_id`` reads of a tensor: its grad_fn's tag, else its own."""
 
@@ -554,8 +568,9 @@ class _Probe:
 
 
 def _with_value(view: TensorView, value) -> TensorView:
-    if view.snapshot is None:
-        view.snapshot = value
+    """``view``, holding ``value`` (an op's snapshot: array and version) as what the op read."""
+    if value is not None:
+        view.keep(*value)
     return view
 
 

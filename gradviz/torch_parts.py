@@ -47,8 +47,8 @@ class TensorView:
     not changed in place (its version then moves on, and its next use records a new node, as the
     engine's in-place ops do)."""
 
-    __slots__ = ("tensor", "_name", "_tag", "_tag_version", "fn_view", "snapshot", "_is_param", "dtype",
-                 "requires_grad")
+    __slots__ = ("tensor", "_name", "_tag", "_tag_version", "fn_view", "snapshot", "snap_version",
+                 "_is_param", "dtype", "requires_grad")
 
     def __init__(self, tensor, fn_view=None, snapshot: np.ndarray | None = None):
         import torch
@@ -58,7 +58,8 @@ class TensorView:
         self._tag = None
         self._tag_version = None
         self.fn_view = fn_view  # the grad_fn it had when it was read (None: a leaf)
-        self.snapshot = snapshot  # its value then (None: read it now)
+        self.snapshot = snapshot  # its value when the op read it (None: read it now)
+        self.snap_version = tensor._version
         self._is_param = isinstance(tensor, torch.nn.Parameter)
         self.dtype = dtype_of(tensor)
         self.requires_grad = bool(tensor.requires_grad)
@@ -69,7 +70,14 @@ class TensorView:
 
     @property
     def _data(self) -> np.ndarray:
-        return self.snapshot if self.snapshot is not None else to_numpy(self.tensor)
+        if self.snapshot is not None and self.snap_version == self.tensor._version:
+            return self.snapshot
+        return to_numpy(self.tensor)
+
+    def keep(self, value: np.ndarray, version: int) -> None:
+        """The value an op read (before an in-place op changed it), at the tensor's ``version``."""
+        if self.snapshot is None or self.snap_version != self.tensor._version:
+            self.snapshot, self.snap_version = value, version
 
     @property
     def _trace(self):

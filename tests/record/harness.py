@@ -78,9 +78,7 @@ def torch_recording(source: str, variables: dict | None = None, seed: int = 0):
         lines.append(f"{var} = torch.tensor({spec['value']!r}, dtype=torch.float32, "
                      f"requires_grad={bool(spec.get('requires_grad', True))})")
     body = source
-    expression = False
     if variables:
-        expression = True
         body = f"__result = {source.strip()}\n__result.backward()\n"
     text = "\n".join(lines) + ("\n" if lines else "") + "with gradviz.record() as __rec:\n" + \
         textwrap.indent(body, "    ") + "\n"
@@ -94,9 +92,7 @@ def torch_recording(source: str, variables: dict | None = None, seed: int = 0):
             exec(compile(text, name, "exec"), namespace)
         except RuntimeError as exc:  # a program that shows an error on purpose (backward twice)
             error = exc
-    rec = namespace["__rec"]
-    del expression
-    return rec, error
+    return namespace["__rec"], error
 
 
 def _close(a, b) -> bool:
@@ -134,7 +130,8 @@ def differences(ours, theirs) -> list[str]:
             if not _close(s1.upstream, s2.upstream):
                 out.append(f"{where} upstream: engine {s1.upstream} torch {s2.upstream}")
             if [f.edge for f in s1.received] != [f.edge for f in s2.received]:
-                out.append(f"{where} received edges: {[f.edge for f in s1.received]} / {[f.edge for f in s2.received]}")
+                out.append(f"{where} received edges: {[f.edge for f in s1.received]} (engine) / "
+                           f"{[f.edge for f in s2.received]} (torch)")
             for f1, f2 in zip(s1.received, s2.received):
                 if not _close(f1.grad, f2.grad):
                     out.append(f"{where} received on edge {f1.edge}")
