@@ -85,8 +85,8 @@ def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int 
         _write(path, page_of(answer, source, variables, lang, title=path.stem).encode("utf-8"))
         return path
     views = answer["views"]
-    if not views:
-        raise GradvizError("the program recorded no graph to draw")
+    if not views or not answer["graph"]["nodes"]:
+        raise GradvizError("the program recorded no graph to draw (no op on a tensor that requires grad)")
     if not 0 <= view < len(views):
         raise GradvizError(f"there are {len(views)} views (0 to {len(views) - 1}), not {view}")
     if suffix == ".svg":
