@@ -17,7 +17,7 @@ import { ExplainPanel } from "./panels/explain.js";
 import { OutputPanels } from "./panels/output.js";
 import { PredictPanel } from "./panels/predict.js";
 import { VarsPanel } from "./panels/vars.js";
-import { buildHtml, enterOffline, freezeInputs, offline, offlineLang, offlineProgram } from "./offline.js";
+import { buildHtml, enterOffline, freezeInputs, offline, offlineLang, offlineLanguage, offlineProgram } from "./offline.js";
 import { Player } from "./player.js";
 import { Classroom } from "./present.js";
 import { SandboxNotice } from "./sandbox.js";
@@ -30,6 +30,7 @@ import "./training.js"; // the training view and the MLP form: they listen on th
 const $ = (sel) => document.querySelector(sel);
 
 initLang();
+offlineLanguage();
 applyI18n();
 fillIcons();
 

@@ -55,7 +55,13 @@ function readData() {
 /** The data of an offline copy, or null on a served page. */
 export const offline = readData();
 
-if (offline && offline.lang && !new URLSearchParams(location.search).get("lang")) setLang(offline.lang);
+/** An offline copy opens in the language it was saved in (unless its address asks for one). */
+export function offlineLanguage() {
+  if (offline && (offline.lang === "en" || offline.lang === "zh") && !new URLSearchParams(location.search).get("lang")) {
+    setLang(offline.lang);
+  }
+}
+offlineLanguage(); // before the modules that write strings while they load (main.js asks again after initLang)
 
 function fail(message, type = "Offline") {
   return { ok: false, status: 0, error: { type, message, line: null, col: null } };
