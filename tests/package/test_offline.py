@@ -48,6 +48,8 @@ def test_modules_run_in_import_order_with_their_bindings(tmp_path):
     })
     script = tmp_path / "out.mjs"
     script.write_text(bundle(entry))
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed (the browser tests play the inlined page itself)")
     out = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [42, "a3", 3, ["b", "a", "side"]]  # as the browser orders them
