@@ -165,7 +165,6 @@ class _Session:
         self.name_locals(self.caller)
         self.result.source = self.source_lines
         self.result.variables = self.variables()
-        self._relocate()
 
     # ---- forward -----------------------------------------------------------------------------------
     def dispatched(self, func, args, kwargs):
@@ -187,22 +186,22 @@ class _Session:
         if not outs or not any(o.dtype.is_floating_point for o in outs):
             return out
         self.pending.append((func, args, snap, kwargs, outs, [to_numpy(o) for o in outs], self.where(),
-                             list(self.rec.module_stack)))
+                             self.rec.module))
         return out
 
     def resolve(self) -> None:
         """Record the ops whose grad_fn autograd has attached since they ran."""
         pending, self.pending = self.pending, []
         for entry in pending:
-            func, args, snap, kwargs, outs, values, where, modules = entry
+            func, args, snap, kwargs, outs, values, where, module = entry
             for out, value in zip(outs, values):
                 fn = out.grad_fn
                 if fn is None or id(fn) in self.fns:
                     continue
-                self.record_op(func, args, snap, kwargs, out, value, fn, where, modules)
+                self.record_op(func, args, snap, kwargs, out, value, fn, where, module)
                 break
 
-    def record_op(self, func, args, snap, kwargs, out, value, fn, where, modules) -> None:
+    def record_op(self, func, args, snap, kwargs, out, value, fn, where, module) -> None:
         nexts = fn.next_functions
         schema = getattr(func, "_schema", None)
         names = [a.name for a in schema.arguments] if schema is not None else []
@@ -236,12 +235,12 @@ class _Session:
         self.fns[id(fn)] = fn_view
         out_view = self.view_of(out, fn_view, value)
         self.outputs[id(fn)] = out_view
-        self.rec.location, saved_stack = where, self.rec.module_stack
-        self.rec.module_stack = modules
+        self.rec.location = where
+        self.rec.push_module(module)  # the module it ran in, back then
         try:
             self.rec.op_node(fn_view, op, inputs, out_view, params, None)
         finally:
-            self.rec.module_stack = saved_stack
+            self.rec.pop_module()
 
     def input_view(self, nxt, given, value, dtype):
         """What fed one input of an op: the leaf of an AccumulateGrad, the output of another
@@ -280,18 +279,21 @@ class _Session:
         return code.co_filename in self.user_files
 
     def where(self) -> tuple[int, int] | None:
-        """(line, column) in the user's code of the op running now."""
+        """(line, column) of the op running now, in the block's code as the page shows it (None:
+        outside the block)."""
         f = sys._getframe(2)
         while f is not None and not self.is_user(f.f_code):
             f = f.f_back
-        if f is None:
+        if f is None or self.first_line is None:
             return None
         try:
             pos = next(p for i, p in enumerate(f.f_code.co_positions()) if i == f.f_lasti // 2)
             line, col = pos[0] or f.f_lineno, (pos[2] + 1 if pos[2] is not None else None)
         except (StopIteration, ValueError):
             line, col = f.f_lineno, None
-        return (line, col)
+        if not self.first_line <= line < self.first_line + self.source_lines.count("\n"):
+            return None
+        return (line - self.first_line + 1, None if col is None else max(1, col - self.block_indent))
 
     def global_trace(self, frame, event, arg):
         if event == "call" and self.is_user(frame.f_code):
@@ -439,7 +441,7 @@ class _Session:
     # ---- the block's code, for the page's editor ----------------------------------------------------------
     def _block_source(self) -> str:
         """The body of the with-statement (dedented), so the page shows the code it ran; the trace's
-        lines are moved to match (``_relocate``)."""
+        positions of ops are given in it (``where``)."""
         code = self.caller.f_code
         filename = code.co_filename
         lines = linecache.getlines(filename, self.caller.f_globals)
@@ -465,19 +467,6 @@ class _Session:
         text = textwrap.dedent(raw)
         self.block_indent = len(raw.split("\n", 1)[0]) - len(text.split("\n", 1)[0])
         return text
-
-    def _relocate(self) -> None:
-        """Lines of the user's file -> lines of the block as the page shows it (dedented)."""
-        first, indent = self.first_line, self.block_indent
-        for item in (*self.rec.trace.nodes, *self.rec.trace.passes, *self.rec.trace.optimizer_steps):
-            if item.line is None:
-                continue
-            if first is None or item.line < first or item.line >= first + self.source_lines.count("\n"):
-                item.line = item.col = None
-            else:
-                item.line -= first - 1
-                if item.col is not None:
-                    item.col = max(1, item.col - indent)
 
 
 class _Walk:

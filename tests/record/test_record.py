@@ -29,6 +29,12 @@ def test_real_torch_records_the_engines_trace(name, source, variables):
     assert ours.nodes and ours.passes, "a case without a graph or a backward pass proves nothing"
     diff = differences(ours, rec.trace)
     assert not diff, "\n".join(diff[:10])
+    # Where each op ran (the page marks the line) and in which nn.Module.
+    assert [n.module for n in ours.nodes] == [n.module for n in rec.trace.nodes]
+    if not variables:  # an expression is wrapped in two lines on the torch side
+        assert [(n.line, n.col) for n in ours.nodes if n.kind == "op"] == \
+            [(n.line, n.col) for n in rec.trace.nodes if n.kind == "op"]
+        assert [(bp.line, bp.col) for bp in ours.passes] == [(bp.line, bp.col) for bp in rec.trace.passes]
     # The recording plays in the page: it is a valid answer, and the block's code is its program.
     answer = rec.answer_data()
     assert answer["backward"] and answer["graph"]["nodes"]
