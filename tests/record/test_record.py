@@ -94,3 +94,51 @@ def test_the_server_never_imports_torch_or_the_recorder():
             "print(bad); sys.exit(1 if bad else 0)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_real_model_beyond_the_engine_is_recorded_whole():
+    """Layers gradviz's engine does not have (convolution, batch norm, LSTM, embedding, dropout) are
+    recorded under torch's names; every Node of the graph is there, and what each parameter's
+    AccumulateGrad wrote is its real .grad."""
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(1, 4, 3)
+            self.bn = nn.BatchNorm2d(4)
+            self.drop = nn.Dropout(0.2)
+            self.emb = nn.Embedding(10, 4)
+            self.lstm = nn.LSTM(4, 5, batch_first=True)
+            self.fc = nn.Linear(4 * 4 * 4 + 5, 3)
+
+        def forward(self, img, tokens):
+            h = torch.max_pool2d(torch.relu(self.bn(self.conv(img))), 2)
+            e, _ = self.lstm(self.emb(tokens))
+            return self.fc(torch.cat([self.drop(h).flatten(1), e[:, -1]], dim=1))
+
+    net = Net()
+    img, tokens = torch.randn(2, 1, 10, 10), torch.randint(0, 10, (2, 6))
+    with gradviz.record() as rec:
+        loss = nn.functional.cross_entropy(net(img, tokens), torch.tensor([0, 2]))
+        loss.backward()
+    names = {n.grad_fn for n in rec.trace.nodes if n.kind == "op"}
+    assert {"ConvolutionBackward0", "NativeBatchNormBackward0", "EmbeddingBackward0"} <= names
+    graph, stack = set(), [loss.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is not None and fn not in graph:
+            graph.add(fn)
+            stack.extend(n for n, _ in fn.next_functions)
+    ops = [fn for fn in graph if type(fn).__name__ != "AccumulateGrad"]
+    steps = rec.trace.passes[0].steps
+    assert sum(1 for s in steps if s.kind == "op") == len(ops)
+    params = dict(net.named_parameters())
+    leaf_steps = [s for s in steps if s.kind == "leaf"]
+    assert len(leaf_steps) == len(params)
+    for s in leaf_steps:
+        name = rec.trace.nodes[s.node].name
+        assert abs(s.grad_after - params[name].grad.numpy()).max() < 1e-6, name
+    gradviz.html(rec)
