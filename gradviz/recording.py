@@ -365,7 +365,7 @@ class _Session:
 
             def zero_grad(obj, *a, _original=original, **k):
                 out = _original(obj, *a, **k)
-                if _ACTIVE.__dict__.get("session") is session:
+                if getattr(_ACTIVE, "session", None) is session:
                     session.rec.zero_grad()
                 return out
 
@@ -427,7 +427,7 @@ class _Session:
             node = None
             if view is not None:
                 fv = self.fns.get(id(value.grad_fn)) if value.grad_fn is not None else None
-                node = node_id(self.rec.trace, _Probe(fv if fv is not None else None, view))
+                node = node_id(self.rec.trace, _Probe(fv, view))
             out[name] = {
                 "shape": list(data.shape), "dtype": values.dtype_name(data.dtype), "value": v["data"],
                 "value_summary": v["summary"], "grad": g["data"] if g else None,
