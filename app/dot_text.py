@@ -90,13 +90,14 @@ class LeftText(str):
 def dot_string(value) -> str:
     """A DOT attribute value: a quoted string; a list is label lines (joined by DOT's \\n)."""
     if isinstance(value, LeftText):
-        return '"' + _escape(value) + '\\l"'
+        return '"' + escape(value) + '\\l"'
     if isinstance(value, list):
-        return '"' + "\\n".join(_escape(v) for v in value) + '"'
-    return '"' + _escape(str(value)) + '"'
+        return '"' + "\\n".join(escape(v) for v in value) + '"'
+    return '"' + escape(str(value)) + '"'
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """Text as it goes inside a DOT quoted string."""
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 

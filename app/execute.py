@@ -10,20 +10,21 @@ from __future__ import annotations
 import hashlib
 import time
 
-from engine.gcpause import gc_paused
-from engine.tensor import Tensor
-from engine.trace import node_id
-
 from . import values
 from .answer import prepare_answer
+from .package import from_engine
 from .schemas import error_info
 from .serialize import serialize_trace
+
+(gc_paused,) = from_engine("gcpause", "gc_paused")
+(Tensor,) = from_engine("tensor", "Tensor")
+(node_id,) = from_engine("trace", "node_id")
 
 
 def run_and_serialize(source: str, variables: dict | None = None, fold="auto") -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error.
     ``fold``: which parts of each view are open (app/fold_plan.py)."""
-    from engine.runner import ProgramError, run_program
+    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():

@@ -31,9 +31,10 @@ from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
 
 from .compose import LayoutFailed, lay_out
-from .folding import ALL_BUDGET, AUTO_BUDGET, choose_open, level, module_level, module_parts
+from .dot_text import escape as dot_escape
+from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
 from .layout_cache import LayoutCache, cache_from_env
-from .units import plan_units
+from .units import UNIT_KINDS, plan_units, write_dot
 
 
 @dataclass
@@ -163,19 +164,7 @@ def draw_view(data: dict, index: int, settings: LayoutSettings, cache: LayoutCac
     if deadline is None:
         deadline = time.monotonic() + settings.timeout_s
     view = data["views"][index]
-    nodes, edges = data["nodes"], data["edges"]
-    parts = {pid: p for pid, p in data["parts"].items() if p.get("view", index) == index}
-    if not parts and view.get("open") is None:  # an input without parts: its nn.Module calls
-        parts, node_part = module_parts(nodes, edges, view["nodes"], view["edges"])
-        nodes = {nid: dict(n, part=node_part.get(nid)) for nid, n in nodes.items()}
-    elif any(nodes[n].get("part") not in parts for n in view["nodes"] if nodes[n].get("part")):
-        # a part of another view: not drawn as one here
-        nodes = {nid: n if n.get("part") in parts else dict(n, part=None) for nid, n in nodes.items()}
-    known = {p.get("parent") for p in parts.values()} | {nodes[n].get("part") for n in view["nodes"]}
-    opened = view.get("open")
-    if opened is None:
-        opened = preset(parts, nodes, view["nodes"], fold, settings.budget)
-    opened = [pid for pid in opened if pid in parts and pid in known]  # only what the input holds
+    nodes, edges, parts, opened = view_parts(data, index, settings, fold)
     tries = [opened, []] if opened else [opened]  # a view too big to lay out in time: closed
     for k, open_now in enumerate(tries):
         last = k == len(tries) - 1
@@ -197,6 +186,48 @@ def draw_view(data: dict, index: int, settings: LayoutSettings, cache: LayoutCac
             return Drawing(note_svg(text), bool(lv.boxes), undrawn=exc.reason, open=lv.open)
         return Drawing(done.svg, bool(lv.boxes), open=lv.open, segments=done.segments)
     raise AssertionError("unreachable")
+
+
+def view_parts(data: dict, index: int, settings: LayoutSettings, fold: str = "auto") -> tuple:
+    """``(nodes, edges, parts, open)`` of view ``index`` of a ``layout_data``: the parts it can
+    fold (its nn.Module calls when the input names none) and its open set (the input's, else the
+    level ``fold``'s)."""
+    view = data["views"][index]
+    nodes, edges = data["nodes"], data["edges"]
+    parts = {pid: p for pid, p in data["parts"].items() if p.get("view", index) == index}
+    if not parts and view.get("open") is None:  # an input without parts: its nn.Module calls
+        parts, node_part = module_parts(nodes, edges, view["nodes"], view["edges"])
+        nodes = {nid: dict(n, part=node_part.get(nid)) for nid, n in nodes.items()}
+    elif any(nodes[n].get("part") not in parts for n in view["nodes"] if nodes[n].get("part")):
+        # a part of another view: not drawn as one here
+        nodes = {nid: n if n.get("part") in parts else dict(n, part=None) for nid, n in nodes.items()}
+    known = {p.get("parent") for p in parts.values()} | {nodes[n].get("part") for n in view["nodes"]}
+    opened = view.get("open")
+    if opened is None:
+        opened = preset(parts, nodes, view["nodes"], fold, settings.budget)
+    opened = [pid for pid in opened if pid in parts and pid in known]  # only what the input holds
+    return nodes, edges, parts, opened
+
+
+def view_dot(data: dict, index: int, settings: LayoutSettings | None = None) -> str | None:
+    """View ``index`` of a ``layout_data`` as one DOT text with its labels written in, to draw it in
+    another format (a PNG): open loops are drawn closed, as boxes (open, each is a drawing of its
+    own nested into the SVG). None when it has too many nodes to lay out."""
+    settings = settings or LayoutSettings()
+    view = data["views"][index]
+    nodes, edges, parts, opened = view_parts(data, index, settings)
+    flat = [pid for pid in opened
+            if not any(parts[q].get("kind") in UNIT_KINDS for q in ancestors(parts, pid))]
+    lv = level(nodes, edges, parts, view["nodes"], view["edges"], flat, view.get("links", ()))
+    (unit,) = plan_units(nodes, edges, parts, lv)
+    if len(unit.nodes) + len(unit.boxes) + len(unit.ghosts) > settings.max_nodes:
+        return None
+    write_dot(unit, nodes, parts, {}, legend=True, max_lr_depth=settings.max_lr_depth,
+              nslimit_from=settings.nslimit_from)
+    return _PLACEHOLDER.sub(lambda m: dot_escape(unit.texts[int(m.group(1))]), unit.dot)
+
+
+_PLACEHOLDER = re.compile(r"@(\d{3,})@")
 
 
 def preset(parts: dict, nodes: dict, node_ids, fold: str, budget: int) -> list[str]:
@@ -249,3 +280,4 @@ def note_svg(text: str) -> str:
     safe = xml_escape(text)
     return ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="40" viewBox="0 0 480 40">'
             f'<text x="8" y="24" font-family="Helvetica" font-size="13">{safe}</text></svg>')
+

@@ -17,7 +17,9 @@ import bisect
 import hashlib
 from dataclasses import dataclass, field
 
-from engine.trace import Trace
+from .package import from_engine
+
+(Trace,) = from_engine("trace", "Trace")
 
 OPEN_MAX = 600  # the most nodes and boxes an opened part shows
 

@@ -18,16 +18,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from engine.gcpause import gc_paused
-
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..layout import CACHE
+from ..package import from_engine
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import ErrorResponse, OpenRequest, OpenResponse, WorkerRunReply
 from .run import drawn_answer
 from .worker_errors import worker_error_response
+
+(gc_paused,) = from_engine("gcpause", "gc_paused")
 
 router = APIRouter(prefix="/api", tags=["open"])
 

@@ -11,7 +11,7 @@ def run(source: str, variables: dict | None = None, fold="auto"):
     """``POST /api/run``: the answer's JSON text (with slots for the drawings) as the body, and what
     the server needs to draw and splice as the value; or ``{"program_error": ...}``. ``fold``: the
     level ("auto", "module", "op"), or ``{view: [part ids to open]}`` (``POST /api/open``)."""
-    from app.execute import run_for_http
+    from ..execute import run_for_http
 
     if isinstance(fold, dict):  # JSON keys are strings
         fold = {int(k): v for k, v in fold.items()}
@@ -26,7 +26,7 @@ def run(source: str, variables: dict | None = None, fold="auto"):
 def open_part(source: str, variables: dict | None, view: int, opened: list):
     """``POST /api/open``: the program run again with parts of one view open: that view's answer as
     the body (with a slot for its drawing), and what the server draws; or ``{"program_error": ...}``."""
-    from app.execute import open_for_http
+    from ..execute import open_for_http
 
     out = open_for_http(source, variables, int(view), [str(p) for p in opened])
     if "program_error" in out:
@@ -38,7 +38,7 @@ def open_part(source: str, variables: dict | None, view: int, opened: list):
 
 def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     """``POST /api/mlp/boundary``: decision-boundary frames of a training program."""
-    from app.mlp_boundary import boundary_job
+    from ..mlp_boundary import boundary_job
 
     return boundary_job(config, source, grid, frames)
 
@@ -51,8 +51,7 @@ WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmo
 
 def warm_up() -> None:
     """Import and exercise what every run uses, once, in the template (children inherit it)."""
-    import app.execute  # noqa: F401 - the imports are the point
-    import app.mlp_boundary  # noqa: F401
+    from .. import execute, mlp_boundary  # noqa: F401 - the imports are the point
 
     run(WARM_UP)
     run("(a + b) * c", {"a": {"value": 2.0, "requires_grad": True}, "b": {"value": -1.0},

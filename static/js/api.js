@@ -3,7 +3,10 @@
  * {ok: false, status, error: {type, message, line, col}}; it never throws.
  */
 
+import { offline, offlineCall } from "./offline.js";
+
 async function call(url, init) {
+  if (offline) return offlineCall(url, init); // an offline copy answers from the run it holds
   let res;
   try {
     res = await fetch(url, init);
@@ -96,13 +99,16 @@ function only(obj, keys) {
   return out;
 }
 
-/** POST /api/layout: the run's views drawn again at `fold` level ("down": top to bottom). */
-export function fetchLayout(resp, fold, direction = "auto") {
+/**
+ * POST /api/layout: the run's views drawn again ("down": top to bottom), with the parts they show
+ * open, or (`atLevel`) with the parts the `fold` level opens among those the answer holds.
+ */
+export function fetchLayout(resp, fold, direction = "auto", atLevel = false) {
   return post("/api/layout", {
     nodes: resp.graph.nodes.map((n) => only(n, NODE_KEYS)),
     edges: resp.graph.edges.map((e) => only(e, EDGE_KEYS)),
     parts: (resp.parts || []).map((p) => ({ ...only(p, PART_KEYS), first: p.span[0] })),
-    views: resp.views.map((v) => ({ nodes: v.nodes, edges: v.edges, open: v.open || [], links: v.links || [] })),
+    views: resp.views.map((v) => ({ nodes: v.nodes, edges: v.edges, open: atLevel ? null : v.open || [], links: v.links || [] })),
     fold,
     direction,
   });
