@@ -17,6 +17,7 @@ import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { PanZoom } from "./panzoom.js";
 import { PartIndex, partTitle } from "./parts.js";
+import { pathGeometry, shapeBox } from "./svg_geometry.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
@@ -207,7 +208,9 @@ class Drawing {
       else lo = { x0: Math.min(lo.x0, b.x), y0: Math.min(lo.y0, b.y), x1: Math.max(lo.x1, b.x + b.w), y1: Math.max(lo.y1, b.y + b.h) };
     };
     // Top-level elements only: a frame's box already covers the drawing inside it.
-    for (const el of this.root.querySelectorAll(":scope > g.node, :scope > g.edge")) grow(this._place(el.getBBox()));
+    for (const el of this.root.querySelectorAll(":scope > g.node, :scope > g.edge")) {
+      grow(this._place(shapeBox(el, true) || el.getBBox()));
+    }
     if (!this.lazy) {
       for (const eid of this.edges.keys()) this._edgeGeometry(eid);
       for (const nid of this.nodes.keys()) this.box(nid);
@@ -236,13 +239,14 @@ class Drawing {
     const g = this.edges.get(eid);
     const path = g && g.querySelector("path");
     if (!path) return;
-    const len = path.getTotalLength();
     const at = this._unitOffset(g);
-    const mid = path.getPointAtLength(len / 2);
-    this.mid.set(eid, { x: mid.x + at.x, y: mid.y + at.y });
-    const a = path.getPointAtLength(0);
-    const z = path.getPointAtLength(len);
-    this.vertical.set(eid, Math.abs(z.y - a.y) > Math.abs(z.x - a.x));
+    let geo = pathGeometry(path.getAttribute("d"));
+    if (!geo) {
+      const len = path.getTotalLength();
+      geo = { mid: path.getPointAtLength(len / 2), start: path.getPointAtLength(0), end: path.getPointAtLength(len) };
+    }
+    this.mid.set(eid, { x: geo.mid.x + at.x, y: geo.mid.y + at.y });
+    this.vertical.set(eid, Math.abs(geo.end.y - geo.start.y) > Math.abs(geo.end.x - geo.start.x));
   }
 
   /** Where a frame's drawing sits in the root group (an element inside an open loop is moved). */
@@ -266,7 +270,7 @@ class Drawing {
     if (!b) {
       const g = this.nodes.get(id) || this.parts.get(id);
       if (!g) return null;
-      const raw = g.getBBox();
+      const raw = shapeBox(g) || g.getBBox();
       const at = this._unitOffset(g);
       b = this._place({ x: raw.x + at.x, y: raw.y + at.y, width: raw.width, height: raw.height });
       this.boxes.set(id, b);
@@ -473,7 +477,10 @@ export class GraphView {
     host.addEventListener("keydown", (e) => this._key(e));
     // The svg has a fixed size in pixels (see panzoom.js): with width/height 100% Chromium lays out
     // the whole drawing again whenever anything else on the page changes (~25 ms per step at 600 nodes).
-    this._resize = new ResizeObserver(() => this.panzoom.apply());
+    this._resize = new ResizeObserver(() => {
+      this.panzoom.measureHost();
+      this.panzoom.apply();
+    });
     this._resize.observe(host);
     host.addEventListener("focusin", (e) => {
       const hit = this._hit(e.target);
@@ -527,6 +534,7 @@ export class GraphView {
     const hide = concealed && concealed.frame === k ? concealed : null;
     let full = prev < 0;
     let mounted = false;
+    this.panzoom.measureHost(); // before the states change (see PanZoom.measureHost)
     if (view !== this.view || !this.drawing) {
       if (!this._mount(view)) return;
       full = true;
@@ -651,8 +659,8 @@ export class GraphView {
     if (!b || !pz.box) return;
     const cx = b.x + b.w / 2;
     const cy = b.y + b.h / 2;
-    const W = this.host.clientWidth || 1;
-    const H = this.host.clientHeight || 1;
+    const W = pz.W || 1;
+    const H = pz.H || 1;
     if (fresh) {
       const fitScale = Math.min(W / pz.home.w, H / pz.home.h);
       if (fitScale * d.font < this.minFitPx) {
@@ -704,9 +712,14 @@ export class GraphView {
     d.measure();
     this.panzoom.attach(d.svg, keep, this.showValues ? d.roomForValues() : d.content);
     const home = this.panzoom.home;
-    if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
+    // (set only when they change: each new value makes the browser lay the page out again)
+    const setVar = (name, value) => {
+      if (this.host.style.getPropertyValue(name) !== value) this.host.style.setProperty(name, value);
+    };
+    if (home && home.w) setVar("--gv-aspect", String(Math.min(3, home.h / home.w)));
     // On a phone the box is as tall as the drawing needs at a readable scale (the CSS caps it).
-    if (home && home.h) this.host.style.setProperty("--gv-readable-h", `${Math.round(home.h * d.readableScale(this.readablePx) + 8)}px`);
+    if (home && home.h) setVar("--gv-readable-h", `${Math.round(home.h * d.readableScale(this.readablePx) + 8)}px`);
+    this.panzoom.measureHost(); // the host may have grown to the drawing's size
     this.drawing = d;
     this.view = view;
     this._markSelected();
