@@ -32,6 +32,7 @@ const MIN_FIT_PX = 10.5;
 const LABEL_FONT = 11;
 const LABEL_OFFSETS = [-4, 14, -16, 26, -28, 38];
 const MAX_PLACED = 400;
+const BUCKET = 128; // elements per group in a large drawing (see inBuckets)
 const MAX_MEASURED = MAX_PLACED; // larger drawings measure a node or an edge when it is needed, not all at mount
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
@@ -82,6 +83,22 @@ const MARKERS = [
   ["gv-carried", "#0072b2"],
 ];
 
+/**
+ * Put the nodes, edges and frames' drawings of `group` into groups of BUCKET, in order (so they are
+ * painted as before). A change to one element makes the browser recompute the bounds of every
+ * group around it from all of that group's children: with thousands of them side by side, every
+ * step of the player paid for all of them.
+ */
+function inBuckets(group) {
+  const items = [...group.children].filter((el) => el.localName === "g");
+  if (items.length <= 2 * BUCKET) return;
+  for (let i = 0; i < items.length; i += BUCKET) {
+    const bucket = document.createElementNS(SVGNS, "g");
+    group.insertBefore(bucket, items[i]);
+    bucket.append(...items.slice(i, i + BUCKET));
+  }
+}
+
 /** One parsed, mounted drawing with its element index. */
 class Drawing {
   constructor(svg) {
@@ -120,6 +137,10 @@ class Drawing {
     }
     this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;
+    this.top = [...this.root.querySelectorAll(":scope > g.node, :scope > g.edge")]; // not inside a frame
+    if (this.nodes.size + this.edges.size > 2 * BUCKET) {
+      for (const group of [this.root, ...this.root.querySelectorAll("g.unit")]) inBuckets(group);
+    }
     this.valueLayer = document.createElementNS(SVGNS, "g"); // values inside nodes (classroom mode)
     this.valueLayer.setAttribute("class", "nvalues");
     this.root.appendChild(this.valueLayer);
@@ -208,7 +229,7 @@ class Drawing {
       else lo = { x0: Math.min(lo.x0, b.x), y0: Math.min(lo.y0, b.y), x1: Math.max(lo.x1, b.x + b.w), y1: Math.max(lo.y1, b.y + b.h) };
     };
     // Top-level elements only: a frame's box already covers the drawing inside it.
-    for (const el of this.root.querySelectorAll(":scope > g.node, :scope > g.edge")) {
+    for (const el of this.top) {
       grow(this._place(shapeBox(el, true) || el.getBBox()));
     }
     if (!this.lazy) {
@@ -355,7 +376,11 @@ class Drawing {
     if (!lab) {
       if (!this.midpoint(id)) return;
       lab = document.createElementNS(SVGNS, "text");
-      this.labelLayer.appendChild(lab);
+      let bucket = this.labelLayer.lastElementChild;
+      if (!bucket || bucket.childElementCount >= BUCKET) {
+        bucket = this.labelLayer.appendChild(document.createElementNS(SVGNS, "g"));
+      }
+      bucket.appendChild(lab);
       this.labels.set(id, lab);
     }
     const at = this.labelSpot(id, text);

@@ -138,7 +138,7 @@ export class NodeValues {
     gr.setAttribute("class", "nv-g");
     line.append(d, sep, gr);
     // Above the edges of its own group: the layer, or the end of an open loop's drawing.
-    (g.parentElement && g.parentElement.classList.contains("unit") ? g.parentElement : this.layer).appendChild(line);
+    ((g.parentElement && g.parentElement.closest("g.unit")) || this.layer).appendChild(line);
     shape.setAttribute("vector-effect", "non-scaling-stroke");
     const last = Number(texts[texts.length - 1].getAttribute("y")) || box.y + box.height / 2;
     const v = {
