@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes, errors, grad_mode
 from . import limits as _limits
 from . import trace as _trace
-from .function import Node
+from .function import node_class
 from .ops.table import OpDef
 from .tensor import Tensor
 
@@ -88,7 +88,7 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
     else:
         out = Tensor._make(res, needs)
     if needs:
-        node = Node(op, tensors, out, params, extras)
+        node = (op.node_class or node_class(op))(op, tensors, out, params, extras)
         out._grad_fn = node
         rec = _trace.ACTIVE
         if rec is not None:

@@ -15,8 +15,10 @@ import numpy as np
 from . import dtypes, errors, grad_mode
 from . import trace as _trace_mod
 from .function import AccumulateGrad
+from .naming import torch_path
 
 
+@torch_path("torch")
 class Size(tuple):
     """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
@@ -47,6 +49,7 @@ class Size(tuple):
         return n
 
 
+@torch_path("torch")
 class Tensor:
     """A multi-dimensional array that can record the ops applied to it."""
 

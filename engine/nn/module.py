@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import arguments as A
 from .. import trace as _trace
+from ..naming import torch_path
 from ..tensor import Tensor
 from .parameter import Parameter
 from .tracing import name_module, traced_call  # noqa: F401  (the runner imports name_module from here)
@@ -36,6 +37,7 @@ def _addindent(s: str, n: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
 
 
+@torch_path("torch.nn.modules.module")
 class Module:
     """Base class of every layer and model (``class Net(nn.Module)``)."""
 

@@ -54,6 +54,7 @@ class OpDef:
     # tensor nobody will read is not an error. Derived: bitmask of grad inputs -> keys to keep.
     needs: tuple | None = None
     keep_by_mask: dict | None = None
+    node_class: type | None = None  # the grad_fn class programs see (``function.node_class``), made once
 
 
 OPS: dict[str, OpDef] = {}

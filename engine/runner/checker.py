@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .policy import TORCH_MODULES, Policy
+from .policy import READABLE_DUNDERS, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
 
@@ -127,7 +127,8 @@ def _check_node(node, in_fn, in_loop, in_class, settings, policy, pos) -> None:
             raise _fail("ForbiddenError", f"the name '{node.id}' is not available in gradviz "
                         "(names starting with '__' are reserved)", pos.of(node))
     elif kind is ast.Attribute:
-        if node.attr.startswith("_") and not _is_super_init(node):
+        if node.attr.startswith("_") and not _is_super_init(node) and not (
+                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
             raise _fail("ForbiddenError", f"attribute '{node.attr}' is not available in gradviz "
                         "(attributes starting with '_' are private)", pos.of(node))
     elif kind is ast.FunctionDef:

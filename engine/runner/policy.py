@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import LimitError
 from ..function import AccumulateGrad, Node
+from ..naming import home
 from ..tensor import Size, Tensor
 from .errors import ForbiddenError
 from .functions import Callback, InitMethod, SuperMethod, SuperProxy, UserFunction
@@ -67,6 +68,9 @@ DTYPE_ATTRS = frozenset({"is_floating_point", "itemsize"})
 SIZE_ATTRS = frozenset({"numel", "index", "count"})
 EXC_ATTRS = frozenset({"args"})
 TENSOR_SETTABLE = frozenset({"grad", "requires_grad", "data"})
+# Names starting with an underscore that a program may read: the name of a class, function or
+# module (``type(acc).__name__``). An object's class comes from ``type(obj)`` only.
+READABLE_DUNDERS = frozenset({"__name__"})
 
 # Receivers whose builtin methods user code may call (a method of anything else is refused).
 _BUILTIN_RECEIVERS = ((str, STR_ATTRS), (list, LIST_ATTRS), (tuple, TUPLE_ATTRS), (dict, DICT_ATTRS),
@@ -81,7 +85,7 @@ def torch_name(module) -> str:
 
 
 def _is_engine_object(value) -> bool:
-    mod = getattr(value, "__module__", None) or ""
+    mod = home(value)
     return (mod == "engine" or mod.startswith("engine.")) and not mod.startswith("engine.runner")
 
 
@@ -140,7 +144,7 @@ def _acceptable(value, owner: str, module_set) -> bool:
     if value is None or type(value) in (bool, int, float, str):
         return True
     if isinstance(value, type) or callable(value):
-        mod = getattr(value, "__module__", None) or ""
+        mod = home(value)
         return _is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
     return False
 
@@ -191,6 +195,8 @@ class Policy:
     def _get_attr(self, obj, name: str):
         if isinstance(obj, SuperProxy):
             return obj.get(name)
+        if name in READABLE_DUNDERS:
+            return self._dunder(obj, name)
         if name == "__init__" and isinstance(obj, type) and (
                 obj in self.user_classes or (self.module_base is not None and obj in self.engine_classes
                                              and issubclass(obj, self.module_base))):
@@ -216,6 +222,17 @@ class Policy:
         if checked is not None:
             return checked
         return self._refuse(obj, name)
+
+    @staticmethod
+    def _dunder(obj, name: str):
+        """``obj.__name__`` for a class, function or module."""
+        if isinstance(obj, types.ModuleType):
+            return torch_name(obj)
+        if isinstance(obj, type) or callable(obj):
+            value = getattr(obj, "__name__", None)
+            if type(value) is str:
+                return value
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
 
     def _builtin_attrs(self, obj):
         if isinstance(obj, Node):
@@ -282,7 +299,7 @@ class Policy:
             if isinstance(func, self.callable_types):
                 return False
             if isinstance(func, types.FunctionType) and _is_engine_object(func) and (
-                    isinstance(owner, Tensor) or self.is_engine_instance(owner)
+                    isinstance(owner, (Tensor, Node, AccumulateGrad)) or self.is_engine_instance(owner)
                     or self.is_user_instance(owner) or owner in self.engine_classes):
                 return True
             raise self._not_callable(f)
