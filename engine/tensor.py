@@ -58,8 +58,15 @@ class Tensor:
 
     __array_priority__ = 1000  # so ndarray op Tensor defers to Tensor's reflected operators
 
-    def __init__(self, data=None, *args, **kwargs):
-        raise TypeError("create tensors with torch.tensor(...), torch.zeros(...), ...")
+    def __new__(cls, *args, **kwargs):
+        """The legacy constructor ``torch.Tensor(...)``: ``Tensor([[1, 2]])`` (data, as floats of the
+        default dtype), ``Tensor(2, 3)`` (a shape: zeros here, uninitialised in PyTorch), ``Tensor()``."""
+        from .factory import legacy_tensor
+
+        return legacy_tensor(args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass  # everything happened in __new__
 
     # ---- construction (internal) -------------------------------------------------------
     @classmethod
@@ -128,8 +135,38 @@ class Tensor:
         return self.dtype.is_floating_point
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self):
+        """Always the CPU: gradviz computes there."""
+        from .device import CPU
+
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def get_device(self) -> int:
+        return -1
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+        """Fails as in a PyTorch without GPUs."""
+        from .device import NO_CUDA
+
+        raise AssertionError(NO_CUDA)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self._data.itemsize)
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
 
     @property
     def _version(self) -> int:
@@ -238,6 +275,8 @@ class Tensor:
         return self._data
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            warnings.warn(errors.SCALAR_OF_GRAD, UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self) -> int:

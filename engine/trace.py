@@ -148,6 +148,23 @@ class OptimizerStep:
 
 
 @dataclass
+class ForwardStep:
+    """One op run in forward mode (a dual level was open): its rules turned the tangents of its
+    inputs into its output's tangent."""
+
+    index: int
+    op: str  # op table key
+    formulas: list[str]  # the forward-mode rule of each input, e.g. "ȧ·b"
+    inputs: list[int | None]  # graph node of each input, where the trace has one
+    node: int | None  # the op's node, when it also built a grad_fn
+    tangents: list[np.ndarray | None]  # each input's tangent (None: it had none)
+    shares: list[np.ndarray | None]  # what each input's rule gave (broadcast to the output)
+    tangent: np.ndarray  # the output's tangent: the sum of the shares
+    line: int | None = None
+    col: int | None = None
+
+
+@dataclass
 class Trace:
     """Everything one run recorded, in order."""
 
@@ -155,6 +172,7 @@ class Trace:
     edges: list[Edge] = field(default_factory=list)
     passes: list[BackwardPass] = field(default_factory=list)
     optimizer_steps: list[OptimizerStep] = field(default_factory=list)
+    forward_steps: list[ForwardStep] = field(default_factory=list)  # forward-mode AD, in order
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
     # | ("zero_grad", None)
     events: list[tuple[str, int | None]] = field(default_factory=list)
@@ -287,6 +305,23 @@ class Recorder:
         self.trace.passes.append(bp)
         self.trace.events.append(("backward", bp.index))
         return PassRecorder(self, bp)
+
+    # ---- forward mode ----------------------------------------------------------------------
+    def tangent_step(self, op, tensors, out, tangents, shares, tangent) -> None:
+        """``op`` ran in forward mode: ``tangents`` of its inputs (None where an input has none)
+        gave ``shares`` of the output's ``tangent`` by the op's forward-mode rules."""
+        fn = out._grad_fn
+        line, col = self._loc()
+        self.trace.forward_steps.append(ForwardStep(
+            index=len(self.trace.forward_steps), op=op.name, formulas=list(op.jvp_formulas),
+            inputs=[self._node_if_any(t) for t in tensors], node=self._mine(fn) if fn is not None else None,
+            tangents=[_copy(t) for t in tangents], shares=[_copy(x) for x in shares], tangent=_copy(tangent),
+            line=line, col=col))
+
+    def _node_if_any(self, tensor) -> int | None:
+        fn = tensor._grad_fn
+        nid = self._mine(fn) if fn is not None else None
+        return nid if nid is not None else self._mine(tensor)
 
     # ---- optimizer -------------------------------------------------------------------------
     def optimizer_step(self, optimizer: str, rule: str, before: list) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import arguments as A
 from ..dispatch import apply, apply_inplace
+from ..dtypes import scalar_name
 from ..tensor import Tensor
 from .table import OPS, public, register
 from .wrappers import binary, operand, unary
@@ -20,22 +21,28 @@ def math_function(op):
 
 exp = math_function(register("exp", "ExpBackward0", np.exp,
                              [lambda g, s: g * s.out],
-                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ"))
+                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ",
+                             jvps=[lambda t, s: t * s.out], jvp_formulas=["eˣ·ẋ"]))
 log = math_function(register("log", "LogBackward0", np.log,
                              [lambda g, s: g / s.a],
-                             ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x"))
+                             ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x",
+                             jvps=[lambda t, s: t / s.a], jvp_formulas=["ẋ/x"]))
 sqrt = math_function(register("sqrt", "SqrtBackward0", np.sqrt,
                               [lambda g, s: g / (2 * s.out)],
-                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x"))
+                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x",
+                              jvps=[lambda t, s: t / (2 * s.out)], jvp_formulas=["ẋ/(2√x)"]))
 sin = math_function(register("sin", "SinBackward0", np.sin,
                              [lambda g, s: g * s.xp.cos(s.a)],
-                             ["∂sin x/∂x = cos x"], saves=("a",), description="sin x"))
+                             ["∂sin x/∂x = cos x"], saves=("a",), description="sin x",
+                             jvps=[lambda t, s: t * s.xp.cos(s.a)], jvp_formulas=["cos x·ẋ"]))
 cos = math_function(register("cos", "CosBackward0", np.cos,
                              [lambda g, s: -g * s.xp.sin(s.a)],
-                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x"))
+                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x",
+                             jvps=[lambda t, s: -t * s.xp.sin(s.a)], jvp_formulas=["−sin x·ẋ"]))
 tanh = math_function(register("tanh", "TanhBackward0", np.tanh,
                               [lambda g, s: g * (1 - s.out * s.out)],
-                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x"))
+                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x",
+                              jvps=[lambda t, s: t * (1 - s.out * s.out)], jvp_formulas=["(1 − tanh²x)·ẋ"]))
 
 
 def _sigmoid(a):
@@ -56,19 +63,25 @@ def logistic(xp, x):
 sigmoid = math_function(register("sigmoid", "SigmoidBackward0", _sigmoid,
                                  [lambda g, s: g * s.out * (1 - s.out)],
                                  ["∂σ(x)/∂x = σ(x)·(1 − σ(x))"], saves=("out",),
-                                 description="σ(x) = 1/(1+e⁻ˣ)"))
+                                 description="σ(x) = 1/(1+e⁻ˣ)",
+                                 jvps=[lambda t, s: t * s.out * (1 - s.out)],
+                                 jvp_formulas=["σ(x)·(1 − σ(x))·ẋ"]))
 abs = unary(register("abs", "AbsBackward0", np.abs,  # noqa: A001 - torch's name
                      [lambda g, s: g * s.xp.sign(s.a)],
-                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|"))
+                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|",
+                     jvps=[lambda t, s: t * s.xp.sign(s.a)], jvp_formulas=["sign(x)·ẋ"]))
 public("Tensor", name="__abs__")(abs)
 relu = unary(register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
                       [lambda g, s: g * (s.out > 0)],
-                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)"))
+                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)",
+                      jvps=[lambda t, s: t * (s.out > 0)], jvp_formulas=["ẋ if x > 0 else 0"]))
 register("leaky_relu", "LeakyReluBackward0",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [lambda g, s: g * s.xp.where(s.a > 0, s.xp.const(1.0, s.xp.data(s.a)),
                                       s.xp.const(s.p["negative_slope"], s.xp.data(s.a)))],
-         ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",), description="x if x > 0 else slope·x")
+         ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",), description="x if x > 0 else slope·x",
+         jvps=[lambda t, s: t * np.where(s.a > 0, 1.0, s.p["negative_slope"])],
+         jvp_formulas=["ẋ if x > 0 else slope·ẋ"])
 
 
 @public("torch")
@@ -80,20 +93,24 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 
 # ---- where ---------------------------------------------------------------------------------------------
-def _where_vjp(pick_a: bool):
-    def rule(g, s):
-        xp = s.xp
-        zero = xp.const(0.0, xp.data(g))
-        return xp.where(s.c, g, zero) if pick_a else xp.where(s.c, zero, g)
+def _where_a(g, s):
+    """where's rule for ``a`` (the gradient, or the tangent, where the condition holds)."""
+    xp = s.xp
+    return xp.where(s.c, g, xp.const(0.0, xp.data(g)))
 
-    return rule
+
+def _where_b(g, s):
+    """where's rule for ``b`` (the gradient, or the tangent, where the condition fails)."""
+    xp = s.xp
+    return xp.where(s.c, xp.const(0.0, xp.data(g)), g)
 
 
 # The condition is data, not a graph input: torch's WhereBackward0 has two next_functions.
 register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
-         [_where_vjp(True), _where_vjp(False)],
+         [_where_a, _where_b],
          ["∂where(c,a,b)/∂a = c", "∂where(c,a,b)/∂b = ¬c"], saves=("c",), aux=1,
-         description="where(condition, a, b)")
+         description="where(condition, a, b)",
+         jvps=[_where_a, _where_b], jvp_formulas=["ȧ where c, else 0", "ḃ where not c, else 0"])
 
 
 @public("torch")
@@ -106,7 +123,7 @@ def where(condition, input=None, other=None) -> Tensor:
         cond = Tensor._make(cond._data.astype(np.bool_))
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{cond.dtype.name.capitalize()}")
+                           f"{scalar_name(cond.dtype)}")
     like = input if isinstance(input, Tensor) else other
     if not isinstance(like, Tensor):
         raise TypeError(A.must("where", "input", 2, "Tensor", input))
@@ -148,12 +165,14 @@ register("maximum", "MaximumBackward0", np.maximum,
          [_maximum_vjp_a, _maximum_vjp_b],
          ["∂max(a,b)/∂a = 1 if a > b (½ if equal)", "∂max(a,b)/∂b = 1 if b > a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise maximum",
-         needs=(("a", "b"), ("a", "b")))
+         needs=(("a", "b"), ("a", "b")), jvps=[_maximum_vjp_a, _maximum_vjp_b],
+         jvp_formulas=["ȧ where a > b (½ȧ if equal)", "ḃ where b > a (½ḃ if equal)"])
 register("minimum", "MinimumBackward0", np.minimum,
          [_minimum_vjp_a, _minimum_vjp_b],
          ["∂min(a,b)/∂a = 1 if a < b (½ if equal)", "∂min(a,b)/∂b = 1 if b < a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise minimum",
-         needs=(("a", "b"), ("a", "b")))
+         needs=(("a", "b"), ("a", "b")), jvps=[_minimum_vjp_a, _minimum_vjp_b],
+         jvp_formulas=["ȧ where a < b (½ȧ if equal)", "ḃ where b < a (½ḃ if equal)"])
 
 
 @public("torch", "Tensor")
@@ -191,11 +210,14 @@ def _clamp_vjp(g, s):
 
 
 register("clamp", "ClampBackward1", _clamp, [_clamp_vjp],
-         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",), description="clamp(x, min, max)")
+         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",), description="clamp(x, min, max)",
+         jvps=[_clamp_vjp], jvp_formulas=["ẋ if min ≤ x ≤ max else 0"])
 register("clamp_min", "ClampMinBackward0", _clamp, [_clamp_vjp],
-         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)")
+         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)",
+         jvps=[_clamp_vjp], jvp_formulas=["ẋ if x ≥ min else 0"])
 register("clamp_max", "ClampMaxBackward0", _clamp, [_clamp_vjp],
-         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)")
+         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)",
+         jvps=[_clamp_vjp], jvp_formulas=["ẋ if x ≤ max else 0"])
 
 
 def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002

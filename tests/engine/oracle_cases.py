@@ -45,6 +45,7 @@ class Case:
     label: str = ""
     second_order: bool = True
     finite_diff: bool = True
+    backward_error: bool = False  # PyTorch has no derivative here: backward must fail as PyTorch's does
 
     @property
     def id(self) -> str:
@@ -312,6 +313,39 @@ CASES: list[Case] = [
 CASES += [
     Case("squeeze_tuple", lambda t, a: a.squeeze((0, 2)), inputs(arr(1, 3, 1, 4)), "batched"),
     Case("squeeze_dims", lambda t, a, b: a @ b, inputs(arr(4), arr(4, 3)), "vector-matrix"),
+]
+
+
+# ---- rounding divisions and norms -------------------------------------------------------------------
+CASES += [
+    Case("floor_divide", lambda t, a, b: a // b, inputs(arr(3, 4), arr(3, 4, away=0.5)), "matrix",
+         finite_diff=False, backward_error=True),
+    Case("floor_divide_scalar", lambda t, a: a // 0.7, inputs(arr(3, 4)), "number", finite_diff=False,
+         backward_error=True),
+    Case("floor_divide_scalar", lambda t, a: 3 // a, inputs(arr(5, away=0.5)), "number-first",
+         finite_diff=False, backward_error=True),
+    # rounded divisions are piecewise constant: the oracle checks their zero gradients, and finite
+    # differences across a step would not
+    Case("div_rounding", lambda t, a, b: t.div(a, b, rounding_mode="floor"),
+         inputs(arr(3, 4), arr(3, 4, away=0.5)), "matrix", finite_diff=False),
+    Case("div_rounding", lambda t, a, b: t.div(a, b, rounding_mode="floor"),
+         inputs(arr(3, 1), arr(1, 4, away=0.5)), "broadcast", finite_diff=False),
+    Case("div_rounding", lambda t, a: t.div(a, 0.3, rounding_mode="trunc"), inputs(arr(5)), "trunc-number",
+         finite_diff=False),
+    *binary("remainder", lambda t, a, b: a % b, away_b=0.5,
+            shapes={"matrix": ((3, 4), (3, 4)), "broadcast-row": ((3, 4), (4,))}),
+    Case("remainder_scalar", lambda t, a: a % 1.5, inputs(arr(3, 4)), "matrix"),
+    *unary("norm", lambda t, a: a.norm(), away=0.1),
+    Case("norm", lambda t, a: t.norm(a, p=1), inputs(arr(3, 4, away=0.1)), "p1"),
+    Case("norm", lambda t, a: a.norm(p=3), inputs(arr(3, 4, away=0.1)), "p3"),
+    Case("norm", lambda t, a: a.norm(p=0.5), inputs(arr(5, away=0.1)), "p-half"),
+    Case("norm", lambda t, a: a.norm(p=float("inf")), inputs(arr(3, 4)), "inf"),
+    Case("norm", lambda t, a: a.norm(p=float("-inf"), dim=1), inputs(arr(3, 4)), "minus-inf-dim"),
+    Case("norm", lambda t, a: a.norm(dim=1), inputs(arr(3, 4)), "dim"),
+    Case("norm", lambda t, a: t.norm(a, p=1, dim=0, keepdim=True), inputs(arr(3, 4, away=0.1)), "p1-keepdim"),
+    Case("norm", lambda t, a: t.norm(a, p="fro", dim=(0, 2)), inputs(arr(2, 3, 4)), "fro-dims"),
+    Case("norm", lambda t, a: t.linalg.vector_norm(a, 4, dim=-1), inputs(arr(2, 3, 4, away=0.1)),
+         "vector-norm"),
 ]
 
 

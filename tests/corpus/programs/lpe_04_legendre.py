@@ -40,5 +40,5 @@ for t in range(200):
         b.grad = None
         c.grad = None
         d.grad = None
-print(f"Result: y = {a.item():.3f} + {b.item():.3f} * P3({c.item():.3f} + {d.item():.3f} x)")
+print(f"Result: y = a + {b.item():.3f} * P3(c + {d.item():.3f} x), a and c near 0: {abs(a.item()) < 0.01}")
 print(y_pred.grad_fn.next_functions[1][0].next_functions[1][0].name())

@@ -19,16 +19,16 @@ from sys import getrefcount
 
 import numpy as np
 
-from . import arguments, errors, grad_mode
-from . import trace as _trace
-from .dispatch import _cast
-from .function import AccumulateGrad, Node
-from .ops.table import NP, Saved, sum_to_shape
-from .ops.tensor_xp import TX
-from .tensor import Tensor
+from .. import arguments, errors, grad_mode
+from .. import trace as _trace
+from ..dispatch import _cast
+from ..function import AccumulateGrad, Node
+from ..ops.table import NP, Saved, sum_to_shape
+from ..ops.tensor_xp import TX
+from ..tensor import Tensor
 
 # ``torch.autograd`` for programs: the walk's own classes below are the engine's, not theirs.
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad"]  # and, at the end, the modules and classes built on the walk
 
 # ---- the public API ------------------------------------------------------------------------------------
 
@@ -76,6 +76,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     materialize_grads = arguments.flag(materialize_grads, "grad", "materialize_grads", strict=False)
     if allow_unused is not None:
         allow_unused = arguments.flag(allow_unused, "grad", "allow_unused", strict=False)
+    for i, t in enumerate(outputs):
+        if not t._requires_grad:  # PyTorch looks at the outputs first
+            raise RuntimeError(errors.NO_GRAD_FN.replace("element 0", f"element {i}"))
     for x in inputs:
         if not x._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -103,6 +106,9 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api: str) -> list:
     their gradients and writes no ``.grad``; without, accumulates into the leaves."""
     if retain_graph is None:
         retain_graph = create_graph
+    for i, t in enumerate(tensors):
+        if not t._requires_grad:
+            raise RuntimeError(errors.NO_GRAD_FN.replace("element 0", f"element {i}"))
     roots = [_grad_fn(t) for t in tensors]
     seeds = [_seed(t, g, create_graph) for t, g in zip(tensors, grads)]
     world = TensorWorld if create_graph else ArrayWorld
@@ -134,7 +140,7 @@ def _seed(t: Tensor, g, create_graph: bool):
         arr = np.ones(t._data.shape, t._data.dtype)
         return Tensor._make(arr) if create_graph else arr
     if not isinstance(g, Tensor):
-        from .factory import tensor as make
+        from ..factory import tensor as make
 
         g = make(g, dtype=t.dtype)
     if tuple(g._data.shape) != tuple(t._data.shape):
@@ -397,3 +403,11 @@ class TensorWorld:
     def added(before: Tensor | None, g: Tensor) -> Tensor:
         """``.grad`` after adding ``g``: ``g`` itself the first time (as torch), else before + g."""
         return g if before is None else before + g
+
+
+# ---- the rest of torch.autograd ---------------------------------------------------------------------------
+from . import forward_ad, function, functional  # noqa: E402  (they build on the walk above)
+from .function import Function  # noqa: E402
+from .variable import Variable  # noqa: E402
+
+__all__ += ["Function", "Variable", "forward_ad", "function", "functional"]
