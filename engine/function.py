@@ -29,7 +29,7 @@ class Node:
     """
 
     __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
-                 "seq", "released", "_trace", "retained", "__weakref__")
+                 "seq", "released", "_trace", "retained", "hooks", "__weakref__")
 
     def __init__(self, op, inputs, out, params, extras):
         # Runs once per recorded op: explicit loops only (this is the engine's hot path).
@@ -40,6 +40,7 @@ class Node:
         self.released = False
         self._trace = None
         self.retained = None  # the output tensor, once retain_grad() was called on it
+        self.hooks = None  # the output's tensor hooks ({handle id: (hook, where registered)}), if any
         if len(inputs) == 1:  # most ops: one input, which requires grad (else no node is built)
             t = inputs[0]
             fn = t._grad_fn

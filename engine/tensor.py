@@ -321,7 +321,15 @@ class Tensor:
         backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def register_hook(self, hook):
-        raise RuntimeError("register_hook is not supported by gradviz")
+        """Call ``hook(grad)`` with the gradient reaching this tensor in every backward pass; a
+        tensor it returns replaces the gradient. Returns a handle whose ``remove()`` undoes this."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not callable(hook):
+            raise TypeError(f"'{type(hook).__name__}' object is not callable")
+        from .hooks import register
+
+        return register(self, hook)
 
 
 def _norm_dim(dim: int, ndim: int, fn: str = "dim") -> int:

@@ -111,13 +111,18 @@ class BackwardStep:
 
     index: int
     node: int
-    kind: str  # "op" (a grad_fn ran its rule) or "leaf" (AccumulateGrad wrote .grad)
+    kind: str  # "op" (a grad_fn ran its rule), "leaf" (AccumulateGrad wrote .grad) or "hook" (see below)
     received: list[Flow]  # what arrived, one Flow per consumer edge (several: a fan-out sum)
     upstream: np.ndarray | None  # the sum of what arrived (for the root: the seed gradient)
     sent: list[Flow] = field(default_factory=list)  # op steps: one per input edge
     grad_before: np.ndarray | None = None  # leaf steps (and retain_grad non-leaves)
     grad_after: np.ndarray | None = None
     retained: bool = False  # a non-leaf whose .grad was kept by retain_grad()
+    # "hook" steps: a tensor hook of the program ran on the gradient reaching ``node`` (grad_before);
+    # grad_after is what it returned instead (None: it returned None, the gradient goes on unchanged)
+    hook: str | None = None  # the hook function's name
+    hook_line: int | None = None  # where the program registered it
+    hook_col: int | None = None
 
 
 @dataclass
@@ -378,6 +383,17 @@ class PassRecorder:
         if nid is not None:
             step = self._step(nid, "leaf", upstream, received)
             step.grad_before, step.grad_after = _copy(before), _copy(after)
+
+    def hook_step(self, target, name: str, where, before, after) -> None:
+        """A tensor hook ``name`` (registered at ``where``) ran on the gradient ``before`` reaching
+        ``target`` (a grad_fn, or a leaf tensor) and returned ``after`` (None: nothing)."""
+        nid = self.rec._mine(target)
+        if nid is None:
+            return
+        step = self._step(nid, "hook", before, None)
+        step.grad_before, step.grad_after = _copy(before), _copy(after)
+        step.hook = name
+        step.hook_line, step.hook_col = where if where is not None else (None, None)
 
     def retained(self, step: BackwardStep | None, before, after) -> None:
         """The non-leaf of an op step keeps its gradient (``retain_grad``): ``before`` became ``after``."""

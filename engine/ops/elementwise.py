@@ -3,6 +3,8 @@ leaky_relu, where, maximum, minimum and clamp. Their table entries, then their p
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import arguments as A
@@ -43,6 +45,135 @@ tanh = math_function(register("tanh", "TanhBackward0", np.tanh,
                               [lambda g, s: g * (1 - s.out * s.out)],
                               ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x",
                               jvps=[lambda t, s: t * (1 - s.out * s.out)], jvp_formulas=["(1 − tanh²x)·ẋ"]))
+
+
+# ---- more functions of one number (the gradient, and forward mode's tangent, is f′(x) times it) -------
+def _zero(g, s):
+    """Piecewise constant (rounding, sign): no gradient, and no tangent, almost everywhere."""
+    return g * 0.0
+
+
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+_TWO_OVER_SQRT_PI = 2.0 / float(np.sqrt(np.pi))
+_erf_np = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf(a):
+    return _erf_np(a).astype(a.dtype, copy=False)
+
+
+def _rsqrt_rule(g, s):
+    return -0.5 * g * s.out * s.out * s.out
+
+
+def _log1p_rule(g, s):
+    return g / (1 + s.a)
+
+
+def _expm1_rule(g, s):
+    return g * (s.out + 1)
+
+
+def _log2_rule(g, s):
+    return g / (s.a * _LN2)
+
+
+def _log10_rule(g, s):
+    return g / (s.a * _LN10)
+
+
+def _tan_rule(g, s):
+    return g * (1 + s.out * s.out)
+
+
+def _sinh_rule(g, s):  # cosh x = (eˣ + e⁻ˣ)/2
+    return g * (s.xp.exp(s.a) + s.xp.exp(-s.a)) * 0.5
+
+
+def _cosh_rule(g, s):  # sinh x = (eˣ − e⁻ˣ)/2
+    return g * (s.xp.exp(s.a) - s.xp.exp(-s.a)) * 0.5
+
+
+def _atan_rule(g, s):
+    return g / (1 + s.a * s.a)
+
+
+def _asin_rule(g, s):
+    return g / s.xp.sqrt(1 - s.a * s.a)
+
+
+def _acos_rule(g, s):
+    return -g / s.xp.sqrt(1 - s.a * s.a)
+
+
+def _erf_rule(g, s):
+    return g * _TWO_OVER_SQRT_PI * s.xp.exp(-s.a * s.a)
+
+
+def _smooth(name, grad_fn, forward, rule, formula, tangent, saves, description):
+    """An elementwise function with a diagonal Jacobian: one rule serves both modes (g·f′(x) and
+    ẋ·f′(x)); integer tensors are cast to the default dtype first."""
+    op = register(name, grad_fn, forward, [rule], [formula], saves=saves, description=description,
+                  jvps=[rule], jvp_formulas=[tangent])
+    return math_function(op)
+
+
+def _stepwise(name, grad_fn, forward, description):
+    """A piecewise-constant function (integers stay integers): zero gradient and tangent."""
+    return unary(register(name, grad_fn, forward, [_zero], [f"∂{name}(x)/∂x = 0 (almost everywhere)"],
+                          description=description, jvps=[_zero], jvp_formulas=["0"]))
+
+
+register("round", "RoundBackward0", np.round, [_zero], ["∂round(x)/∂x = 0 (almost everywhere)"],
+         description="x rounded to the nearest integer (halves to even)", jvps=[_zero], jvp_formulas=["0"])
+register("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals), [_zero],
+         ["∂round(x, d)/∂x = 0 (almost everywhere)"], description="x rounded to d decimals",
+         jvps=[_zero], jvp_formulas=["0"])
+floor = _stepwise("floor", "FloorBackward0", np.floor, "⌊x⌋")
+ceil = _stepwise("ceil", "CeilBackward0", np.ceil, "⌈x⌉")
+trunc = _stepwise("trunc", "TruncBackward0", np.trunc, "x with its fraction dropped")
+sign = _stepwise("sign", "SignBackward0", np.sign, "sign(x): −1, 0 or 1")
+
+# name, grad_fn, forward, rule, backward formula, forward-mode formula, saved, description
+for _entry in (
+    ("rsqrt", "RsqrtBackward0", lambda a: 1.0 / np.sqrt(a), _rsqrt_rule,
+     "∂(1/√x)/∂x = −1/(2x√x)", "−ẋ/(2x√x)", ("out",), "1/√x"),
+    ("log1p", "Log1PBackward0", np.log1p, _log1p_rule,
+     "∂ln(1+x)/∂x = 1/(1+x)", "ẋ/(1+x)", ("a",), "ln(1 + x)"),
+    ("expm1", "Expm1Backward0", np.expm1, _expm1_rule, "∂(eˣ−1)/∂x = eˣ", "eˣ·ẋ", ("out",), "eˣ − 1"),
+    ("log2", "Log2Backward0", np.log2, _log2_rule, "∂log₂x/∂x = 1/(x·ln 2)", "ẋ/(x·ln 2)", ("a",), "log₂ x"),
+    ("log10", "Log10Backward0", np.log10, _log10_rule,
+     "∂log₁₀x/∂x = 1/(x·ln 10)", "ẋ/(x·ln 10)", ("a",), "log₁₀ x"),
+    ("tan", "TanBackward0", np.tan, _tan_rule, "∂tan x/∂x = 1 + tan²x", "(1 + tan²x)·ẋ", ("out",), "tan x"),
+    ("sinh", "SinhBackward0", np.sinh, _sinh_rule, "∂sinh x/∂x = cosh x", "cosh x·ẋ", ("a",), "sinh x"),
+    ("cosh", "CoshBackward0", np.cosh, _cosh_rule, "∂cosh x/∂x = sinh x", "sinh x·ẋ", ("a",), "cosh x"),
+    ("atan", "AtanBackward0", np.arctan, _atan_rule, "∂atan x/∂x = 1/(1+x²)", "ẋ/(1+x²)", ("a",), "arctan x"),
+    ("asin", "AsinBackward0", np.arcsin, _asin_rule,
+     "∂asin x/∂x = 1/√(1−x²)", "ẋ/√(1−x²)", ("a",), "arcsin x"),
+    ("acos", "AcosBackward0", np.arccos, _acos_rule,
+     "∂acos x/∂x = −1/√(1−x²)", "−ẋ/√(1−x²)", ("a",), "arccos x"),
+    ("erf", "ErfBackward0", _erf, _erf_rule,
+     "∂erf x/∂x = (2/√π)·e^(−x²)", "(2/√π)·e^(−x²)·ẋ", ("a",), "erf x"),
+):
+    _smooth(*_entry)
+
+
+@public("torch", "Tensor", name="round")
+def _round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """x rounded to the nearest integer (halves to even), or to ``decimals`` decimals."""
+    input = A.tensor(input, "round", "input", 1)
+    decimals = A.integer(decimals, "round", "decimals")
+    if decimals == 0:
+        return apply(OPS["round"], (input,))
+    return apply(OPS["round_decimals"], (input,), {"decimals": decimals})
+
+
+@public("torch", "Tensor")
+def square(input: Tensor) -> Tensor:
+    """x² (PowBackward0, as PyTorch computes it)."""
+    from .arithmetic import pow
+
+    return pow(A.tensor(input, "square", "input", 1), 2)
 
 
 def _sigmoid(a):

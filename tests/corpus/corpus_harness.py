@@ -20,7 +20,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -93,7 +93,7 @@ def _run(source: str, path: Path, importer, torch) -> Outcome:
     return Outcome(out.getvalue(), error).masked()
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference(path: Path) -> Outcome:
     """What real PyTorch prints for the program."""
     import torch

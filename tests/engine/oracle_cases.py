@@ -349,6 +349,28 @@ CASES += [
 ]
 
 
+# ---- more functions of one number ---------------------------------------------------------------------
+CASES += [
+    *[Case(name, lambda t, a, f=name: getattr(t, f)(a), inputs(arr(3, 4, low=-3.0, high=3.0)), "matrix",
+           finite_diff=False) for name in ("round", "floor", "ceil", "trunc", "sign")],
+    Case("round_decimals", lambda t, a: t.round(a, decimals=1), inputs(arr(3, 4)), "matrix",
+         finite_diff=False),
+    *unary("rsqrt", lambda t, a: t.rsqrt(a), low=0.3, high=3.0),
+    *unary("log1p", lambda t, a: a.log1p(), low=-0.5, high=3.0),
+    *unary("expm1", lambda t, a: t.expm1(a)),
+    *unary("log2", lambda t, a: t.log2(a), low=0.2, high=3.0, shapes={"matrix": (3, 4)}),
+    *unary("log10", lambda t, a: a.log10(), low=0.2, high=3.0, shapes={"matrix": (3, 4)}),
+    *unary("tan", lambda t, a: t.tan(a), low=-1.2, high=1.2, shapes={"vector": (5,), "matrix": (3, 4)}),
+    *unary("sinh", lambda t, a: t.sinh(a), shapes={"matrix": (3, 4)}),
+    *unary("cosh", lambda t, a: a.cosh(), shapes={"matrix": (3, 4)}),
+    *unary("atan", lambda t, a: t.atan(a), shapes={"vector": (5,), "matrix": (3, 4)}),
+    *unary("asin", lambda t, a: t.asin(a), low=-0.9, high=0.9, shapes={"matrix": (3, 4)}),
+    *unary("acos", lambda t, a: a.acos(), low=-0.9, high=0.9, shapes={"matrix": (3, 4)}),
+    *unary("erf", lambda t, a: t.erf(a), shapes={"vector": (5,), "matrix": (3, 4)}),
+    Case("pow_scalar", lambda t, a: t.square(a), inputs(arr(3, 4)), "square"),
+]
+
+
 def all_cases() -> list[Case]:
     """Every oracle case: this module's and those of oracle_cases_nn (which builds on this one)."""
     from oracle_cases_nn import CASES as NN_CASES

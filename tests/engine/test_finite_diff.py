@@ -122,7 +122,8 @@ def test_forward_mode(case):
         return case.fn(engine, *args)
 
     # primals that require grad, so a case that differentiates inside (forward over reverse) can
-    primals = tuple(engine.tensor(arrays[i].tolist(), dtype=engine.float64, requires_grad=True) for i in floats)
+    primals = tuple(engine.tensor(arrays[i].tolist(), dtype=engine.float64, requires_grad=True)
+                    for i in floats)
     tangents = tuple(engine.tensor(directions[i].tolist(), dtype=engine.float64) for i in floats)
     _, tangent = engine.func.jvp(f, primals, tangents)
 

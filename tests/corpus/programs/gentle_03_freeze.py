@@ -1,5 +1,4 @@
 # "A Gentle Introduction to torch.autograd": freezing parameters, then a new head
-import torch
 from torch import nn, optim
 
 model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))

@@ -1,6 +1,7 @@
 # jacobian of a function of two inputs gives one matrix per input
 import torch
 
+
 def g(a, b):
     return a * b + b.exp()
 

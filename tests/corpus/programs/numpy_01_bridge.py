@@ -1,6 +1,5 @@
 # NumPy and torch: from_numpy, numpy(), and a numerical gradient check in NumPy
 import numpy as np
-
 import torch
 
 a = np.array([1.0, 2.0, 3.0])

@@ -1,5 +1,4 @@
 # A learning-rate schedule: StepLR halves the rate every two epochs
-import torch
 from torch import nn, optim
 from torch.optim.lr_scheduler import StepLR
 
