@@ -68,7 +68,7 @@ def _plain(t, outermost: bool):
 def grad_and_value(func, argnums=0, has_aux: bool = False):
     """A function returning ``(gradient of func w.r.t. the argnums inputs, func's value)``."""
     _callable(func, "grad_and_value(f)")
-    if has_aux:
+    if A.flag(has_aux, "grad_and_value", "has_aux", strict=False):
         raise not_supported("torch.func.grad(has_aux=True)")
 
     def wrapper(*args, **kwargs):
@@ -118,7 +118,7 @@ def grad(func, argnums=0, has_aux: bool = False):
 def vjp(func, *primals, has_aux: bool = False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(cotangent)`` gives one vector-Jacobian product per primal."""
     _callable(func, "vjp(f, *primals)")
-    if has_aux:
+    if A.flag(has_aux, "vjp", "has_aux", strict=False):
         raise not_supported("torch.func.vjp(has_aux=True)")
     inputs = [_differentiable(A.tensor(p, "vjp", "primals")) for p in primals]
     _DEPTH[0] += 1
@@ -157,7 +157,7 @@ def vjp(func, *primals, has_aux: bool = False):
 def jacrev(func, argnums=0, has_aux: bool = False):
     """A function returning the Jacobian of ``func`` (by reverse mode, one pass per output element)."""
     _callable(func, "jacrev(f)")
-    if has_aux:
+    if A.flag(has_aux, "jacrev", "has_aux", strict=False):
         raise not_supported("torch.func.jacrev(has_aux=True)")
 
     def wrapper(*args):
@@ -194,7 +194,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                            "be. "
                            f"Got primals with structure {len(primals)} and tangents with structure "
                            f"{len(tangents)}")
-    if has_aux:
+    if A.flag(has_aux, "jvp", "has_aux", strict=False):
         raise not_supported("torch.func.jvp(has_aux=True)")
     opened = _tangents.ACTIVE is None
     if not opened:
@@ -224,7 +224,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False):
     """A function returning the Jacobian of ``func`` by forward mode: one pass per input element,
     each pushing the tangent of one input direction (a column of the Jacobian)."""
     _callable(func, "jacfwd(f)")
-    if has_aux:
+    if A.flag(has_aux, "jacfwd", "has_aux", strict=False):
         raise not_supported("torch.func.jacfwd(has_aux=True)")
 
     def wrapper(*args):

@@ -25,7 +25,7 @@ from ..naming import torch_path
 from ..ops.table import OpDef, sum_to_shape
 from ..tensor import Tensor
 
-__all__ = ["BackwardCFunction", "Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx"]
 
 OP_NAME = "autograd_function"  # the trace's op name of every node a Function makes
 NO_JVP = ("You must implement the jvp function for custom autograd.Function to use it with forward mode "

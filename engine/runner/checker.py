@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from .libraries import LIBRARIES
 from .policy import READABLE_DUNDERS, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
@@ -197,7 +198,8 @@ def _check_args(args: ast.arguments, fname: str, pos, node) -> None:
 
 
 def _allowed_modules_text(policy: Policy) -> str:
-    return ", ".join(name for name in TORCH_MODULES if policy.module_for(name) is not None)
+    names = [name for name in TORCH_MODULES if policy.module_for(name) is not None] + list(LIBRARIES)
+    return ", ".join(names)
 
 
 def _check_import(node, policy: Policy, pos) -> None:
