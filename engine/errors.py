@@ -77,7 +77,7 @@ def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str,
     ``fn_name`` is the grad_fn that produced the tensor's current version ("" for none)."""
     import re
 
-    short = re.sub(r"Backward\d+$", "", fn_name)
+    short = re.sub(r"Backward\d*$", "", fn_name)
     where = f", which is output {output_nr} of {short}," if fn_name else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "

@@ -21,6 +21,11 @@ __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"
 _DEPTH = [0]  # reverse transforms running now: the outermost detaches what it returns
 
 
+def _spec(n: int) -> str:
+    """How PyTorch's pytree prints a flat tuple of ``n`` tensors."""
+    return "TreeSpec(tuple, None, [" + ",\n  ".join(["*"] * n) + "])"
+
+
 def _callable(func, fn: str) -> None:
     if not callable(func):
         raise TypeError(f"{fn}: Expected f to be a function that has non-tuple, non-list, non-dict "
@@ -74,6 +79,8 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
     def wrapper(*args, **kwargs):
         many, nums = _argnums(argnums, len(args), "grad_and_value")
         args = list(args)
+        # an input that requires grad already: the result stays in the program's graph, as in PyTorch
+        keeps_graph = any(isinstance(args[i], Tensor) and args[i].requires_grad for i in nums)
         for i in nums:
             A.tensor(args[i], "grad_and_value", f"argument {i}")
             args[i] = _differentiable(args[i])
@@ -95,7 +102,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
                     grads = (None,) * len(inputs)
         finally:
             _DEPTH[0] -= 1
-        outermost = _DEPTH[0] == 0
+        outermost = _DEPTH[0] == 0 and not keeps_graph
         from .factory import zeros_like
 
         grads = tuple(_plain(zeros_like(x) if g is None else g, outermost) for g, x in zip(grads, inputs))
@@ -172,8 +179,12 @@ def jacrev(func, argnums=0, has_aux: bool = False):
             return func(*full)
 
         chosen = tuple(args[i] for i in nums)
-        result = jacobian(of_chosen, chosen if many else chosen[0], create_graph=_DEPTH[0] > 0)
-        return result
+        inner = _DEPTH[0] > 0  # inside another transform: keep the graph, so the outer one sees through
+        _DEPTH[0] += 1
+        try:
+            return jacobian(of_chosen, chosen if many else chosen[0], create_graph=inner)
+        finally:
+            _DEPTH[0] -= 1
 
     return wrapper
 
@@ -191,9 +202,8 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     if len(primals) != len(tangents):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must "
-                           "be. "
-                           f"Got primals with structure {len(primals)} and tangents with structure "
-                           f"{len(tangents)}")
+                           f"be. Got primals with structure {_spec(len(primals))} and tangents with "
+                           f"structure {_spec(len(tangents))}")
     if A.flag(has_aux, "jvp", "has_aux", strict=False):
         raise not_supported("torch.func.jvp(has_aux=True)")
     opened = _tangents.ACTIVE is None

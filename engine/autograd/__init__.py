@@ -253,7 +253,7 @@ def _execute(task: GraphTask) -> None:
             continue
         sent = _evaluate(fn, g, world, needed)
         step = rec.op_step(fn, g, arrived, sent) if rec is not None else None
-        if fn.retained is not None and accumulate:
+        if fn.retained is not None:  # retain_grad keeps it in autograd.grad passes too, as in PyTorch
             _retain(task, fn.retained, g, step)
         if not keep_graph:
             fn.release()
@@ -284,10 +284,10 @@ def _hook_result(result, g, hook, world):
     if result._data.shape != data.shape:
         raise RuntimeError(f"hook '{name_of(hook)}' has changed the size of value")
     if result._data.dtype != data.dtype:
-        from ..dtypes import from_numpy_dtype, scalar_name
+        from ..dtypes import from_numpy_dtype
 
         raise RuntimeError(f"hook '{name_of(hook)}' has changed the type of value (was "
-                           f"{scalar_name(from_numpy_dtype(data.dtype))} got {scalar_name(result.dtype)})")
+                           f"{from_numpy_dtype(data.dtype)._type_desc} got {result.dtype._type_desc})")
     return result if world is TensorWorld else result._data
 
 

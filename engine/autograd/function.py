@@ -101,6 +101,12 @@ class BackwardCFunction(Node):
 
         return f"<torch.autograd.function.{type(self).__name__} object at {alias(self)}>"
 
+    def _modified(self, key: str, t, version: int) -> RuntimeError:
+        """A saved tensor changed in place: PyTorch names this Function when it saved its own output."""
+        if key in self.extras.get("saved_outputs", ()):
+            return super()._modified("out", t, version)
+        return super()._modified(key, t, version)
+
 
 @torch_path("torch.autograd.function")
 class Function:
@@ -172,6 +178,8 @@ def _attach(cls, ctx: FunctionCtx, args: tuple, tensors: tuple, out: Tensor) -> 
         if isinstance(t, Tensor):
             kept = Tensor._make(t._data, False, t._vc) if t is out else t  # no cycle through the output
             saved.append((f"saved{i}", kept, t._vc[0]))
+            if t is out:
+                extras.setdefault("saved_outputs", set()).add(f"saved{i}")
     node._saved = tuple(saved)
     ctx._node = node
     ctx._backward = cls.backward

@@ -317,9 +317,7 @@ def _moments(name: str, input: Tensor, dim, unbiased, keepdim, correction) -> Te
     if correction is None:
         correction = 0 if unbiased is False else 1
     if not input.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{name}(): input dtype should be floating point, but got {dtypes.scalar_name(input.dtype)}"
-        )
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     if dim is not None:
         dim = tuple(sorted(_norm_dim(d, input.ndim, name) for d in A.ints(dim, name, "dim", 1)))
     params = {"dim": dim, "correction": correction, "keepdim": keepdim,

@@ -39,6 +39,8 @@ def _reshape_op(name: str, grad_fn: str, formula: str, description: str, view: b
 _reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view / reshape")
 _reshape_op("unsafe_view", "UnsafeViewBackward0", "reshape back to the input's shape",
             "reshape of a fresh result", view=False)
+_reshape_op("reshape_alias", "ReshapeAliasBackward0", "reshape back to the input's shape",
+            "reshape of a non-contiguous tensor whose strides allow it (a view)")
 _reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1")
 _reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1")
 _reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1")
@@ -114,13 +116,16 @@ def viewable(arr: np.ndarray, shape: tuple) -> bool:
 
 @public("torch", "Tensor")
 def reshape(input: Tensor, *shape) -> Tensor:
-    """A tensor with the same data and a new shape: a view when the strides allow it
-    (ViewBackward0), else a contiguous copy viewed (CloneBackward0 then UnsafeViewBackward0)."""
+    """A tensor with the same data and a new shape, as PyTorch makes it: a view of a contiguous
+    tensor (ViewBackward0), a strided alias of a non-contiguous one whose strides allow it
+    (ReshapeAliasBackward0), else a contiguous copy viewed (CloneBackward0, UnsafeViewBackward0)."""
     input = A.tensor(input, "reshape", "input", 1)
     new = _infer_shape(shape, input._data.size)
     in_shape = tuple(input._data.shape)
-    if viewable(input._data, new):
+    if input._data.flags.c_contiguous:
         return apply(OPS["view"], (input,), {"shape": new, "in_shape": in_shape})
+    if viewable(input._data, new):
+        return apply(OPS["reshape_alias"], (input,), {"shape": new, "in_shape": in_shape})
     copy = apply(OPS["clone"], (input,), {"contiguous": True})
     return apply(OPS["unsafe_view"], (copy,), {"shape": new, "in_shape": in_shape})
 
