@@ -11,6 +11,7 @@ import numpy as np
 from . import arguments as A
 from . import dtypes, errors, limits
 from .device import check as _device
+from .errors import not_supported
 from .tensor import Tensor
 
 _rng = np.random.default_rng(0)
@@ -69,7 +70,7 @@ def _infer(data, dtype=None) -> np.ndarray:
     else:
         py, kinds = A.rebuild(data, _refuse_data)
     if "c" in kinds:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     try:
         arr = np.array(py)
     except ValueError as exc:
@@ -244,7 +245,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
     _device(device, "arange")
     requires_grad = A.flag(requires_grad, "arange", "requires_grad")
     if any(type(v) is complex for v in (start, end, step)):
-        raise TypeError("arange(): complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers in arange()")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = max(int(np.ceil((end - start) / step)), 0)

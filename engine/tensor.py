@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes, errors, grad_mode
 from . import trace as _trace_mod
+from .errors import not_supported
 from .function import AccumulateGrad
 from .naming import torch_path
 
@@ -377,7 +378,7 @@ def as_tensor_like(value, like: Tensor) -> Tensor | None:
         k = arguments.kind(value)
         if k is arguments.NUMBER:
             if kind is complex or value.dtype.kind == "c":
-                raise TypeError("complex numbers are not supported by gradviz")
+                raise not_supported("complex numbers")
             return as_tensor_like(value.item(), like)
         if k is arguments.ARRAY:
             from .factory import tensor

@@ -149,8 +149,12 @@ class Function:
 
         if _tangents.ACTIVE is not None and any(_tangents.tangent_of(t) is not None for t in tensors):
             raise NotImplementedError(NO_JVP)
+        rec = _trace.ACTIVE
+        where = rec.location if rec is not None else None  # the node belongs to the apply call's line
         with grad_mode.no_grad():
             out = cls.forward(ctx, *args)
+        if rec is not None:
+            rec.location = where
         if type(out) in (tuple, list):
             raise not_supported("an autograd.Function whose forward returns several outputs")
         if not isinstance(out, Tensor):

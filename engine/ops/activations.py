@@ -16,6 +16,7 @@ import numpy as np
 from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply, apply_inplace
+from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
 from .convert import to
 from .elementwise import leaky_relu, logistic, relu
@@ -317,7 +318,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     if approximate != "none":
-        raise RuntimeError("gelu(approximate='tanh') is not supported by gradviz")
+        raise not_supported("gelu(approximate='tanh')")
     return apply(OPS["gelu"], (input,), {"approximate": approximate})
 
 

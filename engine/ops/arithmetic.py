@@ -10,6 +10,7 @@ import numpy as np
 from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply, apply_inplace
+from ..errors import not_supported
 from ..tensor import Tensor
 from .convert import to
 from .table import OPS, public, register
@@ -219,7 +220,7 @@ def rsub(input: Tensor, other) -> Tensor:
     input = A.tensor(input, "rsub", "input", 1)
     if is_number(other):
         if type(other) is complex:
-            raise TypeError("complex numbers are not supported by gradviz")
+            raise not_supported("complex numbers")
         return apply(OPS["rsub_scalar"], (input,), {"other": A.number(other, "rsub", "other", 2)})
     return binary("sub", other, input)
 
@@ -279,7 +280,7 @@ def _scalar_rounding(name: str, input: Tensor, other, reverse) -> Tensor:
     the result takes the dtype torch's promotion gives (an integer tensor and a float: float)."""
     other = A.number(other, name.split("_scalar")[0], "other", 2)
     if type(other) is complex:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     if isinstance(other, float) and not input.dtype.is_floating_point:
         input = to(input, dtypes.get_default_dtype())
     params = {"other": other} if reverse is None else {"other": other, "reverse": reverse}
@@ -303,7 +304,7 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
             raise TypeError(A.must("pow", "input", 1, "Tensor", input))
         base = A.number(input, "pow", "self", 1)
         if type(base) is complex:
-            raise TypeError("complex numbers are not supported by gradviz")
+            raise not_supported("complex numbers")
         ex = exponent if exponent.dtype.is_floating_point or isinstance(base, int) else \
             to(exponent, dtypes.get_default_dtype())
         return apply(OPS["rpow_scalar"], (ex,), {"base": base})
@@ -311,7 +312,7 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
         return binary("pow", input, exponent)
     exponent = A.number(exponent, "pow", "exponent", 2)
     if type(exponent) is complex:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     x = input
     if isinstance(exponent, float) and not x.dtype.is_floating_point:
         x = to(x, dtypes.get_default_dtype())

@@ -10,6 +10,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply, apply_inplace
 from ..dtypes import scalar_name
+from ..errors import not_supported
 from ..tensor import Tensor
 from .table import OPS, public, register
 from .wrappers import binary, operand, unary
@@ -248,7 +249,7 @@ register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
 def where(condition, input=None, other=None) -> Tensor:
     """Elementwise choice: ``input`` where ``condition`` holds, ``other`` elsewhere."""
     if input is None and other is None:
-        raise RuntimeError("where(condition) with one argument is not supported by gradviz")
+        raise not_supported("where(condition) with one argument")
     cond = A.tensor(condition, "where", "condition", 1)
     if cond._data.dtype == np.uint8:
         cond = Tensor._make(cond._data.astype(np.bool_))
@@ -359,7 +360,7 @@ def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002
     min = A.optional_number(min, fn, "min")  # noqa: A001
     max = A.optional_number(max, fn, "max")  # noqa: A001
     if type(min) is complex or type(max) is complex:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return input, min, max

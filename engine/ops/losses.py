@@ -15,6 +15,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..dtypes import scalar_name
+from ..errors import not_supported
 from ..tensor import Tensor
 from .activations import log_softmax
 from .arithmetic import mul, neg, sub
@@ -385,7 +386,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
     reduction = reduction_mode(size_average, reduce, reduction, "cross_entropy")
     if label_smoothing != 0.0:
-        raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
+        raise not_supported("cross_entropy with label_smoothing")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target.shape:
         if not target.dtype.is_floating_point:
@@ -436,7 +437,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     input, target, _ = _inputs("mse_loss", input, target)
     reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
     if weight is not None:
-        raise RuntimeError("mse_loss with weight is not supported by gradviz")
+        raise not_supported("mse_loss with weight")
     if tuple(target.shape) != tuple(input.shape):
         _warn_broadcast(input, target)
         check_broadcast(input, target)
@@ -499,7 +500,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     pw = None
     if pos_weight is not None:
         if pos_weight.requires_grad:
-            raise RuntimeError("pos_weight that requires grad is not supported by gradviz")
+            raise not_supported("pos_weight that requires grad")
         pw = np.broadcast_to(pos_weight._data, tuple(input.shape)).tolist()
     params = {"weight": _weight_like(weight, input, "binary_cross_entropy_with_logits"), "pos_weight": pw,
               "reduction": reduction}

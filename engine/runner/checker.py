@@ -9,10 +9,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .libraries import LIBRARIES
+from ..errors import NOT_SUPPORTED
+from .libraries import LIBRARIES, library_has
 from .policy import READABLE_DUNDERS, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
+from .torch_names import MODULES as TORCH_NAMES
 
 _REFUSED = {
     ast.Global: "'global' statements are not supported by gradviz",
@@ -218,8 +220,10 @@ def _check_import(node, policy: Policy, pos) -> None:
                     f"code only ({_allowed_modules_text(policy)} can be imported)", pos.of(node))
     for alias in node.names:
         if alias.name != "*" and alias.name not in policy.module_attrs[mod]:
-            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}' "
-                        "(not available in gradviz)", pos.of(node))
+            if alias.name in TORCH_NAMES.get(node.module, ()) or library_has(mod, alias.name):
+                raise _fail("NotSupportedError", NOT_SUPPORTED + f"{node.module}.{alias.name}", pos.of(node))
+            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}'",
+                        pos.of(node))
 
 
 def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:

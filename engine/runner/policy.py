@@ -247,7 +247,11 @@ class Policy:
                 return getattr(obj, name)
             return self._refuse(obj, name)
         if self.is_user_instance(obj) or self.is_engine_instance(obj):
-            return getattr(obj, name)
+            try:
+                return getattr(obj, name)
+            except AttributeError:
+                self.refuse_torch_name(obj, name)  # "not supported in gradviz" for a name PyTorch has
+                raise
         allowed = self._builtin_attrs(obj)
         if allowed is not None and name in allowed:
             return getattr(obj, name)
@@ -295,13 +299,17 @@ class Policy:
             raise ForbiddenError(f"attributes of the class {obj.__name__} are not available in gradviz "
                                  "(create an instance and use its attributes)")
         kind = type(obj).__name__
+        self.refuse_torch_name(obj, name)
+        if hasattr(type(obj), name) or hasattr(obj, name):
+            raise ForbiddenError(f"attribute '{name}' of {kind} objects is not available in gradviz")
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+
+    def refuse_torch_name(self, obj, name: str) -> None:
+        """Raise "not supported in gradviz: Tensor.x" when PyTorch's class of ``obj`` has ``name``."""
         for cls_name, base in (("Tensor", Tensor), ("Module", self.module_base),
                                ("Optimizer", self.optimizer_base)):
             if base is not None and isinstance(obj, base) and name in TORCH_CLASS_NAMES[cls_name]:
                 raise not_supported(f"{cls_name}.{name}")  # PyTorch has it; gradviz does not
-        if hasattr(type(obj), name) or hasattr(obj, name):
-            raise ForbiddenError(f"attribute '{name}' of {kind} objects is not available in gradviz")
-        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
 
     def set_attr(self, obj, name: str, value) -> None:
         """``obj.name = value`` for user code: tensors' grad/requires_grad/data, and attributes of user

@@ -76,7 +76,7 @@ HOSTILE: list[tuple] = [
     ("numpy-huge-outer", "import numpy as np\na = np.outer(np.ones(100000), np.ones(100000))", "LimitError"),
     ("numpy-huge-random", "import numpy as np\na = np.random.rand(100000, 100000)", "LimitError"),
     ("numpy-ndarray-class", "import numpy as np\na = np.ndarray((2,))", "TypeError"),
-    ("numpy-from-import", "from numpy import load", "ImportError"),
+    ("numpy-from-import", "from numpy import load", "NotSupportedError"),
     ("math-factorial", "import math\nn = math.factorial(10 ** 6)", "LimitError"),
     ("math-comb", "import math\nn = math.comb(10 ** 7, 5 * 10 ** 6)", "LimitError"),
     ("math-prod", "import math\nn = math.prod([10 ** 3000] * 10)", "LimitError"),
@@ -86,7 +86,8 @@ HOSTILE: list[tuple] = [
     ("import-urllib", "import urllib.request", "ForbiddenError"),
     ("relative-import", "from . import runner", "ForbiddenError"),
     ("torch-utils", "import torch.utils.cpp_extension", "ForbiddenError"),
-    ("from-torch-save", "from torch import save", "ImportError"),
+    ("from-torch-save", "from torch import save", "NotSupportedError"),
+    ("from-torch-internal", "from torch import dispatch", "ImportError"),
     ("torch-runner", "torch.runner", "AttributeError"),
     ("torch-trace-module", "torch.trace.ACTIVE", "NotSupportedError"),  # torch.trace: the matrix trace
     ("autograd-numpy", "torch.autograd.np", "ForbiddenError"),
