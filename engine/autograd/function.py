@@ -203,12 +203,10 @@ def _op_for(cls, n: int) -> OpDef:
     op = _OPS.get(key)
     if op is None:
         name = cls.__name__
-        op = OpDef(
-            OP_NAME, f"{name}Backward", None, (_function_vjp,),
-            (f"the program's {name}.backward(ctx, grad)",),
-            saves=(), description=f"{name}.forward: a torch.autograd.Function written in the program",
-            variadic=True, jvps=(_function_jvp,),
-            jvp_formulas=(f"{name}.jvp(ctx, …): not written (PyTorch asks for it in forward mode)",))
+        op = OpDef(  # texts in code only (they read the same in every language)
+            OP_NAME, f"{name}Backward", None, (_function_vjp,), (f"gₓ = {name}.backward(ctx, g)",),
+            saves=(), description=f"{name}.forward(ctx, …) (torch.autograd.Function)",
+            variadic=True, jvps=(_function_jvp,), jvp_formulas=(f"ẏ = {name}.jvp(ctx, ẋ)",))
         object.__setattr__(op, "node_class", _backward_class(name))
         _OPS[key] = op
     return op
