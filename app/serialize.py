@@ -11,10 +11,11 @@ import math
 
 import numpy as np
 
-from engine.trace import LeafNode, OpNode, Trace
-
 from . import values
+from .package import from_engine
 from .views import View, build_views, trim_views, view_edges
+
+LeafNode, OpNode, Trace = from_engine("trace", "LeafNode", "OpNode", "Trace")
 
 
 def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:

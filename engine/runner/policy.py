@@ -33,25 +33,27 @@ from .torch_names import MODULES as TORCH_NAMES
 
 _LIBRARY_MODULES = frozenset(LIBRARIES.values())
 
+# The engine's own name: "engine" in a checkout, "gradviz.engine" when installed.
+ENGINE = __package__.rpartition(".")[0]
 # The engine modules user code can reach, and the torch names they stand for.
 TORCH_MODULES = {
-    "torch": "engine",
-    "torch.nn": "engine.nn",
-    "torch.nn.functional": "engine.nn.functional",
-    "torch.nn.init": "engine.nn.init",
-    "torch.nn.utils": "engine.nn.utils",
-    "torch.optim": "engine.optim",
-    "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
-    "torch.autograd": "engine.autograd",
-    "torch.autograd.function": "engine.autograd.function",
-    "torch.autograd.functional": "engine.autograd.functional",
-    "torch.autograd.forward_ad": "engine.autograd.forward_ad",
-    "torch.func": "engine.func",
-    "torch.linalg": "engine.linalg",
-    "torch.cuda": "engine.cuda",
-    "torch.utils": "engine.utils",
-    "torch.utils.data": "engine.utils.data",
-    "torch.utils.hooks": "engine.utils.hooks",
+    "torch": ENGINE,
+    "torch.nn": f"{ENGINE}.nn",
+    "torch.nn.functional": f"{ENGINE}.nn.functional",
+    "torch.nn.init": f"{ENGINE}.nn.init",
+    "torch.nn.utils": f"{ENGINE}.nn.utils",
+    "torch.optim": f"{ENGINE}.optim",
+    "torch.optim.lr_scheduler": f"{ENGINE}.optim.lr_scheduler",
+    "torch.autograd": f"{ENGINE}.autograd",
+    "torch.autograd.function": f"{ENGINE}.autograd.function",
+    "torch.autograd.functional": f"{ENGINE}.autograd.functional",
+    "torch.autograd.forward_ad": f"{ENGINE}.autograd.forward_ad",
+    "torch.func": f"{ENGINE}.func",
+    "torch.linalg": f"{ENGINE}.linalg",
+    "torch.cuda": f"{ENGINE}.cuda",
+    "torch.utils": f"{ENGINE}.utils",
+    "torch.utils.data": f"{ENGINE}.utils.data",
+    "torch.utils.hooks": f"{ENGINE}.utils.hooks",
 }
 # Public names of those modules that are still not for user code (runner hooks, file access).
 DENY_NAMES = frozenset({"name_module", "save", "load", "from_file", "trace", "grad_mode", "runner"})
@@ -103,12 +105,12 @@ _BUILTIN_RECEIVERS = ((str, STR_ATTRS), (list, LIST_ATTRS), (tuple, TUPLE_ATTRS)
 def torch_name(module) -> str:
     """``engine.nn`` -> ``torch.nn`` (for messages)."""
     name = getattr(module, "__name__", "?")
-    return "torch" + name[len("engine"):] if name.startswith("engine") else name
+    return "torch" + name[len(ENGINE):] if name == ENGINE or name.startswith(ENGINE + ".") else name
 
 
 def _is_engine_object(value) -> bool:
     mod = home(value)
-    return (mod == "engine" or mod.startswith("engine.")) and not mod.startswith("engine.runner")
+    return (mod == ENGINE or mod.startswith(ENGINE + ".")) and not mod.startswith(ENGINE + ".runner")
 
 
 _TABLES: dict = {}  # the engine's part of the allow-list, by the modules' sizes
@@ -186,8 +188,8 @@ class Policy:
         self.builtin_callables: set = set()
         self.callable_types: tuple = (UserFunction, SuperMethod, InitMethod)
         self.exception_classes: set = set()
-        import engine.autograd as _autograd
-        import engine.nn as _nn
+        from .. import autograd as _autograd
+        from .. import nn as _nn
 
         self.module_base = getattr(_nn, "Module", None)
         self.function_base = getattr(_autograd, "Function", None)
