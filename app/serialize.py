@@ -52,6 +52,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
+        "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
         "parts": _parts(plan),
     }
@@ -132,6 +133,7 @@ def _step(s) -> dict:
         "sent": [_flow(f) for f in s.sent],
         "grad_before": values.value(s.grad_before), "grad_after": values.value(s.grad_after),
         "retained": s.retained, "is_sum": len(s.received) > 1,
+        "hook": s.hook, "hook_line": s.hook_line, "hook_col": s.hook_col,
     }
     if len(out["received"]) < len(s.received):
         out["received_count"] = len(s.received)
@@ -174,6 +176,16 @@ def _iteration(bp, trace: Trace, view: View) -> dict:
         params[key] = {"value_norm": values.norm(leaf.value), "grad_norm": values.norm(s.grad_after)}
     return {"pass_index": bp.index, "loss": _scalar(trace.nodes[bp.root].value),
             "view": view.index if view.kept else None, "params": params}
+
+
+def _forward_step(f, shown: set[int]) -> dict:
+    return {
+        "index": f.index, "op": f.op, "formulas": list(f.formulas),
+        "inputs": [n if n in shown else None for n in f.inputs],
+        "node": f.node if f.node in shown else None,
+        "tangents": [values.value(t) for t in f.tangents], "shares": [values.value(x) for x in f.shares],
+        "tangent": values.value(f.tangent), "line": f.line, "col": f.col,
+    }
 
 
 # ---- optimizer steps and events ---------------------------------------------------------------------

@@ -76,8 +76,10 @@ def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budge
     """The answer text with its drawings (laid out within what is left of the budget), checked
     against ``model``, and whether every view was drawn; (None, False) when it does not fit."""
     t1 = time.perf_counter()
+    # what is left of the request's budget, and never more than the drawing's own share of it
+    deadline = min(budget_end, time.monotonic() + settings.layout_budget_s)
     drawings = draw_views(layout_data(prepared.layout), direction_settings(settings.layout, direction),
-                          deadline=budget_end)
+                          deadline=deadline)
     timings = dict(prepared.timings, layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
     try:
         answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)

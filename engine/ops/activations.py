@@ -16,6 +16,7 @@ import numpy as np
 from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply, apply_inplace
+from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
 from .convert import to
 from .elementwise import leaky_relu, logistic, relu
@@ -65,14 +66,22 @@ def _log_softmax_vjp(g, s):
     return g - xp.exp(s.out) * xp.sum(g, axis=_axis(s), keepdims=True)
 
 
+def _log_softmax_jvp(t, s):
+    xp = s.xp
+    return t - xp.sum(xp.exp(s.out) * t, axis=_axis(s), keepdims=True)
+
+
+# softmax's Jacobian is symmetric, so its forward-mode rule is its backward rule applied to ẋ.
 register("softmax", "SoftmaxBackward0", _softmax,
          [_softmax_vjp],
          ["∂softmax(x)ᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ)  ⇒  gₓ = y·(g − Σ g·y)"], saves=("out",),
-         description="softmax(x)ᵢ = eˣⁱ / Σⱼ eˣʲ along dim")
+         description="softmax(x)ᵢ = eˣⁱ / Σⱼ eˣʲ along dim",
+         jvps=[_softmax_vjp], jvp_formulas=["ẏ = y·(ẋ − Σ y·ẋ)"])
 register("log_softmax", "LogSoftmaxBackward0", _log_softmax,
          [_log_softmax_vjp],
          ["∂log_softmax(x)ᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ  ⇒  gₓ = g − eʸ·Σ g"], saves=("out",),
-         description="log_softmax(x)ᵢ = xᵢ − log Σⱼ eˣʲ along dim")
+         description="log_softmax(x)ᵢ = xᵢ − log Σⱼ eˣʲ along dim",
+         jvps=[_log_softmax_jvp], jvp_formulas=["ẏ = ẋ − Σ eʸ·ẋ"])
 
 
 # ---- leaky_relu_ (in place): torch's rule reads the result, not the overwritten input -----------
@@ -95,7 +104,9 @@ register("leaky_relu_", "LeakyReluBackward1",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [_leaky_relu_inplace_vjp],
          ["∂lrelu(x)/∂x = 1 if result > 0 else slope"], saves=("out",),
-         description="x if x > 0 else slope·x, in place")
+         description="x if x > 0 else slope·x, in place",
+         jvps=[lambda t, s: t * np.where(s.out > 0, 1.0, s.p["negative_slope"])],
+         jvp_formulas=["ẋ if result > 0 else slope·ẋ"])
 
 
 # ---- smooth activations: silu, elu (and elu_ in place), softplus --------------------------------------
@@ -110,7 +121,8 @@ def _silu_vjp(g, s):
 
 register("silu", "SiluBackward0", _silu,
          [_silu_vjp],
-         ["∂(x·σ(x))/∂x = σ(x)·(1 + x·(1 − σ(x)))"], saves=("a",), description="x·σ(x)")
+         ["∂(x·σ(x))/∂x = σ(x)·(1 + x·(1 − σ(x)))"], saves=("a",), description="x·σ(x)",
+         jvps=[_silu_vjp], jvp_formulas=["σ(x)·(1 + x·(1 − σ(x)))·ẋ"])
 
 
 def _elu(a, alpha):
@@ -130,11 +142,13 @@ def _elu_inplace_vjp(g, s):
 
 register("elu", "EluBackward0", _elu,
          [_elu_vjp],
-         ["∂elu(x)/∂x = 1 if x > 0 else α·eˣ"], saves=("a",), description="x if x > 0 else α·(eˣ − 1)")
+         ["∂elu(x)/∂x = 1 if x > 0 else α·eˣ"], saves=("a",), description="x if x > 0 else α·(eˣ − 1)",
+         jvps=[_elu_vjp], jvp_formulas=["ẋ if x > 0 else α·eˣ·ẋ"])
 register("elu_", "EluBackward1", _elu,
          [_elu_inplace_vjp],
          ["∂elu(x)/∂x = 1 if y > 0 else y + α"], saves=("out",),
-         description="x if x > 0 else α·(eˣ − 1), in place")
+         description="x if x > 0 else α·(eˣ − 1), in place",
+         jvps=[_elu_inplace_vjp], jvp_formulas=["ẋ if y > 0 else (y + α)·ẋ"])
 
 
 def _softplus(a, beta, threshold):
@@ -152,7 +166,8 @@ def _softplus_vjp(g, s):
 register("softplus", "SoftplusBackward0", _softplus,
          [_softplus_vjp],
          ["∂softplus(x)/∂x = σ(βx) (1 above the threshold)"], saves=("a",),
-         description="log(1 + e^(βx)) / β, linear above the threshold")
+         description="log(1 + e^(βx)) / β, linear above the threshold",
+         jvps=[_softplus_vjp], jvp_formulas=["σ(βx)·ẋ (ẋ above the threshold)"])
 
 
 # ---- gelu (exact, with erf) and its backward as an op of its own, as torch has it ---------------------
@@ -197,11 +212,14 @@ def _gelu_backward_vjp_x(gg, s):
 
 register("gelu", "GeluBackward0", _gelu,
          [_gelu_vjp],
-         ["∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)"], saves=("a",), description="x·Φ(x), Φ the normal CDF")
+         ["∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)"], saves=("a",), description="x·Φ(x), Φ the normal CDF",
+         jvps=[_gelu_vjp], jvp_formulas=["(Φ(x) + x·φ(x))·ẋ"])
 register("gelu_backward", "GeluBackwardBackward0", _gelu_grad,
          [_gelu_backward_vjp_grad, _gelu_backward_vjp_x],
          ["∂(g·gelu′(x))/∂g = gelu′(x)", "∂(g·gelu′(x))/∂x = g·φ(x)·(2 − x²)"], saves=("a", "b"),
-         promote=True, description="the gradient of gelu, g·(Φ(x) + x·φ(x))")
+         promote=True, description="the gradient of gelu, g·(Φ(x) + x·φ(x))",
+         jvps=[_gelu_backward_vjp_grad, _gelu_backward_vjp_x],
+         jvp_formulas=["gelu′(x)·ġ", "g·φ(x)·(2 − x²)·ẋ"])
 
 
 # ---- functions -----------------------------------------------------------------------------------------
@@ -300,7 +318,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     if approximate != "none":
-        raise RuntimeError("gelu(approximate='tanh') is not supported by gradviz")
+        raise not_supported("gelu(approximate='tanh')")
     return apply(OPS["gelu"], (input,), {"approximate": approximate})
 
 

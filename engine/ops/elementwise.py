@@ -3,10 +3,14 @@ leaky_relu, where, maximum, minimum and clamp. Their table entries, then their p
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import arguments as A
 from ..dispatch import apply, apply_inplace
+from ..dtypes import scalar_name
+from ..errors import not_supported
 from ..tensor import Tensor
 from .table import OPS, public, register
 from .wrappers import binary, operand, unary
@@ -20,22 +24,157 @@ def math_function(op):
 
 exp = math_function(register("exp", "ExpBackward0", np.exp,
                              [lambda g, s: g * s.out],
-                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ"))
+                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ",
+                             jvps=[lambda t, s: t * s.out], jvp_formulas=["eˣ·ẋ"]))
 log = math_function(register("log", "LogBackward0", np.log,
                              [lambda g, s: g / s.a],
-                             ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x"))
+                             ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x",
+                             jvps=[lambda t, s: t / s.a], jvp_formulas=["ẋ/x"]))
 sqrt = math_function(register("sqrt", "SqrtBackward0", np.sqrt,
                               [lambda g, s: g / (2 * s.out)],
-                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x"))
+                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x",
+                              jvps=[lambda t, s: t / (2 * s.out)], jvp_formulas=["ẋ/(2√x)"]))
 sin = math_function(register("sin", "SinBackward0", np.sin,
                              [lambda g, s: g * s.xp.cos(s.a)],
-                             ["∂sin x/∂x = cos x"], saves=("a",), description="sin x"))
+                             ["∂sin x/∂x = cos x"], saves=("a",), description="sin x",
+                             jvps=[lambda t, s: t * s.xp.cos(s.a)], jvp_formulas=["cos x·ẋ"]))
 cos = math_function(register("cos", "CosBackward0", np.cos,
                              [lambda g, s: -g * s.xp.sin(s.a)],
-                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x"))
+                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x",
+                             jvps=[lambda t, s: -t * s.xp.sin(s.a)], jvp_formulas=["−sin x·ẋ"]))
 tanh = math_function(register("tanh", "TanhBackward0", np.tanh,
                               [lambda g, s: g * (1 - s.out * s.out)],
-                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x"))
+                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x",
+                              jvps=[lambda t, s: t * (1 - s.out * s.out)], jvp_formulas=["(1 − tanh²x)·ẋ"]))
+
+
+# ---- more functions of one number (the gradient, and forward mode's tangent, is f′(x) times it) -------
+def _zero(g, s):
+    """Piecewise constant (rounding, sign): no gradient, and no tangent, almost everywhere."""
+    return g * 0.0
+
+
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+_TWO_OVER_SQRT_PI = 2.0 / float(np.sqrt(np.pi))
+_erf_np = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf(a):
+    return _erf_np(a).astype(a.dtype, copy=False)
+
+
+def _rsqrt_rule(g, s):
+    return -0.5 * g * s.out * s.out * s.out
+
+
+def _log1p_rule(g, s):
+    return g / (1 + s.a)
+
+
+def _expm1_rule(g, s):
+    return g * (s.out + 1)
+
+
+def _log2_rule(g, s):
+    return g / (s.a * _LN2)
+
+
+def _log10_rule(g, s):
+    return g / (s.a * _LN10)
+
+
+def _tan_rule(g, s):
+    return g * (1 + s.out * s.out)
+
+
+def _sinh_rule(g, s):  # cosh x = (eˣ + e⁻ˣ)/2
+    return g * (s.xp.exp(s.a) + s.xp.exp(-s.a)) * 0.5
+
+
+def _cosh_rule(g, s):  # sinh x = (eˣ − e⁻ˣ)/2
+    return g * (s.xp.exp(s.a) - s.xp.exp(-s.a)) * 0.5
+
+
+def _atan_rule(g, s):
+    return g / (1 + s.a * s.a)
+
+
+def _asin_rule(g, s):
+    return g / s.xp.sqrt(1 - s.a * s.a)
+
+
+def _acos_rule(g, s):
+    return -g / s.xp.sqrt(1 - s.a * s.a)
+
+
+def _erf_rule(g, s):
+    return g * _TWO_OVER_SQRT_PI * s.xp.exp(-s.a * s.a)
+
+
+def _smooth(name, grad_fn, forward, rule, formula, tangent, saves, description):
+    """An elementwise function with a diagonal Jacobian: one rule serves both modes (g·f′(x) and
+    ẋ·f′(x)); integer tensors are cast to the default dtype first."""
+    op = register(name, grad_fn, forward, [rule], [formula], saves=saves, description=description,
+                  jvps=[rule], jvp_formulas=[tangent])
+    return math_function(op)
+
+
+def _stepwise(name, grad_fn, forward, description):
+    """A piecewise-constant function (integers stay integers): zero gradient and tangent."""
+    return unary(register(name, grad_fn, forward, [_zero], [f"∂{name}(x)/∂x = 0 (almost everywhere)"],
+                          description=description, jvps=[_zero], jvp_formulas=["0"]))
+
+
+register("round", "RoundBackward0", np.round, [_zero], ["∂round(x)/∂x = 0 (almost everywhere)"],
+         description="x rounded to the nearest integer (halves to even)", jvps=[_zero], jvp_formulas=["0"])
+register("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals), [_zero],
+         ["∂round(x, d)/∂x = 0 (almost everywhere)"], description="x rounded to d decimals",
+         jvps=[_zero], jvp_formulas=["0"])
+floor = _stepwise("floor", "FloorBackward0", np.floor, "⌊x⌋")
+ceil = _stepwise("ceil", "CeilBackward0", np.ceil, "⌈x⌉")
+trunc = _stepwise("trunc", "TruncBackward0", np.trunc, "x with its fraction dropped")
+sign = _stepwise("sign", "SignBackward0", np.sign, "sign(x): −1, 0 or 1")
+
+# name, grad_fn, forward, rule, backward formula, forward-mode formula, saved, description
+for _entry in (
+    ("rsqrt", "RsqrtBackward0", lambda a: 1.0 / np.sqrt(a), _rsqrt_rule,
+     "∂(1/√x)/∂x = −1/(2x√x)", "−ẋ/(2x√x)", ("out",), "1/√x"),
+    ("log1p", "Log1PBackward0", np.log1p, _log1p_rule,
+     "∂ln(1+x)/∂x = 1/(1+x)", "ẋ/(1+x)", ("a",), "ln(1 + x)"),
+    ("expm1", "Expm1Backward0", np.expm1, _expm1_rule, "∂(eˣ−1)/∂x = eˣ", "eˣ·ẋ", ("out",), "eˣ − 1"),
+    ("log2", "Log2Backward0", np.log2, _log2_rule, "∂log₂x/∂x = 1/(x·ln 2)", "ẋ/(x·ln 2)", ("a",), "log₂ x"),
+    ("log10", "Log10Backward0", np.log10, _log10_rule,
+     "∂log₁₀x/∂x = 1/(x·ln 10)", "ẋ/(x·ln 10)", ("a",), "log₁₀ x"),
+    ("tan", "TanBackward0", np.tan, _tan_rule, "∂tan x/∂x = 1 + tan²x", "(1 + tan²x)·ẋ", ("out",), "tan x"),
+    ("sinh", "SinhBackward0", np.sinh, _sinh_rule, "∂sinh x/∂x = cosh x", "cosh x·ẋ", ("a",), "sinh x"),
+    ("cosh", "CoshBackward0", np.cosh, _cosh_rule, "∂cosh x/∂x = sinh x", "sinh x·ẋ", ("a",), "cosh x"),
+    ("atan", "AtanBackward0", np.arctan, _atan_rule, "∂atan x/∂x = 1/(1+x²)", "ẋ/(1+x²)", ("a",), "arctan x"),
+    ("asin", "AsinBackward0", np.arcsin, _asin_rule,
+     "∂asin x/∂x = 1/√(1−x²)", "ẋ/√(1−x²)", ("a",), "arcsin x"),
+    ("acos", "AcosBackward0", np.arccos, _acos_rule,
+     "∂acos x/∂x = −1/√(1−x²)", "−ẋ/√(1−x²)", ("a",), "arccos x"),
+    ("erf", "ErfBackward0", _erf, _erf_rule,
+     "∂erf x/∂x = (2/√π)·e^(−x²)", "(2/√π)·e^(−x²)·ẋ", ("a",), "erf x"),
+):
+    _smooth(*_entry)
+
+
+@public("torch", "Tensor", name="round")
+def _round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """x rounded to the nearest integer (halves to even), or to ``decimals`` decimals."""
+    input = A.tensor(input, "round", "input", 1)
+    decimals = A.integer(decimals, "round", "decimals")
+    if decimals == 0:
+        return apply(OPS["round"], (input,))
+    return apply(OPS["round_decimals"], (input,), {"decimals": decimals})
+
+
+@public("torch", "Tensor")
+def square(input: Tensor) -> Tensor:
+    """x² (PowBackward0, as PyTorch computes it)."""
+    from .arithmetic import pow
+
+    return pow(A.tensor(input, "square", "input", 1), 2)
 
 
 def _sigmoid(a):
@@ -56,19 +195,25 @@ def logistic(xp, x):
 sigmoid = math_function(register("sigmoid", "SigmoidBackward0", _sigmoid,
                                  [lambda g, s: g * s.out * (1 - s.out)],
                                  ["∂σ(x)/∂x = σ(x)·(1 − σ(x))"], saves=("out",),
-                                 description="σ(x) = 1/(1+e⁻ˣ)"))
+                                 description="σ(x) = 1/(1+e⁻ˣ)",
+                                 jvps=[lambda t, s: t * s.out * (1 - s.out)],
+                                 jvp_formulas=["σ(x)·(1 − σ(x))·ẋ"]))
 abs = unary(register("abs", "AbsBackward0", np.abs,  # noqa: A001 - torch's name
                      [lambda g, s: g * s.xp.sign(s.a)],
-                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|"))
+                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|",
+                     jvps=[lambda t, s: t * s.xp.sign(s.a)], jvp_formulas=["sign(x)·ẋ"]))
 public("Tensor", name="__abs__")(abs)
 relu = unary(register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
                       [lambda g, s: g * (s.out > 0)],
-                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)"))
+                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)",
+                      jvps=[lambda t, s: t * (s.out > 0)], jvp_formulas=["ẋ if x > 0 else 0"]))
 register("leaky_relu", "LeakyReluBackward0",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [lambda g, s: g * s.xp.where(s.a > 0, s.xp.const(1.0, s.xp.data(s.a)),
                                       s.xp.const(s.p["negative_slope"], s.xp.data(s.a)))],
-         ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",), description="x if x > 0 else slope·x")
+         ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",), description="x if x > 0 else slope·x",
+         jvps=[lambda t, s: t * np.where(s.a > 0, 1.0, s.p["negative_slope"])],
+         jvp_formulas=["ẋ if x > 0 else slope·ẋ"])
 
 
 @public("torch")
@@ -80,33 +225,37 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 
 # ---- where ---------------------------------------------------------------------------------------------
-def _where_vjp(pick_a: bool):
-    def rule(g, s):
-        xp = s.xp
-        zero = xp.const(0.0, xp.data(g))
-        return xp.where(s.c, g, zero) if pick_a else xp.where(s.c, zero, g)
+def _where_a(g, s):
+    """where's rule for ``a`` (the gradient, or the tangent, where the condition holds)."""
+    xp = s.xp
+    return xp.where(s.c, g, xp.const(0.0, xp.data(g)))
 
-    return rule
+
+def _where_b(g, s):
+    """where's rule for ``b`` (the gradient, or the tangent, where the condition fails)."""
+    xp = s.xp
+    return xp.where(s.c, xp.const(0.0, xp.data(g)), g)
 
 
 # The condition is data, not a graph input: torch's WhereBackward0 has two next_functions.
 register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
-         [_where_vjp(True), _where_vjp(False)],
+         [_where_a, _where_b],
          ["∂where(c,a,b)/∂a = c", "∂where(c,a,b)/∂b = ¬c"], saves=("c",), aux=1,
-         description="where(condition, a, b)")
+         description="where(condition, a, b)",
+         jvps=[_where_a, _where_b], jvp_formulas=["ȧ where c, else 0", "ḃ where not c, else 0"])
 
 
 @public("torch")
 def where(condition, input=None, other=None) -> Tensor:
     """Elementwise choice: ``input`` where ``condition`` holds, ``other`` elsewhere."""
     if input is None and other is None:
-        raise RuntimeError("where(condition) with one argument is not supported by gradviz")
+        raise not_supported("where(condition) with one argument")
     cond = A.tensor(condition, "where", "condition", 1)
     if cond._data.dtype == np.uint8:
         cond = Tensor._make(cond._data.astype(np.bool_))
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{cond.dtype.name.capitalize()}")
+                           f"{scalar_name(cond.dtype)}")
     like = input if isinstance(input, Tensor) else other
     if not isinstance(like, Tensor):
         raise TypeError(A.must("where", "input", 2, "Tensor", input))
@@ -148,12 +297,14 @@ register("maximum", "MaximumBackward0", np.maximum,
          [_maximum_vjp_a, _maximum_vjp_b],
          ["∂max(a,b)/∂a = 1 if a > b (½ if equal)", "∂max(a,b)/∂b = 1 if b > a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise maximum",
-         needs=(("a", "b"), ("a", "b")))
+         needs=(("a", "b"), ("a", "b")), jvps=[_maximum_vjp_a, _maximum_vjp_b],
+         jvp_formulas=["ȧ where a > b (½ȧ if equal)", "ḃ where b > a (½ḃ if equal)"])
 register("minimum", "MinimumBackward0", np.minimum,
          [_minimum_vjp_a, _minimum_vjp_b],
          ["∂min(a,b)/∂a = 1 if a < b (½ if equal)", "∂min(a,b)/∂b = 1 if b < a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise minimum",
-         needs=(("a", "b"), ("a", "b")))
+         needs=(("a", "b"), ("a", "b")), jvps=[_minimum_vjp_a, _minimum_vjp_b],
+         jvp_formulas=["ȧ where a < b (½ȧ if equal)", "ḃ where b < a (½ḃ if equal)"])
 
 
 @public("torch", "Tensor")
@@ -191,11 +342,14 @@ def _clamp_vjp(g, s):
 
 
 register("clamp", "ClampBackward1", _clamp, [_clamp_vjp],
-         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",), description="clamp(x, min, max)")
+         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",), description="clamp(x, min, max)",
+         jvps=[_clamp_vjp], jvp_formulas=["ẋ if min ≤ x ≤ max else 0"])
 register("clamp_min", "ClampMinBackward0", _clamp, [_clamp_vjp],
-         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)")
+         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)",
+         jvps=[_clamp_vjp], jvp_formulas=["ẋ if x ≥ min else 0"])
 register("clamp_max", "ClampMaxBackward0", _clamp, [_clamp_vjp],
-         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)")
+         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)",
+         jvps=[_clamp_vjp], jvp_formulas=["ẋ if x ≤ max else 0"])
 
 
 def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002
@@ -206,7 +360,7 @@ def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002
     min = A.optional_number(min, fn, "min")  # noqa: A001
     max = A.optional_number(max, fn, "max")  # noqa: A001
     if type(min) is complex or type(max) is complex:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return input, min, max

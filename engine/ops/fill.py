@@ -24,15 +24,19 @@ def _copy(a, b):
 
 
 register("zero", "ZeroBackward0", np.zeros_like,
-         [_nothing], ["∂(x.zero_())/∂x = 0"], description="fill with zeros in place")
+         [_nothing], ["∂(x.zero_())/∂x = 0"], description="fill with zeros in place",
+         jvps=[_nothing], jvp_formulas=["0"])
 register("fill", "FillBackward2", lambda a, value: np.full_like(a, value),
-         [_nothing], ["∂(x.fill_(v))/∂x = 0"], description="fill with a number in place")
+         [_nothing], ["∂(x.fill_(v))/∂x = 0"], description="fill with a number in place",
+         jvps=[_nothing], jvp_formulas=["0"])
 register("fill_tensor", "FillBackward3", lambda a, b: np.full_like(a, b),
          [_nothing, lambda g, s: g],
-         ["∂(x.fill_(v))/∂x = 0", "∂(x.fill_(v))/∂v = Σ g"], description="fill with a 0-dim tensor in place")
+         ["∂(x.fill_(v))/∂x = 0", "∂(x.fill_(v))/∂v = Σ g"], description="fill with a 0-dim tensor in place",
+         jvps=[_nothing, lambda t, s: t], jvp_formulas=["0", "v̇ everywhere"])
 register("copy", "torch::autograd::CopyBackwards", _copy,
          [_nothing, lambda g, s: g],
-         ["∂(x.copy_(src))/∂x = 0", "∂(x.copy_(src))/∂src = 1"], description="copy src into x in place")
+         ["∂(x.copy_(src))/∂x = 0", "∂(x.copy_(src))/∂src = 1"], description="copy src into x in place",
+         jvps=[_nothing, lambda t, s: t], jvp_formulas=["0", "ṡrc"])
 
 
 @public("Tensor")

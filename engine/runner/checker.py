@@ -9,9 +9,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .policy import TORCH_MODULES, Policy
+from ..errors import NOT_SUPPORTED
+from .libraries import LIBRARIES, library_has
+from .policy import READABLE_DUNDERS, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
+from .torch_names import MODULES as TORCH_NAMES
 
 _REFUSED = {
     ast.Global: "'global' statements are not supported by gradviz",
@@ -127,7 +130,8 @@ def _check_node(node, in_fn, in_loop, in_class, settings, policy, pos) -> None:
             raise _fail("ForbiddenError", f"the name '{node.id}' is not available in gradviz "
                         "(names starting with '__' are reserved)", pos.of(node))
     elif kind is ast.Attribute:
-        if node.attr.startswith("_") and not _is_super_init(node):
+        if node.attr.startswith("_") and not _is_super_init(node) and not (
+                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
             raise _fail("ForbiddenError", f"attribute '{node.attr}' is not available in gradviz "
                         "(attributes starting with '_' are private)", pos.of(node))
     elif kind is ast.FunctionDef:
@@ -196,7 +200,8 @@ def _check_args(args: ast.arguments, fname: str, pos, node) -> None:
 
 
 def _allowed_modules_text(policy: Policy) -> str:
-    return ", ".join(name for name in TORCH_MODULES if policy.module_for(name) is not None)
+    names = [name for name in TORCH_MODULES if policy.module_for(name) is not None] + list(LIBRARIES)
+    return ", ".join(names)
 
 
 def _check_import(node, policy: Policy, pos) -> None:
@@ -215,8 +220,10 @@ def _check_import(node, policy: Policy, pos) -> None:
                     f"code only ({_allowed_modules_text(policy)} can be imported)", pos.of(node))
     for alias in node.names:
         if alias.name != "*" and alias.name not in policy.module_attrs[mod]:
-            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}' "
-                        "(not available in gradviz)", pos.of(node))
+            if alias.name in TORCH_NAMES.get(node.module, ()) or library_has(mod, alias.name):
+                raise _fail("NotSupportedError", NOT_SUPPORTED + f"{node.module}.{alias.name}", pos.of(node))
+            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}'",
+                        pos.of(node))
 
 
 def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:

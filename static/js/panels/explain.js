@@ -8,6 +8,7 @@
 import { h, valueBox } from "../dom.js";
 import { flat, heatMap, nested, num, shapeText, valueText } from "../format.js";
 import { t } from "../i18n.js";
+import { sayMessage } from "../messages.js";
 import { nodeLabel, sourceLine } from "../names.js";
 import { foldedBody } from "./folded.js";
 
@@ -72,6 +73,7 @@ export class ExplainPanel {
     const pass = tl.passes[f.pass];
     const step = pass.steps[f.step];
     const node = tl.nodes.get(step.node);
+    if (step.kind === "hook") return this._hook(st, pass, f, step, node);
     const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: step.index + 1, n: tl.stepCount(f.pass), name: nodeLabel(node) }))];
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
@@ -94,11 +96,31 @@ export class ExplainPanel {
     return out;
   }
 
+  /** A tensor hook of the program ran on the gradient reaching this node: what it saw, what it returned. */
+  _hook(st, pass, f, step, node) {
+    const out = [h("h3", {}, t("ex_hook_title", { pass: pass.index + 1, i: step.index + 1, n: st.timeline.stepCount(f.pass),
+      hook: step.hook || "hook", name: nodeLabel(node) }))];
+    if (step.hook_line) {
+      out.push(h("p", { class: "where" }, t("ex_hook_where", { line: step.hook_line }), " ",
+        h("code", {}, sourceLine(st.ranSource, step.hook_line))));
+    }
+    out.push(h("p", {}, t("ex_hook_in")));
+    out.push(valueBox(valueText(step.grad_before), heatMap(step.grad_before)));
+    if (step.grad_after) {
+      out.push(h("p", { class: "lbl" }, t("ex_hook_changed")));
+      out.push(h("p", { class: "math write" }, h("code", {}, `${valueText(step.grad_before, 120)} → `),
+        h("code", { class: "after" }, valueText(step.grad_after, 120))));
+    } else {
+      out.push(h("p", { class: "muted" }, t("ex_hook_same")));
+    }
+    return out;
+  }
+
   _passEnd(st, f) {
     const tl = st.timeline;
     const pass = tl.passes[f.pass];
     const out = [h("h3", {}, t("ex_pass_end", { n: pass.index + 1 }))];
-    const writes = pass.steps.filter((s) => s.grad_after);
+    const writes = pass.steps.filter((s) => s.grad_after && s.kind !== "hook");
     if (writes.length) {
       out.push(h("p", {}, t("ex_pass_grads")));
       const ul = h("ul", { class: "flows" });
@@ -180,7 +202,10 @@ export class ExplainPanel {
   _error(st) {
     const e = st.response && st.response.error;
     if (!e) return [];
-    return [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}: `), e.message)];
+    const said = sayMessage(e.message);
+    const out = [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}: `), said.text)];
+    if (said.note) out.push(h("p", { class: "errtext" }, said.note));
+    return out;
   }
 }
 

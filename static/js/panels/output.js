@@ -5,7 +5,7 @@
 
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { sayLimits } from "../limits.js";
+import { sayMessage } from "../messages.js";
 
 export class OutputPanels {
   constructor(errorHost, consoleHost, editor) {
@@ -45,9 +45,11 @@ export class OutputPanels {
       const link = e.line
         ? h("button", { type: "button", class: "linkish", onclick: () => this.editor.goTo(e.line, e.col) }, where)
         : h("b", {}, where);
+      const said = sayMessage(e.message); // "(limit: max_ops)" in words, gradviz's own messages translated
       this.errorHost.replaceChildren(
         h("p", { class: "errhead" }, link),
-        h("pre", { class: "errmsg" }, sayLimits(e.message)), // "(limit: max_ops)" in words
+        h("pre", { class: "errmsg" }, said.text),
+        ...(said.note ? [h("p", { class: "errnote", "data-testid": "error-note" }, said.note)] : []),
       );
     }
     this.consoleHost.textContent = this.stdout || t("console_empty");
