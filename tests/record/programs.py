@@ -176,4 +176,13 @@ e.register_hook(lambda g: g * 2)
 loss = (z + e).sum()
 loss.backward()
 """,
+    "grad-of-non-leaf": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+h = x * 3
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+y = (h * h * w).sum()
+gh, gw = torch.autograd.grad(y, (h, w), retain_graph=True)
+gx, = torch.autograd.grad(y, x)
+print(gh, gw, gx)
+""",
 }
