@@ -379,7 +379,7 @@ def _label(it: _Item, nodes) -> str:
     if it.kind == "segment":
         lines = [nodes[n].line for n in _all_nodes(it) if nodes[n].line is not None]
         return f"L{min(lines)}–L{max(lines)}" if lines else "…"
-    return it.label
+    return it.label or it.type_name or it.kind  # a scope a recorder left unnamed still has a title
 
 
 def _key(p: Part, it: _Item, parts: dict[str, Part], nodes) -> str:

@@ -246,11 +246,7 @@ class _Session:
         out_view = self.view_of(out, fn_view, value)
         self.outputs[id(fn)] = out_view
         self.rec.location = where
-        # The module it ran in, back then: nearly always the call still open (ops are recorded at
-        # the next op or at the call's end), whose scope it then joins instead of one of its own.
-        again = module is not None and module != self.rec.module
-        if again:
-            self.rec.push_module(module)
+        again = self.enter_module(module)
         try:
             self.rec.op_node(fn_view, op, inputs, out_view, params, None)
         finally:
@@ -333,13 +329,24 @@ class _Session:
         out_view = self.view_of(out, fn_view, value)
         self.outputs[id(fn)] = out_view
         self.rec.location = where
-        self.rec.push_module(module)
+        again = self.enter_module(module)
         try:
             self.rec.op_node(fn_view, function_entry(cls.__name__), inputs, out_view,
                              {"function": cls.__name__}, extras)
         finally:
-            self.rec.pop_module()
+            if again:
+                self.rec.pop_module()
         return result
+
+    def enter_module(self, module) -> bool:
+        """Record what follows in the module call an op ran in, back then; True when that needed a
+        ``push_module`` (undo it with ``pop_module``). Nearly always that call is still open (ops are
+        recorded at the next op or at the call's end) and the op joins its scope; an op outside
+        every module call stays outside."""
+        if module is None or module == self.rec.module:
+            return False
+        self.rec.push_module(module)
+        return True
 
     # ---- tensor hooks ------------------------------------------------------------------------------
     def register_hook(self, func, args, kwargs):
