@@ -16,7 +16,8 @@ linked to its node by a tag in its ``_trace`` slot, which only this module reads
 
 What the program runner sets on the active recorder:
 - ``rec.location = (line, col)`` before evaluating a statement or call: every node
-  and step recorded afterwards carries it;
+  and step recorded afterwards carries it (and an op node ``rec.location_end``, where that
+  expression ends);
 - ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name;
 - ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call.
 """
@@ -83,6 +84,8 @@ class OpNode:
     module: str | None = None  # innermost nn.Module path, e.g. "fc1"
     retains_grad: bool = False
     kind: str = "op"
+    end_line: int | None = None  # where the expression that ran it ends (col: just after it)
+    end_col: int | None = None
 
 
 @dataclass
@@ -177,6 +180,7 @@ class Recorder:
     def __init__(self, max_ops: int | None = None):
         self.trace = Trace()
         self.location: tuple[int, int] | None = None
+        self.location_end: tuple[int | None, int | None] = (None, None)
         self.module_stack: list[str] = []
         self.max_ops = max_ops
         self.op_total = 0
@@ -253,7 +257,8 @@ class Recorder:
             id=nid, op=op.name, grad_fn=op.grad_fn, description=op.description, inputs=inputs,
             formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
             shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
-            params=dict(params or {}), line=line, col=col, module=self.module))
+            params=dict(params or {}), line=line, col=col, module=self.module,
+            end_line=self.location_end[0], end_col=self.location_end[1]))
         fn._trace = (self, nid)
         self.trace.events.append(("op", nid))
         return nid

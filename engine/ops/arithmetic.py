@@ -12,6 +12,7 @@ from .. import dtypes
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor
 from .convert import to
+from .explain import X0, X1, P, Y, both, eq, ge, gt, local, log, where
 from .table import OPS, public, register
 from .wrappers import binary, check_broadcast, is_number, operand, operator, reflected, unary
 
@@ -24,37 +25,49 @@ def _true_div(a, b):
 
 register("add", "AddBackward0", np.add,
          [lambda g, s: g, lambda g, s: g],
-         ["∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"], promote=True, description="a + b")
+         ["∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"], promote=True,
+         description="sum of two tensors, element by element",
+         explain=local("{0} + {1}", "两个张量逐元素相加", 1, 1))
 register("add_alpha", "AddBackward0", lambda a, b, alpha: a + alpha * b,
          [lambda g, s: g, lambda g, s: g * s.p["alpha"]],
-         ["∂(a+α·b)/∂a = 1", "∂(a+α·b)/∂b = α"], promote=True, description="a + α·b")
+         ["∂(a+α·b)/∂a = 1", "∂(a+α·b)/∂b = α"], promote=True, description="a tensor plus α times another",
+         explain=local("{0} + {alpha}·{1}", "加上第二个张量的 α 倍", 1, P("alpha")))
 register("sub", "SubBackward0", np.subtract,
          [lambda g, s: g, lambda g, s: -g],
-         ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True, description="a − b")
+         ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True,
+         description="difference of two tensors, element by element",
+         explain=local("{0} − {1}", "两个张量逐元素相减", 1, -1))
 register("sub_alpha", "SubBackward0", lambda a, b, alpha: a - alpha * b,
          [lambda g, s: g, lambda g, s: -g * s.p["alpha"]],
-         ["∂(a−α·b)/∂a = 1", "∂(a−α·b)/∂b = −α"], promote=True, description="a − α·b")
+         ["∂(a−α·b)/∂a = 1", "∂(a−α·b)/∂b = −α"], promote=True, description="a tensor minus α times another",
+         explain=local("{0} − {alpha}·{1}", "减去第二个张量的 α 倍", 1, -P("alpha")))
 register("rsub_scalar", "RsubBackward1", lambda a, other: other - a,
          [lambda g, s: -g],
-         ["∂(c−a)/∂a = −1"], description="c − a")
+         ["∂(c−a)/∂a = −1"], description="a number minus a tensor",
+         explain=local("{other} − {0}", "一个数减去张量", -1))
 register("mul", "MulBackward0", np.multiply,
          [lambda g, s: g * s.b, lambda g, s: g * s.a],
-         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True, description="a · b",
-         needs=(("b",), ("a",)))
+         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True,
+         description="product of two tensors, element by element",
+         needs=(("b",), ("a",)), explain=local("{0} · {1}", "两个张量逐元素相乘", X1, X0))
 register("div", "DivBackward0", _true_div,
          [lambda g, s: g / s.b, lambda g, s: -g * s.a / (s.b * s.b)],
-         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True, description="a / b",
-         needs=(("b",), ("a", "b")))
+         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True,
+         description="quotient of two tensors, element by element",
+         needs=(("b",), ("a", "b")), explain=local("{0} / {1}", "两个张量逐元素相除", 1 / X1, -X0 / X1 ** 2))
 # tensor ÷ number as at::div(Tensor, Scalar) (cross_entropy with probability targets)
 register("div_scalar", "DivBackward1", lambda a, other: (a / other).astype(a.dtype, copy=False),
          [lambda g, s: g / s.p["other"]],
-         ["∂(a/c)/∂a = 1/c"], description="a / c for a number c")
+         ["∂(a/c)/∂a = 1/c"], description="a tensor divided by a number c",
+         explain=local("{0} / {other}", "张量除以一个数 c", 1 / P("other")))
 register("reciprocal", "ReciprocalBackward0", lambda a: 1.0 / a,
          [lambda g, s: -g * s.out * s.out],
-         ["∂(1/x)/∂x = −1/x²"], saves=("out",), description="1 / x")
+         ["∂(1/x)/∂x = −1/x²"], saves=("out",), description="reciprocal 1/x",
+         explain=local("1 / {0}", "倒数 1/x", -Y ** 2))
 neg = unary(register("neg", "NegBackward0", np.negative,
                      [lambda g, s: -g],
-                     ["∂(−x)/∂x = −1"], description="−x"))
+                     ["∂(−x)/∂x = −1"], description="negation −x",
+                     explain=local("−{0}", "取相反数", -1)))
 
 
 def _pow_scalar_vjp(g, s):
@@ -77,14 +90,19 @@ def _pow_tt_vjp_exp(g, s):
 
 register("pow_scalar", "PowBackward0", lambda a, exponent: np.power(a, exponent).astype(a.dtype, copy=False),
          [_pow_scalar_vjp],
-         ["∂(xⁿ)/∂x = n·xⁿ⁻¹"], saves=("a",), description="xⁿ")
+         ["∂(xⁿ)/∂x = n·xⁿ⁻¹"], saves=("a",), description="power xⁿ with a number n",
+         explain=local("{0}^{exponent}", "幂 xⁿ（n 是一个数）",
+                       where(eq(P("exponent"), 0), 0, P("exponent") * X0 ** (P("exponent") - 1))))
 register("pow", "PowBackward1", lambda a, b: np.power(a, b),
          [_pow_tt_vjp_base, _pow_tt_vjp_exp],
          ["∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a"], saves=("a", "b", "out"), promote=True,
-         description="aᵇ", needs=(("a", "b"), ("a", "b", "out")))
+         description="power aᵇ of two tensors", needs=(("a", "b"), ("a", "b", "out")),
+         explain=local("{0}^{1}", "幂 aᵇ（底和指数都是张量）", X1 * X0 ** (X1 - 1),
+                       where(both(eq(X0, 0), ge(X1, 0)), 0, Y * log(X0))))
 register("rpow_scalar", "PowBackward2", lambda a, base: np.power(np.asarray(base, dtype=a.dtype), a),
          [lambda g, s: g * s.out * math.log(s.p["base"]) if s.p["base"] > 0 else g * 0.0],
-         ["∂(cˣ)/∂x = cˣ·ln c"], saves=("out",), description="cˣ")
+         ["∂(cˣ)/∂x = cˣ·ln c"], saves=("out",), description="a number c to the power of a tensor, cˣ",
+         explain=local("{base}^{0}", "指数 cˣ（c 是一个数）", where(gt(P("base"), 0), Y * log(P("base")), 0)))
 
 
 # ---- functions ---------------------------------------------------------------------------------------

@@ -7,14 +7,16 @@ from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply
 from ..tensor import Tensor
+from .explain import local
 from .table import OPS, public, register
 
 register("to_copy", "ToCopyBackward0", lambda a, dtype: a.astype(dtype),
          [lambda g, s: g],
-         ["∂(x.to(dtype))/∂x = 1"], description="dtype conversion")
+         ["∂(x.to(dtype))/∂x = 1"], description="dtype conversion",
+         explain=local("{0}.to({dtype})", "转换数据类型", 1))
 register("clone", "CloneBackward0", lambda a: a.copy(),
          [lambda g, s: g],
-         ["∂clone(x)/∂x = 1"], description="copy")
+         ["∂clone(x)/∂x = 1"], description="copy", explain=local("{0}.clone()", "复制", 1))
 
 
 @public("torch", "Tensor")

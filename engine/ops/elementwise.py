@@ -8,6 +8,8 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor
+from . import explain as E
+from .explain import X0, X1, X2, P, Y, local
 from .table import OPS, public, register
 from .wrappers import binary, operand, unary
 
@@ -20,22 +22,29 @@ def math_function(op):
 
 exp = math_function(register("exp", "ExpBackward0", np.exp,
                              [lambda g, s: g * s.out],
-                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="eˣ"))
+                             ["∂eˣ/∂x = eˣ"], saves=("out",), description="exponential eˣ",
+                             explain=local("e^{0}", "指数函数 eˣ", Y)))
 log = math_function(register("log", "LogBackward0", np.log,
                              [lambda g, s: g / s.a],
-                             ["∂ln x/∂x = 1/x"], saves=("a",), description="ln x"))
+                             ["∂ln x/∂x = 1/x"], saves=("a",), description="natural logarithm ln x",
+                             explain=local("ln {0}", "自然对数 ln x", 1 / X0)))
 sqrt = math_function(register("sqrt", "SqrtBackward0", np.sqrt,
                               [lambda g, s: g / (2 * s.out)],
-                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="√x"))
+                              ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="square root √x",
+                              explain=local("√{0}", "平方根 √x", 1 / (2 * Y))))
 sin = math_function(register("sin", "SinBackward0", np.sin,
                              [lambda g, s: g * s.xp.cos(s.a)],
-                             ["∂sin x/∂x = cos x"], saves=("a",), description="sin x"))
+                             ["∂sin x/∂x = cos x"], saves=("a",), description="sine sin x",
+                             explain=local("sin {0}", "正弦 sin x", E.cos(X0))))
 cos = math_function(register("cos", "CosBackward0", np.cos,
                              [lambda g, s: -g * s.xp.sin(s.a)],
-                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cos x"))
+                             ["∂cos x/∂x = −sin x"], saves=("a",), description="cosine cos x",
+                             explain=local("cos {0}", "余弦 cos x", -E.sin(X0))))
 tanh = math_function(register("tanh", "TanhBackward0", np.tanh,
                               [lambda g, s: g * (1 - s.out * s.out)],
-                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",), description="tanh x"))
+                              ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",),
+                              description="hyperbolic tangent tanh x",
+                              explain=local("tanh {0}", "双曲正切 tanh x", 1 - Y ** 2)))
 
 
 def _sigmoid(a):
@@ -56,19 +65,25 @@ def logistic(xp, x):
 sigmoid = math_function(register("sigmoid", "SigmoidBackward0", _sigmoid,
                                  [lambda g, s: g * s.out * (1 - s.out)],
                                  ["∂σ(x)/∂x = σ(x)·(1 − σ(x))"], saves=("out",),
-                                 description="σ(x) = 1/(1+e⁻ˣ)"))
+                                 description="sigmoid σ(x) = 1/(1+e⁻ˣ)",
+                                 explain=local("σ({0})", "sigmoid 函数 σ(x) = 1/(1+e⁻ˣ)", Y * (1 - Y))))
 abs = unary(register("abs", "AbsBackward0", np.abs,  # noqa: A001 - torch's name
                      [lambda g, s: g * s.xp.sign(s.a)],
-                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="|x|"))
+                     ["∂|x|/∂x = sign(x)"], saves=("a",), description="absolute value |x|",
+                     explain=local("|{0}|", "绝对值 |x|", E.sign(X0))))
 public("Tensor", name="__abs__")(abs)
 relu = unary(register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
                       [lambda g, s: g * (s.out > 0)],
-                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="max(x, 0)"))
+                      ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="ReLU: max(x, 0)",
+                      explain=local("relu({0})", "ReLU：max(x, 0)", E.where(E.gt(Y, 0), 1, 0))))
 register("leaky_relu", "LeakyReluBackward0",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [lambda g, s: g * s.xp.where(s.a > 0, s.xp.const(1.0, s.xp.data(s.a)),
                                       s.xp.const(s.p["negative_slope"], s.xp.data(s.a)))],
-         ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",), description="x if x > 0 else slope·x")
+         ["∂lrelu(x)/∂x = 1 if x > 0 else slope"], saves=("a",),
+         description="leaky ReLU: x if x > 0 else slope·x",
+         explain=local("leaky_relu({0}, {negative_slope})", "Leaky ReLU：x > 0 时为 x，否则为 slope·x",
+                       E.where(E.gt(X0, 0), 1, P("negative_slope"))))
 
 
 @public("torch")
@@ -93,7 +108,9 @@ def _where_vjp(pick_a: bool):
 register("where", "WhereBackward0", lambda a, b, c: np.where(c, a, b),
          [_where_vjp(True), _where_vjp(False)],
          ["∂where(c,a,b)/∂a = c", "∂where(c,a,b)/∂b = ¬c"], saves=("c",), aux=1,
-         description="where(condition, a, b)")
+         description="where(condition, a, b)",
+         explain=local("where({2}, {0}, {1})", "按条件逐元素选取：条件成立处取 a，否则取 b",
+                       E.where(X2, 1, 0), E.where(X2, 0, 1)))
 
 
 @public("torch")
@@ -148,12 +165,18 @@ register("maximum", "MaximumBackward0", np.maximum,
          [_maximum_vjp_a, _maximum_vjp_b],
          ["∂max(a,b)/∂a = 1 if a > b (½ if equal)", "∂max(a,b)/∂b = 1 if b > a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise maximum",
-         needs=(("a", "b"), ("a", "b")))
+         needs=(("a", "b"), ("a", "b")),
+         explain=local("max({0}, {1})", "逐元素取较大值",
+                       E.where(E.gt(X0, X1), 1, E.where(E.eq(X0, X1), 0.5, 0)),
+                       E.where(E.lt(X0, X1), 1, E.where(E.eq(X0, X1), 0.5, 0))))
 register("minimum", "MinimumBackward0", np.minimum,
          [_minimum_vjp_a, _minimum_vjp_b],
          ["∂min(a,b)/∂a = 1 if a < b (½ if equal)", "∂min(a,b)/∂b = 1 if b < a (½ if equal)"],
          saves=("a", "b"), promote=True, description="elementwise minimum",
-         needs=(("a", "b"), ("a", "b")))
+         needs=(("a", "b"), ("a", "b")),
+         explain=local("min({0}, {1})", "逐元素取较小值",
+                       E.where(E.lt(X0, X1), 1, E.where(E.eq(X0, X1), 0.5, 0)),
+                       E.where(E.gt(X0, X1), 1, E.where(E.eq(X0, X1), 0.5, 0))))
 
 
 @public("torch", "Tensor")
@@ -191,11 +214,18 @@ def _clamp_vjp(g, s):
 
 
 register("clamp", "ClampBackward1", _clamp, [_clamp_vjp],
-         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",), description="clamp(x, min, max)")
+         ["∂clamp(x)/∂x = 1 if min ≤ x ≤ max else 0"], saves=("a",),
+         description="each element limited to [min, max]",
+         explain=local("clamp({0}, {min}, {max})", "把每个元素限制在 [min, max] 之内",
+                       E.where(E.between(X0, P("min"), P("max")), 1, 0)))
 register("clamp_min", "ClampMinBackward0", _clamp, [_clamp_vjp],
-         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",), description="max(x, min)")
+         ["∂clamp_min(x)/∂x = 1 if x ≥ min else 0"], saves=("a",),
+         description="each element raised to at least min",
+         explain=local("max({0}, {min})", "把每个元素限制为不小于 min", E.where(E.ge(X0, P("min")), 1, 0)))
 register("clamp_max", "ClampMaxBackward0", _clamp, [_clamp_vjp],
-         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",), description="min(x, max)")
+         ["∂clamp_max(x)/∂x = 1 if x ≤ max else 0"], saves=("a",),
+         description="each element lowered to at most max",
+         explain=local("min({0}, {max})", "把每个元素限制为不大于 max", E.where(E.le(X0, P("max")), 1, 0)))
 
 
 def _bounds(fn: str, input, min, max) -> tuple:  # noqa: A002

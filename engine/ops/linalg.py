@@ -8,6 +8,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..tensor import Tensor
+from .explain import X0, X1, X2, G, T, outer, vjp
 from .shape import reshape, unsqueeze
 from .table import OPS, public, register
 
@@ -26,6 +27,7 @@ register(
     promote=True,
     description="matrix product A @ B",
     needs=(("b",), ("a",)),
+    explain=vjp("{0} @ {1}", "矩阵乘法 A @ B", G @ T(X1), T(X0) @ G),
 )
 register(
     "dot",
@@ -37,6 +39,7 @@ register(
     promote=True,
     description="dot product Σ aᵢbᵢ",
     needs=(("b",), ("a",)),
+    explain=vjp("{0} @ {1}", "向量点积 Σ aᵢbᵢ", G * X1, G * X0),
 )
 register(
     "mv",
@@ -51,6 +54,7 @@ register(
     promote=True,
     description="matrix-vector product A @ v",
     needs=(("b",), ("a",)),
+    explain=vjp("{0} @ {1}", "矩阵乘向量 A @ v", outer(G, X1), T(X0) @ G),
 )
 register(
     "bmm",
@@ -62,6 +66,7 @@ register(
     promote=True,
     description="batched matrix product",
     needs=(("b",), ("a",)),
+    explain=vjp("{0} @ {1}", "批量矩阵乘法", G @ T(X1), T(X0) @ G),
 )
 register(
     "addmm",
@@ -77,6 +82,7 @@ register(
     promote=True,
     description="bias + input @ weightᵀ (nn.Linear)",
     needs=((), ("c",), ("b",)),
+    explain=vjp("{0} + {1} @ {2}", "偏置 + 输入 @ 权重ᵀ（nn.Linear）", G, G @ T(X2), T(X1) @ G),
 )
 
 

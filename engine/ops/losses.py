@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from .activations import log_softmax
 from .arithmetic import mul, neg, sub
 from .elementwise import abs, logistic
+from .explain import X0, X1, Ex, G, P, clamp_below, extra, if_param, log, scaled, sigmoid, vjp, weighted
 from .reduce import mean, sum
 from .shape import expand, reshape
 from .table import OPS, public, register
@@ -114,11 +115,15 @@ def _nll_vjp(g, s):
 register("nll_loss", "NllLossBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ = −wₖ (÷ Σw for mean) if k = targetₙ, else 0"],
-         description="negative log-likelihood: −w[t]·x[n, t], reduced")
+         description="negative log-likelihood: −w[t]·x[n, t], reduced",
+         explain=vjp("nll_loss({0}, {target})", "负对数似然：−w[t]·x[n, t]，再归约",
+                     Ex("per_class", (G,)) * extra("coef")))
 register("nll_loss2d", "NllLoss2DBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ,ᵢ,ⱼ = −wₖ (÷ Σw for mean) if k = targetₙ,ᵢ,ⱼ, else 0"],
-         description="negative log-likelihood per position of an (N, C, H, W) input, reduced")
+         description="negative log-likelihood per position of an (N, C, H, W) input, reduced",
+         explain=vjp("nll_loss({0}, {target})", "对 (N, C, H, W) 输入的每个位置计算负对数似然，再归约",
+                     Ex("per_class", (G,)) * extra("coef")))
 
 
 # ---- mse_loss -----------------------------------------------------------------------------------
@@ -138,7 +143,9 @@ def _mse_vjp_b(g, s):
 register("mse_loss", "MseLossBackward0", _mse,
          [_mse_vjp_a, _mse_vjp_b],
          ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
-         saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced")
+         saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced",
+         explain=vjp("mse_loss({0}, {1})", "均方误差 (x − y)²，再归约",
+                     2 * (X0 - X1) * scaled(G), -2 * (X0 - X1) * scaled(G)))
 
 
 # ---- binary_cross_entropy -----------------------------------------------------------------------
@@ -185,7 +192,11 @@ register("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce,
          ["∂bce/∂p = w(p − y) / max(p(1 − p), 1e-12) (÷ n for mean)",
           "∂bce/∂y = −w·log(p / (1 − p)) (÷ n for mean)"],
          saves=("a", "b"), promote=True,
-         description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100")
+         description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100",
+         explain=vjp("binary_cross_entropy({0}, {1})",
+                     "二元交叉熵 −w[y·log p + (1−y)·log(1−p)]，对数截断于 −100",
+                     weighted(scaled(G) * (X0 - X1) / clamp_below(X0 * (1 - X0), BCE_EPS)),
+                     weighted(-(log(X0) - log(1 - X0)) * scaled(G))))
 
 
 # ---- binary_cross_entropy_with_logits -----------------------------------------------------------
@@ -237,7 +248,14 @@ register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackwa
          [_bcel_vjp_input, _bcel_vjp_target],
          ["∂bce(σ(x), y)/∂x = w(σ(x) − y) (÷ n for mean)", "∂bce(σ(x), y)/∂y = −w·x (÷ n for mean)"],
          saves=("a", "b"), promote=True,
-         description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced")
+         description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced",
+         explain=vjp("binary_cross_entropy_with_logits({0}, {1})",
+                     "基于 logits 的二元交叉熵：(1−y)·x − log σ(x)，加权后归约",
+                     weighted(if_param("pos_weight", sigmoid(X0) - X1,
+                                       (P("pos_weight") * X1 + 1 - X1) * sigmoid(X0) - P("pos_weight") * X1)
+                              * scaled(G)),
+                     weighted(if_param("pos_weight", -X0,
+                                       log(sigmoid(-X0)) - log(sigmoid(X0)) * P("pos_weight")) * scaled(G))))
 
 
 # ---- reductions of the losses -------------------------------------------------------------------

@@ -10,6 +10,7 @@ from .. import dtypes
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
 from .convert import to
+from .explain import X0, G, N, P, Y, at_index, eq, share, spread, sum_over, vjp
 from .table import OPS, public, register
 from .wrappers import binary
 
@@ -36,17 +37,21 @@ def _count(p) -> int:
 
 register("sum", "SumBackward0", lambda a, shape: np.sum(a),
          [lambda g, s: s.xp.broadcast_to(g, s.p["shape"])],
-         ["∂(Σx)/∂xᵢ = 1"], description="Σ x")
+         ["∂(Σx)/∂xᵢ = 1"], description="sum of all elements",
+         explain=vjp("{0}.sum()", "所有元素之和", spread(G)))
 register("sum_dim", "SumBackward1", lambda a, shape, dim, keepdim: np.sum(a, axis=dim, keepdims=keepdim),
          [_expand_back],
-         ["∂(Σ_d x)/∂xᵢ = 1"], description="Σ over dim")
+         ["∂(Σ_d x)/∂xᵢ = 1"], description="sum along dims",
+         explain=vjp("{0}.sum(dim={dim})", "沿指定维度求和", spread(G)))
 register("mean", "MeanBackward0", lambda a, shape: np.mean(a, dtype=a.dtype),
          [lambda g, s: s.xp.broadcast_to(g / _count(s.p), s.p["shape"])],
-         ["∂(mean x)/∂xᵢ = 1/n"], description="mean of x")
+         ["∂(mean x)/∂xᵢ = 1/n"], description="mean of all elements",
+         explain=vjp("{0}.mean()", "所有元素的平均值", spread(G / N)))
 register("mean_dim", "MeanBackward1",
          lambda a, shape, dim, keepdim: np.mean(a, axis=dim, keepdims=keepdim, dtype=a.dtype),
          [lambda g, s: _expand_back(g / _count(s.p), s)],
-         ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean over dim")
+         ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean along dims",
+         explain=vjp("{0}.mean(dim={dim})", "沿指定维度求平均", spread(G / N)))
 
 
 def _keep(g, s):
@@ -96,16 +101,18 @@ def _evenly_vjp(g, s):
 
 register("max", "MaxBackward1", lambda a: np.max(a),
          [_evenly_vjp], ["∂max(x)/∂xᵢ = 1 at the max (shared by ties)"], saves=("a", "out"),
-         description="largest element")
+         description="largest element",
+         explain=vjp("{0}.max()", "所有元素中最大的一个", G * share(eq(X0, Y))))
 register("min", "MinBackward1", lambda a: np.min(a),
          [_evenly_vjp], ["∂min(x)/∂xᵢ = 1 at the min (shared by ties)"], saves=("a", "out"),
-         description="smallest element")
+         description="smallest element",
+         explain=vjp("{0}.min()", "所有元素中最小的一个", G * share(eq(X0, Y))))
 register("max_dim", "MaxBackward0", _max_dim,
          [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
-         description="max along a dim")
+         description="max along a dim", explain=vjp("{0}.max(dim={dim})", "沿一个维度取最大值", at_index(G)))
 register("min_dim", "MinBackward0", _min_dim,
          [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
-         description="min along a dim")
+         description="min along a dim", explain=vjp("{0}.min(dim={dim})", "沿一个维度取最小值", at_index(G)))
 
 
 def _var_count(p):
@@ -131,11 +138,15 @@ def _std_vjp(g, s):
 
 register("var", "VarBackward0",
          lambda a, dim, correction, keepdim, shape: np.var(a, axis=dim, ddof=correction, keepdims=keepdim),
-         [_var_vjp], ["∂var(x)/∂xᵢ = 2(xᵢ − x̄)/(n − c)"], saves=("a",), description="variance")
+         [_var_vjp], ["∂var(x)/∂xᵢ = 2(xᵢ − x̄)/(n − c)"], saves=("a",), description="variance",
+         explain=vjp("{0}.var(dim={dim}, correction={correction})", "方差",
+                     spread(G) * (X0 - sum_over(X0) / N) * 2 / (N - P("correction"))))
 register("std", "StdBackward0",
          lambda a, dim, correction, keepdim, shape: np.std(a, axis=dim, ddof=correction, keepdims=keepdim),
          [_std_vjp], ["∂std(x)/∂xᵢ = (xᵢ − x̄)/((n − c)·std)"], saves=("a", "out"),
-         description="standard deviation")
+         description="standard deviation",
+         explain=vjp("{0}.std(dim={dim}, correction={correction})", "标准差",
+                     spread(G / Y) * (X0 - sum_over(X0) / N) / (N - P("correction"))))
 
 
 # ---- functions -----------------------------------------------------------------------------------------

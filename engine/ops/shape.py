@@ -8,6 +8,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
+from .explain import G, permute_back, reshape_back, sum_back, vjp
 from .table import OPS, public, register
 
 
@@ -20,34 +21,43 @@ def _inverse(perm):
     return tuple(inv)
 
 
-def _reshape_op(name: str, grad_fn: str, formula: str, description: str, view: bool = True) -> None:
+def _reshape_op(name: str, grad_fn: str, formula: str, description: str, about_zh: str,
+                view: bool = True) -> None:
     """An op that only changes the shape: forward reshapes, backward reshapes the gradient back."""
     register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape),
-             [lambda g, s: s.xp.reshape(g, s.p["in_shape"])], [formula], view=view, description=description)
+             [lambda g, s: s.xp.reshape(g, s.p["in_shape"])], [formula], view=view, description=description,
+             explain=vjp("{0}.reshape{shape}", about_zh, reshape_back(G)))
 
 
-_reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view / reshape")
+_reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view / reshape",
+            "改变形状（view / reshape），数据不变")
 _reshape_op("unsafe_view", "UnsafeViewBackward0", "reshape back to the input's shape",
-            "reshape of a fresh result", view=False)
-_reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1")
-_reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1")
-_reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1")
+            "reshape of a fresh result", "把新算出的结果改成另一个形状", view=False)
+_reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1",
+            "插入一个大小为 1 的维度")
+_reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1",
+            "去掉大小为 1 的维度")
+_reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1",
+            "去掉一个大小为 1 的维度")
 _reshape_op("squeeze_tuple", "SqueezeBackward2", "unsqueeze the removed dims",
-            "remove the listed dims of size 1")
+            "remove the listed dims of size 1", "去掉列出的大小为 1 的维度")
 _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
-            "remove dims of size 1 (squeeze_ in matmul and F.linear)")
+            "remove dims of size 1 (squeeze_ in matmul and F.linear)",
+            "去掉大小为 1 的维度（matmul 与 F.linear 内部的 squeeze_）")
 
 
-def _permute_op(name: str, grad_fn: str, formula: str, description: str) -> None:
+def _permute_op(name: str, grad_fn: str, formula: str, description: str, forward: str, about_zh: str) -> None:
     """An op that reorders dims: forward permutes, backward applies the inverse permutation."""
     register(name, grad_fn, lambda a, perm: a.transpose(perm),
              [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))], [formula], view=True,
-             description=description)
+             description=description, explain=vjp(forward, about_zh, permute_back(G)))
 
 
-_permute_op("transpose", "TransposeBackward0", "swap the two dims back", "transpose")
-_permute_op("t", "TBackward0", "transpose back", "matrix transpose")
-_permute_op("permute", "PermuteBackward0", "permute back by the inverse permutation", "permute dims")
+_permute_op("transpose", "TransposeBackward0", "swap the two dims back", "transpose", "{0}.permute{perm}",
+            "交换两个维度（转置）")
+_permute_op("t", "TBackward0", "transpose back", "matrix transpose", "{0}ᵀ", "矩阵转置")
+_permute_op("permute", "PermuteBackward0", "permute back by the inverse permutation", "permute dims",
+            "{0}.permute{perm}", "重新排列维度")
 register(
     "expand",
     "ExpandBackward0",
@@ -56,6 +66,7 @@ register(
     ["sum over the expanded dims"],
     view=True,
     description="broadcast to a larger shape",
+    explain=vjp("{0}.expand{shape}", "广播（扩展）到更大的形状", sum_back(G)),
 )
 
 

@@ -54,6 +54,7 @@ class OpDef:
     # tensor nobody will read is not an error. Derived: bitmask of grad inputs -> keys to keep.
     needs: tuple | None = None
     keep_by_mask: dict | None = None
+    explain: Any = None  # how the page explains it (``engine.ops.explain.Explain``): data, never a closure
 
 
 OPS: dict[str, OpDef] = {}
@@ -96,7 +97,7 @@ _PUBLISHED: set[int] = set()  # ids of the objects published so far (they stay a
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
              description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
-             needs=None) -> OpDef:
+             needs=None, explain=None) -> OpDef:
     """Add one entry to the table (each name once)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is registered twice")
@@ -111,8 +112,10 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
         for mask in range(1 << len(needs)):
             used = {k for i, ks in enumerate(needs) if mask >> i & 1 for k in ks}
             keep[mask] = tuple(k for k in save_keys if k in used)
+    if explain is not None and len(explain.rules()) != (1 if variadic else len(vjps)):
+        raise ValueError(f"op {name!r}: its explanation needs one rule per input")
     entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
-                  view, variadic, aux, save_keys, needs, keep)
+                  view, variadic, aux, save_keys, needs, keep, explain)
     OPS[name] = entry
     return entry
 

@@ -57,6 +57,7 @@ class Interpreter(Expressions):
         """Ops recorded from now on were made by ``node`` (innermost expression wins)."""
         if self.rec is not None:
             self.rec.location = self.positions.of(node)
+            self.rec.location_end = self.positions.end_of(node)
 
     def write(self, text: str) -> None:
         self.out.write(text)
