@@ -89,6 +89,72 @@ class VariableOut(BaseModel):
     grad_summary: Summary | None = None
 
 
+# ---- the explanation model (app/explain/) ------------------------------------------------------------
+class LocalizedText(BaseModel):
+    en: str
+    zh: str
+
+
+Said = str | LocalizedText  # a text that reads the same in both languages (a formula), or one per language
+
+
+class NodeExplain(BaseModel):
+    """What an op node computes and each input's rule, in the student's names."""
+
+    expr: str = Field(description="the op over its inputs' names, e.g. 'u · c'")
+    about: LocalizedText
+    rules: list[Said | None] = Field(description="per input: ∂y/∂u = c (elementwise) or ∂L/∂A = G · Bᵀ")
+    local: bool = Field(description="elementwise: the gradient sent is G ⊙ the rule")
+
+
+class ExplainValue(BaseModel):
+    """A value a rule reads, under the name the rule uses."""
+
+    name: str
+    what: Literal["input", "output", "extra", "param", "count"]
+    value: Value
+    says: Said | None = None
+
+
+class WorkStep(BaseModel):
+    """One worked operation: ``op`` on ``args`` (refs: {"G": 1}, {"name"}, {"num"}, {"step": k}) with
+    ``how``, giving ``value`` (app/explain/steps.py recomputes it)."""
+
+    op: str
+    args: list[dict[str, Any]]
+    how: dict[str, Any] = Field(default_factory=dict)
+    text: Said
+    value: Value
+
+
+class Broadcast(BaseModel):
+    """An input broadcast in the forward pass: its gradient is summed back."""
+
+    grad_shape: list[int] = Field(alias="from")
+    input_shape: list[int] = Field(alias="to")
+    dims: list[int]
+    says: Said
+
+
+class InputWork(BaseModel):
+    """How the gradient sent to one input was computed."""
+
+    edge: int
+    name: str
+    rule: Said | None
+    broadcast: Broadcast | None = None
+    values: list[ExplainValue] = Field(default_factory=list)
+    steps: list[WorkStep] = Field(default_factory=list)
+    result: dict[str, Any] | None = None
+    ok: bool | None = Field(default=None, description="the worked numbers give the gradient sent (null: not "
+                                                      "worked out, the tensors are too large)")
+
+
+class StepExplain(BaseModel):
+    root: str = Field(description="the name of what the pass differentiates (L when unnamed)")
+    inputs: list[InputWork | None] = Field(description="per input edge; null where nothing was sent")
+
+
 # ---- graph ---------------------------------------------------------------------------------------------
 class SavedOut(BaseModel):
     name: str
@@ -123,6 +189,13 @@ class GraphNode(BaseModel):
     retains_grad: bool = False
     is_saved: bool = Field(default=False, description="an op saved this node's output for backward")
     iteration: int | None = Field(default=None, description="index into views when training loops are split")
+    label: str | None = Field(default=None, description="the node's distinct name in text and drawing: "
+                                                        "'MulBackward0 #2', or the tensor's name for a leaf")
+    sym: str | None = Field(default=None, description="the name rules give this node's tensor: 'z', 'h₂', or "
+                                                      "a letter ('u') for a tensor the program never named")
+    explain: NodeExplain | None = None
+    end_line: int | None = Field(default=None, description="where the expression that recorded the op ends")
+    end_col: int | None = None
 
 
 class GraphEdge(BaseModel):
@@ -157,6 +230,7 @@ class StepOut(BaseModel):
     grad_after: Value | None = None
     retained: bool = False
     is_sum: bool = False
+    explain: StepExplain | None = None
 
 
 class BackwardPassOut(BaseModel):
@@ -279,6 +353,8 @@ class LayoutNodeIn(BaseModel):
     is_constant: bool = False
     var: Text | None = None
     module: Text | None = None
+    label: Text | None = None
+    sym: Text | None = None
 
 
 class LayoutEdgeIn(BaseModel):
@@ -436,11 +512,6 @@ class Health(BaseModel):
     status: Literal["ok"] = "ok"
     sandbox: SandboxHealth | None = Field(default=None, description="the containment layers in force")
     pool: PoolHealth | None = None
-
-
-class LocalizedText(BaseModel):
-    en: str
-    zh: str
 
 
 class Example(BaseModel):
