@@ -15,13 +15,18 @@ from engine.trace import node_id
 
 from . import values
 from .answer import prepare_answer
+from .course import hand_formulas
+from .gradcheck import check_passes
 from .schemas import error_info
 from .serialize import serialize_trace
 
 
+GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
+
+
 def run_and_serialize(source: str, variables: dict | None = None) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error."""
-    from engine.runner import ProgramError, run_program
+    from engine.runner import ProgramError, Settings, run_program
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():
@@ -33,7 +38,12 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
             return {"program_error": error_info(err.type, err.message, err.line, err.col)}
         t1 = time.perf_counter()
         response = serialize_result(result)
-        response["timings"] = {"run": t1 - t0, "serialize": time.perf_counter() - t1}
+        t2 = time.perf_counter()
+        budget = min(GRAD_CHECK_S, Settings().timeout_s - (t2 - t0))
+        response["grad_check"] = check_passes(result.trace, [bp["index"] for bp in response["backward"]], budget,
+                                              hand_formulas(source))
+        t3 = time.perf_counter()
+        response["timings"] = {"run": t1 - t0, "serialize": t2 - t1, "grad_check": t3 - t2}
         return {"response": response}
 
 

@@ -305,6 +305,47 @@ class Event(BaseModel):
     index: int | None = None
 
 
+class HandFormula(BaseModel):
+    """The course's hand-derived gradient of a built-in example's leaf, with the numbers filled in."""
+
+    formula: Said
+    filled: Said | None = None
+    value: Value
+    rel_error: Num = Field(default=None, description="against autograd's gradient")
+
+
+class GradCheckLeaf(BaseModel):
+    """One leaf's gradient from one backward pass, three ways."""
+
+    node: int
+    name: str
+    dtype: str
+    shape: list[int]
+    autograd: Value = Field(description="what this pass added to the leaf's .grad")
+    numeric: Value | None = Field(default=None, description="central differences in float64 (at ``positions`` "
+                                                            "when sampled)")
+    positions: list[list[int]] | None = Field(default=None, description="the elements checked, when sampled")
+    autograd_at: Value | None = Field(default=None, description="autograd's gradient at ``positions``")
+    checked: int = 0
+    total: int
+    rel_error: Num = None
+    tolerance: float
+    ok: bool | None = None
+    reason: Literal["time_budget", "too_large", "replay_failed", "replay_mismatch", "below_resolution"] | None = None
+    hand: HandFormula | None = None
+
+
+class GradCheckPass(BaseModel):
+    """The check by hand of one backward pass (the answer keeps it for every pass it keeps)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    pass_index: int = Field(alias="pass")
+    status: Literal["checked", "skipped"]
+    reason: Literal["autograd_grad", "no_leaves", "time_budget", "too_large", "replay_failed",
+                    "replay_mismatch"] | None = None
+    leaves: list[GradCheckLeaf]
+
+
 class RunResponse(BaseModel):
     variables: dict[str, VariableOut]
     stdout: str
@@ -323,6 +364,9 @@ class RunResponse(BaseModel):
     events: list[Event] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict,
                                       description="seconds spent: run, serialize, layout, total")
+    grad_check: list[GradCheckPass] = Field(default_factory=list,
+                                            description="each kept backward pass checked by hand: autograd, "
+                                                        "finite differences, the course's formula")
 
 
 # ---- layout again (POST /api/layout) ---------------------------------------------------------------

@@ -86,7 +86,8 @@ export class ExplainPanel {
       const defs = this._definitions(tl, node);
       if (defs) out.push(defs);
     }
-    const root = step.explain ? step.explain.root : "L";
+    const rootNode = tl.nodes.get(pass.root);
+    const root = step.explain ? step.explain.root : rootNode && rootNode.var ? tensorName(rootNode) : "L";
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {
@@ -96,7 +97,7 @@ export class ExplainPanel {
         const dst = e ? tl.nodes.get(e.target) : null;
         return `${valueText(fl.grad, 80)} (${t("ex_from", { label: dst ? dst.label || dst.name : "?", i: e ? e.index + 1 : "?" })})`;
       });
-      out.push(h("p", { class: "math" }, `${terms.join(" + ")} = ${valueText(step.upstream, 120)}`));
+      out.push(h("p", { class: "math" }, `${terms.join(" + ")} = G = ${valueText(step.upstream, 120)}`));
     } else {
       out.push(h("p", {}, t("ex_upstream_g", { root, name: tensorName(node) })));
       out.push(valueBox(valueText(step.upstream), heatMap(step.upstream)));

@@ -60,21 +60,22 @@ export function resolver(work, upstream) {
 
 /** One worked step as DOM: "text = numbers = result", or "text [shapes] =" with the result below. */
 export function stepLine(step, resolve) {
-  const text = pick(step.text);
   const args = step.args.map(resolve);
   const sign = SIGNS[step.op];
+  let text = pick(step.text);
+  if (step.op === "matmul" || step.op === "outer") {
+    // A matrix product is a product of shapes: G [2×3] · Bᵀ [3×4] (an outer product g · vᵀ: [n] · [1×m]).
+    const right = step.op === "outer" ? [1, ...shapeOf(args[1].value)] : shapeOf(args[1].value);
+    text = `${wrapLabel(args[0].label)} ${dims(shapeOf(args[0].value))} · ${wrapLabel(args[1].label)}${step.op === "outer" ? "ᵀ" : ""} ${dims(right)}`;
+  }
   const allSmall = small(step.value) && args.every((a) => a.value === null || small(a.value));
   if (allSmall) {
     const numbers = sign && args.length === 2 ? `${wrapNum(args[0].value)}${sign}${wrapNum(args[1].value)}` : null;
     const line = numbers && numbers !== text ? `${text} = ${numbers} = ${inline(step.value)}` : `${text} = ${inline(step.value)}`;
     return [h("p", { class: "math work" }, h("code", {}, line))];
   }
-  let head = text;
-  if (step.op === "matmul" || step.op === "outer") {
-    head = `${wrapLabel(args[0].label)} ${dims(shapeOf(args[0].value))} · ${wrapLabel(args[1].label)}${step.op === "outer" ? "ᵀ" : ""} ${dims(step.op === "outer" ? [1, ...shapeOf(args[1].value)] : shapeOf(args[1].value))}`;
-  }
   return [
-    h("p", { class: "math work" }, h("code", {}, `${head} = `), h("small", { class: "muted" }, dims(shapeOf(step.value)))),
+    h("p", { class: "math work" }, h("code", {}, `${text} =`)),
     valueBox(valueText(step.value), heatMap(step.value)),
   ];
 }
