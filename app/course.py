@@ -125,7 +125,8 @@ def _linear_regression(v: PassValues) -> dict:
     x, y, w, b = v["x"], v["y"], v["model.weight"], v["model.bias"]
     r = x @ w.T + b - y
     n = x.shape[0]
-    return {"model.weight": _f("∂L/∂w = (2/N)·Σ (w·x + b − y)·x", f"N = {n}", (2 / n) * (r * x).sum(keepdims=True)),
+    return {"model.weight": _f("∂L/∂w = (2/N)·Σ (w·x + b − y)·x", f"N = {n}",
+                               (2 / n) * (r * x).sum(keepdims=True)),
             "model.bias": _f("∂L/∂b = (2/N)·Σ (w·x + b − y)", f"N = {n}", (2 / n) * r.sum(axis=0))}
 
 
@@ -153,7 +154,8 @@ def _no_grad(v: PassValues) -> dict:
 def _detach(v: PassValues) -> dict:
     x = v["x"]
     return {"x": _f(("∂z/∂x = y.detach() = x² (a constant for autograd)",
-                     "∂z/∂x = y.detach() = x²（对 autograd 来说是常数）"), f"{_n(x)}² = {_n(x ** 2)}", x ** 2)}
+                     "∂z/∂x = y.detach() = x²（对 autograd 来说是常数）"),
+                    f"{_n(x)}² = {_n(x ** 2)}", x ** 2)}
 
 
 def _retain_grad(v: PassValues) -> dict:
@@ -182,8 +184,9 @@ def _vanishing(v: PassValues) -> dict:
 FORMULAS = {
     "add-mul": _add_mul, "square": _square, "neuron": _neuron, "fan-out": _fan_out, "broadcast": _broadcast,
     "mlp": _mlp, "linear-regression": _linear_regression, "accumulation": _accumulation,
-    "forget-zero-grad": _forget_zero_grad, "backward-twice": _cube, "retain-graph": _cube, "no-grad": _no_grad,
-    "detach": _detach, "retain-grad": _retain_grad, "dynamic-graph": _dynamic_graph, "vanishing": _vanishing,
+    "forget-zero-grad": _forget_zero_grad, "backward-twice": _cube, "retain-graph": _cube,
+    "no-grad": _no_grad, "detach": _detach, "retain-grad": _retain_grad, "dynamic-graph": _dynamic_graph,
+    "vanishing": _vanishing,
 }
 
 

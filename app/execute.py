@@ -20,7 +20,6 @@ from .gradcheck import check_passes
 from .schemas import error_info
 from .serialize import serialize_trace
 
-
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
 
 
@@ -40,8 +39,8 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
         response = serialize_result(result)
         t2 = time.perf_counter()
         budget = min(GRAD_CHECK_S, Settings().timeout_s - (t2 - t0))
-        response["grad_check"] = check_passes(result.trace, [bp["index"] for bp in response["backward"]], budget,
-                                              hand_formulas(source))
+        kept = [bp["index"] for bp in response["backward"]]
+        response["grad_check"] = check_passes(result.trace, kept, budget, hand_formulas(source))
         t3 = time.perf_counter()
         response["timings"] = {"run": t1 - t0, "serialize": t2 - t1, "grad_check": t3 - t2}
         return {"response": response}

@@ -88,9 +88,9 @@ def _leaf_entry(leaf: LeafNode, grad, formula) -> dict:
              "hand": None}
     if formula is not None:
         value = np.asarray(formula["value"], dtype=np.float64)
-        entry["hand"] = {"formula": formula["formula"], "filled": formula.get("filled"), "value": V.value(value),
-                         "rel_error": _rel(g.astype(np.float64).reshape(-1), value.reshape(-1))
-                         if value.shape == g.shape else None}
+        err = _rel(g.astype(np.float64).reshape(-1), value.reshape(-1)) if value.shape == g.shape else None
+        entry["hand"] = {"formula": formula["formula"], "filled": formula.get("filled"),
+                         "value": V.value(value), "rel_error": err}
     return entry
 
 
@@ -179,8 +179,10 @@ class Replay:
         recorded = np.asarray(self.trace.nodes[self.root].value)
         got = self.base[self.root]
         rtol = REPLAY_RTOL.get(str(recorded.dtype), 1e-3)
-        return got.shape == recorded.shape and bool(np.allclose(got, recorded.astype(np.float64), rtol=rtol,
-                                                                atol=rtol * max(1.0, float(np.max(np.abs(got))))))
+        if got.shape != recorded.shape:
+            return False
+        atol = rtol * max(1.0, float(np.max(np.abs(got))))
+        return bool(np.allclose(got, recorded.astype(np.float64), rtol=rtol, atol=atol))
 
     def downstream(self, leaf: int) -> list[int]:
         """The ops whose value depends on ``leaf``, in order."""

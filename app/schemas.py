@@ -322,7 +322,7 @@ class GradCheckLeaf(BaseModel):
     dtype: str
     shape: list[int]
     autograd: Value = Field(description="what this pass added to the leaf's .grad")
-    numeric: Value | None = Field(default=None, description="central differences in float64 (at ``positions`` "
+    numeric: Value | None = Field(default=None, description="float64 central differences (at ``positions`` "
                                                             "when sampled)")
     positions: list[list[int]] | None = Field(default=None, description="the elements checked, when sampled")
     autograd_at: Value | None = Field(default=None, description="autograd's gradient at ``positions``")
@@ -331,7 +331,8 @@ class GradCheckLeaf(BaseModel):
     rel_error: Num = None
     tolerance: float
     ok: bool | None = None
-    reason: Literal["time_budget", "too_large", "replay_failed", "replay_mismatch", "below_resolution"] | None = None
+    reason: Literal["time_budget", "too_large", "replay_failed", "replay_mismatch",
+                    "below_resolution"] | None = None
     hand: HandFormula | None = None
 
 
