@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .policy import TORCH_MODULES, Policy
 from .positions import Positions
+from .pytorch_api import is_pytorch, not_supported
 from .results import ProgramError, Settings, UserError
 
 _REFUSED = {
@@ -203,6 +204,8 @@ def _check_import(node, policy: Policy, pos) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             if policy.module_for(alias.name) is None:
+                if is_pytorch(alias.name):
+                    raise _fail("ImportError", not_supported(alias.name), pos.of(node))
                 raise _fail("ForbiddenError", f"import of '{alias.name}' is not allowed: gradviz runs "
                             f"PyTorch code only ({_allowed_modules_text(policy)} can be imported)",
                             pos.of(node))
@@ -211,12 +214,16 @@ def _check_import(node, policy: Policy, pos) -> None:
         raise _fail("ForbiddenError", "relative imports are not allowed in gradviz", pos.of(node))
     mod = policy.module_for(node.module)
     if mod is None:
+        if is_pytorch(node.module):
+            raise _fail("ImportError", not_supported(node.module), pos.of(node))
         raise _fail("ForbiddenError", f"import from '{node.module}' is not allowed: gradviz runs PyTorch "
                     f"code only ({_allowed_modules_text(policy)} can be imported)", pos.of(node))
     for alias in node.names:
         if alias.name != "*" and alias.name not in policy.module_attrs[mod]:
-            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}' "
-                        "(not available in gradviz)", pos.of(node))
+            path = f"{node.module}.{alias.name}"
+            why = f": {not_supported(path)}" if is_pytorch(path) else " (not available in gradviz)"
+            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}'{why}",
+                        pos.of(node))
 
 
 def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:

@@ -23,6 +23,7 @@ from ..function import AccumulateGrad, Node
 from ..tensor import Size, Tensor
 from .errors import ForbiddenError
 from .functions import Callback, InitMethod, SuperMethod, SuperProxy, UserFunction
+from .pytorch_api import is_pytorch, not_supported
 
 # The engine modules user code can reach, and the torch names they stand for.
 TORCH_MODULES = {
@@ -169,8 +170,10 @@ class Policy:
         allowed = self.module_attrs.get(mod, {})
         if name in allowed:
             return allowed[name]
-        raise AttributeError(f"module '{torch_name(mod)}' has no attribute '{name}'"
-                             + (" (not available in gradviz)" if hasattr(mod, name) else ""))
+        path = f"{torch_name(mod)}.{name}"
+        why = " (not available in gradviz)" if hasattr(mod, name) else \
+            f": {not_supported(path)}" if is_pytorch(path) else ""
+        raise AttributeError(f"module '{torch_name(mod)}' has no attribute '{name}'{why}")
 
     # ---- kinds of objects ------------------------------------------------------------------------
     def is_user_instance(self, obj) -> bool:
@@ -244,7 +247,9 @@ class Policy:
         kind = type(obj).__name__
         if hasattr(type(obj), name) or hasattr(obj, name):
             raise ForbiddenError(f"attribute '{name}' of {kind} objects is not available in gradviz")
-        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+        path = f"{kind}.{name}"
+        why = f": {not_supported(path)}" if kind == "Tensor" and is_pytorch(path) else ""
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'{why}")
 
     def set_attr(self, obj, name: str, value) -> None:
         """``obj.name = value`` for user code: tensors' grad/requires_grad/data, and attributes of user
