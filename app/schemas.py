@@ -530,6 +530,21 @@ class Limits(BaseModel):
     mlp: MlpLimits
 
 
+# ---- what gradviz supports (GET /api/ops) -----------------------------------------------------------------
+class SupportedOp(BaseModel):
+    op: str = Field(description="op table key")
+    grad_fn: str
+    forward: str = Field(description="what it computes, over its inputs {0}, {1}, ...")
+    about: LocalizedText
+    formulas: list[str]
+
+
+class SupportedOps(BaseModel):
+    ops: list[SupportedOp]
+    names: dict[str, list[str]] = Field(description="per module ('torch', 'torch.nn', ..., 'Tensor'): "
+                                                    "the names a program may use")
+
+
 # ---- other routes ----------------------------------------------------------------------------------------
 class SandboxLayers(BaseModel):
     language: bool = Field(description="the interpreter's allow-list and call policy")
