@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .mlp_comments import localize
 from .schemas import MlpConfig
 
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid"}
@@ -353,4 +354,4 @@ def build_program(cfg: MlpConfig) -> tuple[str, Plan]:
     for section in (header_section, data_section, model_section, setup_section, loop_section,
                     result_section):
         lines += section(cfg, p)
-    return "\n".join(lines) + "\n", p
+    return "\n".join(localize(lines, cfg.lang)) + "\n", p

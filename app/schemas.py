@@ -19,6 +19,20 @@ Num = float | int | str | None  # a JSON-safe number (non-finite ones as strings
 
 
 # ---- errors ---------------------------------------------------------------------------------------
+class LocalizedText(BaseModel):
+    en: str
+    zh: str
+
+
+class ErrorExplain(BaseModel):
+    """The error in the reader's language (app/error_text.py)."""
+
+    gradviz: bool = Field(description="the message is gradviz's own words (then ``zh`` is its Chinese)")
+    zh: str | None = None
+    note: LocalizedText | None = Field(
+        default=None, description="what PyTorch's or Python's verbatim text means, in each language")
+
+
 class ErrorInfo(BaseModel):
     """What went wrong, where: ``line`` and ``col`` are 1-based positions in the source (None if unknown)."""
 
@@ -26,6 +40,7 @@ class ErrorInfo(BaseModel):
     message: str
     line: int | None = None
     col: int | None = None
+    explain: ErrorExplain | None = None
 
 
 class ErrorResponse(BaseModel):
@@ -35,8 +50,12 @@ class ErrorResponse(BaseModel):
 
 
 def error_info(type_: str, message: str, line: int | None = None, col: int | None = None) -> dict:
-    """An ``ErrorInfo`` as plain data: how every failure is reported, built in this one place."""
-    return {"type": type_, "message": message, "line": line, "col": col}
+    """An ``ErrorInfo`` as plain data: how every failure is reported, built in this one place (with the
+    message in the reader's language beside it)."""
+    from .error_text import explain_error
+
+    return {"type": type_, "message": message, "line": line, "col": col,
+            "explain": explain_error(type_, message)}
 
 
 # ---- requests -------------------------------------------------------------------------------------
@@ -90,11 +109,6 @@ class VariableOut(BaseModel):
 
 
 # ---- the explanation model (app/explain/) ------------------------------------------------------------
-class LocalizedText(BaseModel):
-    en: str
-    zh: str
-
-
 Said = str | LocalizedText  # a text that reads the same in both languages (a formula), or one per language
 
 
@@ -606,6 +620,7 @@ class MlpConfig(BaseModel):
     style: Literal["module", "sequential"] = "module"
     dtype: Literal["float32", "float64"] = "float32"
     print_every: int | None = Field(default=None, ge=1, description="null: five prints per run")
+    lang: Literal["en", "zh"] = Field(default="en", description="the language of the program's comments")
 
 
 class MlpProgram(BaseModel):

@@ -74,6 +74,7 @@ const STRINGS = {
     error_at: "{type} at line {line}, column {col}",
     error_noloc: "{type}",
     error_runtime_note: "Everything that ran before the error is shown and can be stepped through.",
+    error_original: "original:",
     // explanation texts
     ex_nothing: "Run a program: its forward ops appear one by one, then every backward step.",
     ex_op_title: "Forward: {name}",
@@ -262,6 +263,7 @@ const STRINGS = {
     error_at: "{type}：第 {line} 行，第 {col} 列",
     error_noloc: "{type}",
     error_runtime_note: "出错之前运行的部分仍然显示，可以逐步查看。",
+    error_original: "原文：",
     ex_nothing: "运行程序：前向运算会逐个出现，然后是反向传播的每一步。",
     ex_op_title: "前向：{name}",
     ex_op_line: "第 {line} 行：{code}",

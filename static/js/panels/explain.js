@@ -11,6 +11,7 @@ import { h, valueBox } from "../dom.js";
 import { heatMap, num, shapeText, valueText } from "../format.js";
 import { pick, t } from "../i18n.js";
 import { nodeLabel, sourceLine, sourceSpan, tensorName } from "../names.js";
+import { errorBody } from "../errors.js";
 import { workBlock } from "./work.js";
 
 export class ExplainPanel {
@@ -198,7 +199,7 @@ export class ExplainPanel {
   _error(st) {
     const e = st.response && st.response.error;
     if (!e) return [];
-    return [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}: `), e.message)];
+    return [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}:`)), ...errorBody(e, { pre: false })];
   }
 }
 
