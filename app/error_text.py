@@ -185,6 +185,8 @@ OWN: dict[str, str] = {
     "the data set is not 2-D classification": "这个数据集不是二维分类数据",
     "the program has no 2-D inputs X and labels y": "程序中没有二维输入 X 和标签 y",
     "the program took no optimizer step": "程序没有执行任何优化器步骤",
+    "the program's parameters {} do not match the form's layers {}: rebuild from the form to see the decision boundary":
+        "程序的参数 {0} 与表单中的层 {1} 不一致：请用表单重新生成程序，才能看到决策边界",
 }
 # Messages of ours that are only a frame for others (one per error type, never matched otherwise).
 OWN_BY_TYPE: dict[tuple[str, str], str] = {

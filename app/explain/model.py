@@ -145,7 +145,7 @@ def _input(trace: Trace, node: OpNode, syms: dict, g, i: int, root: str, sent=No
         broadcast = _sum_back(walk, result, name, tuple(edge.shape))
         result = broadcast[1]
         broadcast = broadcast[0]
-    work = {"edge": edge.id, "name": name, "rule": rule_text.data(), "broadcast": broadcast}
+    work = {"edge": edge.id, "name": name, "rule": rule_text.data(), "broadcast": broadcast, "ok": None}
     if sent is not None:
         ok = _matches(result.value, sent)
         work.update(values=walk.values, steps=walk.steps, result=result.ref, ok=ok)

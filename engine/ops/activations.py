@@ -118,7 +118,7 @@ def _silu_vjp(g, s):
 register("silu", "SiluBackward0", _silu,
          [_silu_vjp],
          ["∂(x·σ(x))/∂x = σ(x)·(1 + x·(1 − σ(x)))"], saves=("a",), description="SiLU: x·σ(x)",
-         explain=local("{0}·σ({0})", "SiLU：x·σ(x)", sigmoid(X0) * (1 + X0 * (1 - sigmoid(X0)))))
+         explain=local("{0}·σ({0})", "SiLU 激活：x·σ(x)", sigmoid(X0) * (1 + X0 * (1 - sigmoid(X0)))))
 
 
 def _elu(a, alpha):

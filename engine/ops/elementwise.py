@@ -75,7 +75,7 @@ public("Tensor", name="__abs__")(abs)
 relu = unary(register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
                       [lambda g, s: g * (s.out > 0)],
                       ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="ReLU: max(x, 0)",
-                      explain=local("relu({0})", "ReLU：max(x, 0)", E.where(E.gt(Y, 0), 1, 0))))
+                      explain=local("relu({0})", "ReLU 激活：max(x, 0)", E.where(E.gt(Y, 0), 1, 0))))
 register("leaky_relu", "LeakyReluBackward0",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [lambda g, s: g * s.xp.where(s.a > 0, s.xp.const(1.0, s.xp.data(s.a)),
