@@ -161,7 +161,8 @@ def _plan(cfg: MlpConfig) -> Plan:
     if cfg.output_size == 1 and k == 2:
         return Plan("classification", 2, 2, hidden, 1, "float_column", 0.5)
     if k == 2:
-        raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets) or 1", "output_size")
+        raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets) or 1",
+                             "output_size")
     raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets)", "output_size")
 
 

@@ -17,8 +17,8 @@ from engine.runner import ProgramError, run_program
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Raised with our own words: these classes, these error types, a "(limit: ...)" note or "gradviz" in the text.
-OWN_CLASSES = {"ForbiddenError", "LimitError", "MlpConfigError", "BoundaryError", "RunTimeout", "WorkerCrashed",
-               "WorkerProtocolError"}
+OWN_CLASSES = {"ForbiddenError", "LimitError", "MlpConfigError", "BoundaryError", "RunTimeout",
+               "WorkerCrashed", "WorkerProtocolError"}
 OWN_TYPES = {"ForbiddenError", "LimitError", "ConfigError", "ServerBusy", "TimeoutError", "SandboxError",
              "InternalError", "RequestTooLarge"}
 
@@ -33,6 +33,10 @@ def _skeleton(node) -> str | None:
         a, b = _skeleton(node.left), _skeleton(node.right)
         return None if a is None and b is None else (a or "{}") + (b or "{}")
     return None
+
+
+def _constant(node) -> str:
+    return node.value if isinstance(node, ast.Constant) else ""
 
 
 def own_messages() -> set[str]:
@@ -51,9 +55,9 @@ def own_messages() -> set[str]:
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             kind, arg = name, None
             if name in ("_fail", "error_info", "UserError") and len(node.args) >= 2:
-                kind, arg = (node.args[0].value if isinstance(node.args[0], ast.Constant) else ""), node.args[1]
+                kind, arg = _constant(node.args[0]), node.args[1]
             elif name == "error_response" and len(node.args) >= 3:
-                kind, arg = (node.args[1].value if isinstance(node.args[1], ast.Constant) else ""), node.args[2]
+                kind, arg = _constant(node.args[1]), node.args[2]
             elif (name.endswith("Error") or name in OWN_CLASSES or name == "__init__") and node.args:
                 arg = node.args[0]
             text = _skeleton(arg) if arg is not None else None
@@ -102,7 +106,8 @@ def program_error(source: str) -> dict:
 def test_a_pytorch_name_gradviz_lacks_is_not_a_typo(source):
     e = program_error(source)
     assert "gradviz does not support it yet" in e["message"] and "/ops" in e["message"], e
-    assert e["explain"]["gradviz"] and "gradviz 暂不支持" in e["explain"]["zh"] and "/ops" in e["explain"]["zh"]
+    zh = e["explain"]["zh"]
+    assert e["explain"]["gradviz"] and "gradviz 暂不支持" in zh and "/ops" in zh
 
 
 def test_a_real_typo_stays_a_typo():
@@ -138,8 +143,8 @@ def test_a_frame_translates_only_what_it_frames():
     assert translate("hidden: something of pydantic's", "ConfigError") is None
     assert translate("the server is busy; try again in 3 s (every worker is busy)") == \
         "服务器繁忙；请在 3 秒后重试（所有工作进程都在忙）"
-    assert explain_error("TimeoutError", "the program ran past its deadline and was stopped (limit: timeout_s)")[
-        "zh"] == "程序超过了截止时间，已被停止 (limit: timeout_s)"
+    late = explain_error("TimeoutError", "the program ran past its deadline and was stopped (limit: timeout_s)")
+    assert late["zh"] == "程序超过了截止时间，已被停止 (limit: timeout_s)"
 
 
 def test_the_supported_operations_are_listed(client):

@@ -36,7 +36,8 @@ def test_rules_use_the_students_names_and_saved_values_under_them():
     assert mul["explain"]["rules"] == [f"∂{mul['sym']}/∂u = c", f"∂{mul['sym']}/∂c = u"]
     work = step_of(resp, mul["id"])["explain"]["inputs"]
     assert [(v["name"], v["value"]["data"]) for v in work[0]["values"]] == [("c", 10.0)]
-    assert [(v["name"], v["value"]["data"]) for v in work[1]["values"]] == [("u", -1.0)]  # a + b, not "a = -1"
+    # the value of a + b under its name, not "a = -1"
+    assert [(v["name"], v["value"]["data"]) for v in work[1]["values"]] == [("u", -1.0)]
     assert work[0]["steps"][0]["text"] == "G·c" and work[0]["ok"]
 
 
@@ -61,7 +62,8 @@ def test_addmm_names_bias_input_and_weight_as_the_program_does():
     rules = [said(r) for r in addmm["explain"]["rules"]]
     assert rules[0] == "∂loss/∂fc2.bias = G" and rules[2] == "∂loss/∂q = pᵀ · G"
     bias = step_of(resp, addmm["id"])["explain"]["inputs"][0]
-    assert bias["broadcast"]["dims"] == [0] and "fc2.bias was broadcast from [3] to [4, 3]" in said(bias["broadcast"]["says"])
+    assert bias["broadcast"]["dims"] == [0]
+    assert "fc2.bias was broadcast from [3] to [4, 3]" in said(bias["broadcast"]["says"])
 
 
 def test_a_broadcast_input_says_its_gradient_is_summed_back():

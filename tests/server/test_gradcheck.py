@@ -42,7 +42,7 @@ def test_every_example_agrees_three_ways(ex):
         for leaf in p["leaves"]:
             assert leaf["hand"] is not None, (ex["id"], leaf["name"])
             assert leaf["hand"]["rel_error"] < leaf["tolerance"], (ex["id"], leaf["name"], leaf["hand"])
-            if leaf["reason"] == "below_resolution":  # 1e-13 after 20 sigmoids: finite differences cannot see it
+            if leaf["reason"] == "below_resolution":  # 1e-13 after 20 sigmoids: too small for a difference
                 assert ex["id"] == "vanishing"
                 continue
             assert leaf["ok"] is True, (ex["id"], leaf)

@@ -30,7 +30,8 @@ def page_strings() -> dict:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    script = ("const i = await import('./static/js/i18n.js'); const tr = await import('./static/js/training_i18n.js');"
+    script = ("const i = await import('./static/js/i18n.js');"
+              "const tr = await import('./static/js/training_i18n.js');"
               "console.log(JSON.stringify({en: {...i.STRINGS.en, ...tr.EN}, zh: {...i.STRINGS.zh, ...tr.ZH}}));")
     out = subprocess.run([node, "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
@@ -44,8 +45,9 @@ def test_every_page_string_is_in_chinese(page_strings):
     same = sorted(k for k in en if en[k] == zh[k] and k not in SAME)
     assert not same, same
     for k in en:
-        if k not in SAME and re.search(r"[A-Za-z]{4,}", re.sub(r"\{\w+\}|\b[a-z_]+\(\)|[\w.]+_\w+|grad_fn|autograd|"
-                                                                r"PyTorch|gradviz|float\d+|\.grad", "", en[k])):
+        words = re.sub(r"\{\w+\}|\b[a-z_]+\(\)|[\w.]+_\w+|grad_fn|autograd|PyTorch|gradviz|float\d+|\.grad", "",
+                       en[k])
+        if k not in SAME and re.search(r"[A-Za-z]{4,}", words):
             assert CJK.search(zh[k]), f"{k}: {zh[k]!r}"
     for k in en:  # the same placeholders in both
         assert set(re.findall(r"\{(\w+)\}", en[k])) == set(re.findall(r"\{(\w+)\}", zh[k])), k
@@ -70,8 +72,9 @@ def _configs():
     datasets = {"linear": dict(input_size=1, output_size=1, loss="mse", hidden=""),
                 "xor": {}, "moons": {}, "circles": dict(loss="mse", output_size=1),
                 "blobs": dict(output_size=3, loss="mse")}
-    for (ds, kw), acc, zero, style, dtype in itertools.product(datasets.items(), (1, 2), (True, False),
-                                                                ("module", "sequential"), ("float32", "float64")):
+    choices = itertools.product(datasets.items(), (1, 2), (True, False), ("module", "sequential"),
+                                ("float32", "float64"))
+    for (ds, kw), acc, zero, style, dtype in choices:
         yield MlpConfig(dataset=ds, accumulate=acc, zero_grad=zero, style=style, dtype=dtype, batch_size=50,
                         lang="zh", steps=10, **kw)
 
