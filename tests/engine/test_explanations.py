@@ -98,7 +98,8 @@ def check_step(step: dict, node: dict) -> list[str]:
         final = _array(step["upstream"]) if "G" in result else shown[result["step"]]
         expect = _array(grad)
         scale = float(np.max(np.abs(expect))) if expect.size else 0.0
-        same = final.shape == expect.shape and np.allclose(final, expect, rtol=1e-4, atol=1e-4 * scale + 1e-12)
+        tol = 1e-4 * scale + 1e-12
+        same = final.shape == expect.shape and np.allclose(final, expect, rtol=1e-4, atol=tol)
         if not same:
             problems.append(f"{node['name']} input {i}: the worked result is not the gradient sent")
         for text in [work["rule"]] + [s["text"] for s in work["steps"]]:

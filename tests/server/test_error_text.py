@@ -143,7 +143,8 @@ def test_a_frame_translates_only_what_it_frames():
     assert translate("hidden: something of pydantic's", "ConfigError") is None
     assert translate("the server is busy; try again in 3 s (every worker is busy)") == \
         "服务器繁忙；请在 3 秒后重试（所有工作进程都在忙）"
-    late = explain_error("TimeoutError", "the program ran past its deadline and was stopped (limit: timeout_s)")
+    late = explain_error("TimeoutError",
+                         "the program ran past its deadline and was stopped (limit: timeout_s)")
     assert late["zh"] == "程序超过了截止时间，已被停止 (limit: timeout_s)"
 
 
