@@ -35,7 +35,7 @@ export function errText(x) {
   if (x === null || x === undefined) return "—";
   const v = Number(x);
   if (v === 0) return "0";
-  return v <= 1e-3 || v >= 1e3 ? v.toExponential(1).replace("e-", "e−") : num(v);
+  return v <= 1e-3 || v >= 1e3 ? v.toExponential(1).replace(".0e", "e").replace("e-", "e−") : num(v);
 }
 
 export class GradCheckPanel {
