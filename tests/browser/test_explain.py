@@ -66,8 +66,9 @@ def test_a_broadcast_input_is_summed_back_and_says_so(shown):
     page = shown.page
     pick_example(page, "broadcast")
     text = step_until(page, BACKWARD + "AddBackward0")
-    assert en_zh(shown, "b was broadcast from [3] to [2, 3] in the forward pass, so its gradient is summed "
-                        "over dim 0", "前向传播时 b 从 [3] 广播到 [2, 3]，所以它的梯度在第 0 维上求和") in text
+    said = en_zh(shown, "b was broadcast from [3] to [2, 3] in the forward pass, so its gradient is summed over dim 0",
+                 "前向传播时 b 从 [3] 广播到 [2, 3]，所以它的梯度在第 0 维上求和")
+    assert said in text
     worked = en_zh(shown, "G summed over dim 0: [2, 3] → [3] =", "G 在第 0 维上求和：[2, 3] → [3] =")
     assert re.search(re.escape(worked) + r"\s*\[2, 2, 2\]", text)
 
@@ -88,7 +89,8 @@ def test_same_named_nodes_are_told_apart_in_text_and_drawing(shown):
     text = step_until(page, BACKWARD + "[:：] ?x$")  # x's AccumulateGrad step, after the fan-out sum
     assert "MulBackward0 #1" in text and "MulBackward0 #2" in text
     assert en_zh(shown, "x was used 3 times", "x 被使用了 3 次") in text
-    drawn = page.get_by_test_id("graph").locator("svg text").evaluate_all("(t) => t.map((e) => e.textContent)")
+    texts = page.get_by_test_id("graph").locator("svg text")
+    drawn = texts.evaluate_all("(t) => t.map((e) => e.textContent)")
     assert "MulBackward0 #1" in drawn and "MulBackward0 #2" in drawn
     text = step_until(page, BACKWARD + "MulBackward0 #1")
     assert text.count(en_zh(shown, "Gradient sent down to x:", "传给 x 的梯度：")) == 2
@@ -126,7 +128,8 @@ def test_the_check_by_hand_after_a_pass(shown):
     assert all(v.startswith("✓") and v.endswith("< 1e−3") for v in verdicts), verdicts
     green = panel.get_by_test_id("gc-verdict").first.evaluate("(e) => getComputedStyle(e).color")
     assert green == "rgb(22, 101, 52)"
-    assert en_zh(shown, "float32 keeps only about 7 significant digits", "float32 只有大约 7 位有效数字") in text
+    why = en_zh(shown, "float32 keeps only about 7 significant digits", "float32 只有大约 7 位有效数字")
+    assert why in text
     box = panel.bounding_box()
     assert box and box["width"] <= shown.width
 
@@ -151,5 +154,6 @@ def test_pytorchs_own_error_stays_verbatim_with_a_sentence(shown):
     pick_example(page, "backward-twice")
     text = page.get_by_test_id("error").inner_text()
     assert "Trying to backward through the graph a second time" in text
-    note = en_zh(shown, "call backward(retain_graph=True) the first time", "第一次调用时要写 backward(retain_graph=True)")
+    note = en_zh(shown, "call backward(retain_graph=True) the first time",
+                 "第一次调用时要写 backward(retain_graph=True)")
     assert note in text
