@@ -66,8 +66,8 @@ def test_a_broadcast_input_is_summed_back_and_says_so(shown):
     page = shown.page
     pick_example(page, "broadcast")
     text = step_until(page, BACKWARD + "AddBackward0")
-    said = en_zh(shown, "b was broadcast from [3] to [2, 3] in the forward pass, so its gradient is summed over dim 0",
-                 "前向传播时 b 从 [3] 广播到 [2, 3]，所以它的梯度在第 0 维上求和")
+    en = "b was broadcast from [3] to [2, 3] in the forward pass, so its gradient is summed over dim 0"
+    said = en_zh(shown, en, "前向传播时 b 从 [3] 广播到 [2, 3]，所以它的梯度在第 0 维上求和")
     assert said in text
     worked = en_zh(shown, "G summed over dim 0: [2, 3] → [3] =", "G 在第 0 维上求和：[2, 3] → [3] =")
     assert re.search(re.escape(worked) + r"\s*\[2, 2, 2\]", text)
