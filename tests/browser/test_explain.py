@@ -57,7 +57,7 @@ def test_a_matrix_product_is_a_product_with_shapes(shown):
     assert "⊙" not in text  # no element-wise product with an invented matrix
     assert en_zh(shown, "Input 1 (A):", "输入 1（A）：") in text
     if shown.lang == "zh":
-        for english in ("Input", "Gradient sent", "with the saved values", "Upstream"):
+        for english in ("Input", "Gradient sent", "with the values", "Upstream"):
             assert english not in text, english
 
 

@@ -90,13 +90,13 @@ export class ExplainPanel {
     const rootNode = tl.nodes.get(pass.root);
     const root = step.explain ? step.explain.root : rootNode && rootNode.var ? tensorName(rootNode) : "L";
     if (f.step === 0) {
-      out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
+      out.push(h("p", {}, t("ex_seed", { root }), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {
       out.push(h("p", {}, t("ex_fanout", { n: step.received.length, name: tensorName(node) })));
       const terms = step.received.map((fl) => {
         const e = tl.edges.get(fl.edge);
         const dst = e ? tl.nodes.get(e.target) : null;
-        return `${valueText(fl.grad, 80)} (${t("ex_from", { label: dst ? dst.label || dst.name : "?", i: e ? e.index + 1 : "?" })})`;
+        return `${valueText(fl.grad, 80)} ${t("ex_from", { label: dst ? dst.label || dst.name : "?", i: e ? e.index + 1 : "?" })}`;
       });
       out.push(h("p", { class: "math" }, `${terms.join(" + ")} = G = ${valueText(step.upstream, 120)}`));
     } else {
