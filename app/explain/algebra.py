@@ -2,7 +2,7 @@
 step and written out in the student's names, in English and Chinese.
 
 ``Walk(ctx).term(ex)`` returns the expression's value and text; every operation it performs on
-arrays becomes a worked step (``Walk.steps``), and every named value it reads (a saved input, the
+arrays becomes a worked step (``Walk.worked``), and every named value it reads (a saved input, the
 output, an extra array, the count ``n``) is listed once (``Walk.values``) under the name the text
 uses. Parts that depend only on the op's arguments (``exponent − 1``) are folded into numbers.
 """
@@ -67,7 +67,7 @@ class Term:
 @dataclass
 class Walk:
     ctx: Ctx
-    steps: list = field(default_factory=list)
+    worked: list = field(default_factory=list)
     values: list = field(default_factory=list)
     _listed: dict = field(default_factory=dict)
 
@@ -130,9 +130,9 @@ class Walk:
 
     def _record(self, op: str, args: list[Term], text: Text, prec: int, how: dict | None = None) -> Term:
         value = S.apply(op, [t.value for t in args], how)
-        self.steps.append({"op": op, "args": [t.ref for t in args], "how": how or {}, "text": text.data(),
+        self.worked.append({"op": op, "args": [t.ref for t in args], "how": how or {}, "text": text.data(),
                            "value": V.value(value)})
-        return Term(value, text, prec, {"step": len(self.steps) - 1})
+        return Term(value, text, prec, {"step": len(self.worked) - 1})
 
     def _add(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)

@@ -148,7 +148,7 @@ def _input(trace: Trace, node: OpNode, syms: dict, g, i: int, root: str, sent=No
     work = {"edge": edge.id, "name": name, "rule": rule_text.data(), "broadcast": broadcast, "ok": None}
     if sent is not None:
         ok = _matches(result.value, sent)
-        work.update(values=walk.values, steps=walk.steps, result=result.ref, ok=ok)
+        work.update(values=walk.values, steps=walk.worked, result=result.ref, ok=ok)
     return work, result
 
 

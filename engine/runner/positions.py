@@ -34,7 +34,8 @@ class Positions:
         off = getattr(node, "end_col_offset", None)
         if line is None or off is None:
             return (None, None)
-        return self.of(_At(line, off))
+        hit = self._cache.get((line, off))
+        return hit if hit is not None else self.of(_At(line, off))
 
 
 class _At:
