@@ -52,6 +52,7 @@ class Ctx:
     in_shapes: list[tuple]
     out_shape: tuple
     index: int = 0  # the input being explained (a variadic op's rule reads it)
+    dtype: str = "float64"  # the op's: worked numbers are shown to its precision (computed in float64)
 
 
 @dataclass
@@ -90,6 +91,13 @@ class Walk:
         if method is None:
             return self._step_fn(ex)
         return method(*ex.args)
+
+    def _shown(self, value) -> dict:
+        """A worked number as the page shows it: to the precision of the op's dtype."""
+        v = np.asarray(value)
+        if v.dtype == np.float64 and self.ctx.dtype in ("float32", "float16", "bfloat16"):
+            v = v.astype(np.float32)
+        return V.value(v)
 
     def term_g(self) -> Term:
         """The upstream gradient G."""
@@ -130,8 +138,10 @@ class Walk:
 
     def _record(self, op: str, args: list[Term], text: Text, prec: int, how: dict | None = None) -> Term:
         value = S.apply(op, [t.value for t in args], how)
-        self.worked.append({"op": op, "args": [t.ref for t in args], "how": how or {}, "text": text.data(),
-                           "value": V.value(value)})
+        step = {"op": op, "args": [t.ref for t in args], "text": text.data(), "value": self._shown(value)}
+        if how:
+            step["how"] = how
+        self.worked.append(step)
         return Term(value, text, prec, {"step": len(self.worked) - 1})
 
     def _add(self, a, b) -> Term:

@@ -38,7 +38,7 @@ def context(trace: Trace, node: OpNode, syms: dict, g, index: int = 0) -> Ctx:
     op = OPS[node.op]
     return Ctx(op=op, params=node.params, saved=saved_arrays(node), g=g, in_syms=in_syms(trace, node, syms),
                out_sym=syms.get(node.id, "y"), in_shapes=[trace.edges[e].shape for e in node.inputs],
-               out_shape=tuple(node.shape), index=index)
+               out_shape=tuple(node.shape), index=index, dtype=node.dtype)
 
 
 # ---- what a node computes ---------------------------------------------------------------------------

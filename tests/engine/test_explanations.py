@@ -87,7 +87,7 @@ def check_step(step: dict, node: dict) -> list[str]:
                     args.append(ref["num"])
                 else:
                     args.append(shown[ref["step"]])
-            value = S.apply(s["op"], args, s["how"])
+            value = S.apply(s["op"], args, s.get("how"))
             got = _array(s["value"])
             sizes = [float(np.max(np.abs(np.asarray(a, dtype=np.float64)))) for a in args
                      if a is not None and np.size(a)] + [float(np.max(np.abs(got))) if got.size else 0.0]

@@ -82,7 +82,7 @@ def test_a_mean_divides_by_n_and_copies_back():
     work = step_of(resp, by_label(resp)["MeanBackward0"]["id"])["explain"]["inputs"][0]
     assert [(v["name"], v["value"]["data"]) for v in work["values"]] == [("n", 6)]
     assert [s["op"] for s in work["steps"]] == ["div", "spread"]
-    assert abs(work["steps"][0]["value"]["data"] - 1 / 6) < 1e-12
+    assert abs(work["steps"][0]["value"]["data"] - 1 / 6) < 1e-7  # shown to float32 precision
 
 
 def test_same_named_nodes_get_distinct_labels_in_text_and_drawing():
