@@ -7,7 +7,9 @@ import sys
 
 import uvicorn
 
+from .dot import dot_problem
 from .http_protocol import NoDelayHTTPProtocol
+from .package import APP
 from .sandbox.confinement import SandboxUnavailable, bwrap_path
 from .settings import load_settings
 
@@ -24,18 +26,18 @@ def sandbox_problem(mode: str) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     """Parse the command line and serve until stopped."""
-    parser = argparse.ArgumentParser(prog="python -m app", description="Start the gradviz server.")
+    parser = argparse.ArgumentParser(prog=prog, description="Start the gradviz server.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=1, help="server processes (each with its own pool)")
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
-    problem = sandbox_problem(load_settings().sandbox_mode)
+    problem = sandbox_problem(load_settings().sandbox_mode) or dot_problem()
     if problem:
         sys.exit(f"gradviz: {problem}")
-    uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
+    uvicorn.run(f"{APP}.main:app", host=args.host, port=args.port, workers=args.workers,
                 log_level=args.log_level, http=NoDelayHTTPProtocol)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.trace import Trace
-
 from .examples import EXAMPLES
+from .package import from_engine
+
+(Trace,) = from_engine("trace", "Trace")
 
 
 def _n(x) -> str:

@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import time
 
-from engine.gcpause import gc_paused
-from engine.tensor import Tensor
-from engine.trace import node_id
-
 from . import values
 from .answer import prepare_answer
 from .course import hand_formulas
 from .gradcheck import check_passes
+from .package import from_engine
 from .schemas import error_info
 from .serialize import serialize_trace
+
+(gc_paused,) = from_engine("gcpause", "gc_paused")
+(Tensor,) = from_engine("tensor", "Tensor")
+(node_id,) = from_engine("trace", "node_id")
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
 
 
 def run_and_serialize(source: str, variables: dict | None = None) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error."""
-    from engine.runner import ProgramError, Settings, run_program
+    ProgramError, Settings, run_program = from_engine("runner", "ProgramError", "Settings", "run_program")
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():

@@ -15,10 +15,11 @@ import time
 
 import numpy as np
 
-from engine.ops.table import OPS, SAVED_INPUT
-from engine.trace import LeafNode, Trace
-
 from . import values as V
+from .package import from_engine
+
+OPS, SAVED_INPUT = from_engine("ops.table", "OPS", "SAVED_INPUT")
+LeafNode, Trace = from_engine("trace", "LeafNode", "Trace")
 
 FULL = 64  # leaves with at most this many elements are checked in full
 SAMPLE = 16  # positions checked in a larger leaf

@@ -472,3 +472,8 @@ def note_svg(text: str) -> str:
     safe = xml_escape(text)
     return ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="40" viewBox="0 0 480 40">'
             f'<text x="8" y="24" font-family="Helvetica" font-size="13">{safe}</text></svg>')
+
+
+def filled_dot(plan: Plan) -> str:
+    """The plan's DOT text with its varying labels written in (to draw it in another format)."""
+    return _TEXT.sub(lambda m: _escape(plan.texts[int(m.group(1))]), plan.dot)

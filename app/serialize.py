@@ -11,11 +11,12 @@ import math
 
 import numpy as np
 
-from engine.trace import LeafNode, OpNode, Trace
-
 from . import values
 from .explain import annotate
+from .package import from_engine
 from .views import View, build_views, trim_views, view_edges
+
+LeafNode, OpNode, Trace = from_engine("trace", "LeafNode", "OpNode", "Trace")
 
 
 def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from engine.trace import Trace
+from .package import from_engine
+
+(Trace,) = from_engine("trace", "Trace")
 
 KEEP = 3  # full views kept at each end of a training loop
 

@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app import values as V
-from engine.ops.explain import Ex
-from engine.ops.indexing import _select_key, _slice_key, encode_key
-from engine.ops.shape import _inverse
-
+from .. import values as V
+from ..package import from_engine
 from . import steps as S
 from .names import subscript
 from .text import Text, fmt_num, shape_text, sup
+
+(Ex,) = from_engine("ops.explain", "Ex")
+_select_key, _slice_key, encode_key = from_engine("ops.indexing", "_select_key", "_slice_key", "encode_key")
+(_inverse,) = from_engine("ops.shape", "_inverse")
 
 SAVED_KEY = ("a", "b", "c")
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from engine.trace import LeafNode, OpNode
+from ..package import from_engine
+
+LeafNode, OpNode = from_engine("trace", "LeafNode", "OpNode")
 
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 LETTERS = ("u", "v", "p", "q", "r", "s", "m", "k")

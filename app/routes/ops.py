@@ -9,6 +9,7 @@ from functools import lru_cache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from ..package import from_engine
 from ..schemas import LocalizedText, SupportedOp, SupportedOps
 from .page import page_language, templates
 
@@ -19,8 +20,8 @@ router = APIRouter(tags=["ops"])
 def supported() -> SupportedOps:
     """Every op of the table (grad_fn, what it computes in both languages, its rules) and every name a
     program may use, per module (they do not change while the server runs)."""
-    from engine.ops.table import OPS
-    from engine.runner.policy import _engine_tables
+    (OPS,) = from_engine("ops.table", "OPS")
+    (_engine_tables,) = from_engine("runner.policy", "_engine_tables")
 
     ops = []
     for op in sorted(OPS.values(), key=lambda o: (o.grad_fn, o.name)):

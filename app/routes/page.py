@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -11,9 +10,9 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from ..examples import EXAMPLES
+from ..package import TEMPLATES
 
-ROOT = Path(__file__).resolve().parents[2]
-templates = Jinja2Templates(directory=str(ROOT / "templates"))
+templates = Jinja2Templates(directory=str(TEMPLATES))
 router = APIRouter(tags=["page"])
 LANGUAGES = ("en", "zh")
 

@@ -11,17 +11,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from engine.gcpause import gc_paused
-
 from ..answer import splice_answer
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..layout import LayoutSettings, draw_views, layout_data
+from ..package import from_engine
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import ErrorResponse, RunRequest, RunResponse, WorkerRunReply
 from .worker_errors import worker_error_response
 
+(gc_paused,) = from_engine("gcpause", "gc_paused")
 router = APIRouter(prefix="/api", tags=["run"])
 
 ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run (syntax, forbidden, limit)"},

@@ -165,7 +165,9 @@ class _Watchdog:
                 pass
             if not self._still(run, report_at):
                 continue
-            from engine import trace
+            from ..package import engine
+
+            trace = engine("trace")
 
             rec = trace.ACTIVE
             line, col = rec.location if rec is not None and rec.location else (None, None)

@@ -18,9 +18,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from .. import package
+
 NOBODY = 65534
-ROOT = Path(__file__).resolve().parents[2]
-CODE_DIRS = ("engine", "app")  # what of the checkout a worker needs
+ROOT = package.ROOT  # the checkout's root, or the installed gradviz package
 
 
 class SandboxUnavailable(RuntimeError):
@@ -54,12 +55,13 @@ def check_readable_by_nobody(paths: list[Path]) -> None:
 
 def readable_paths(extra_code: tuple[str, ...] = ()) -> list[Path]:
     """What the sandbox shows, read-only: shared libraries, the interpreter and its packages, and
-    the project's code directories. Nested paths are dropped (their parent is bound already)."""
+    gradviz's code directories (``extra_code``: more directories of a checkout, for tests' job tables).
+    Nested paths are dropped (their parent is bound already)."""
     wanted = [Path(p) for p in ("/usr/lib", "/usr/lib64", "/lib", "/lib64") if Path(p).exists()
               and not Path(p).is_symlink()]
     wanted += [Path(sys.base_prefix), Path(sys.prefix), Path(os.path.realpath(sys.executable)).parent]
     wanted += [Path(p) for p in sys.path if p and Path(p).is_dir() and Path(p).is_absolute()]
-    wanted += [ROOT / d for d in CODE_DIRS + extra_code]
+    wanted += _code(extra_code)
     out: list[Path] = []
     for p in sorted({q.resolve() if not q.is_symlink() else q for q in wanted}, key=lambda q: len(q.parts)):
         if p == ROOT or p == Path("/"):
@@ -67,6 +69,10 @@ def readable_paths(extra_code: tuple[str, ...] = ()) -> list[Path]:
         if not any(p == q or q in p.parents for q in out):
             out.append(p)
     return out
+
+
+def _code(extra_code: tuple[str, ...]) -> list[Path]:
+    return package.code_dirs() + [ROOT / d for d in extra_code]
 
 
 def _parents(paths: list[Path]) -> list[Path]:
@@ -91,11 +97,13 @@ def command(python_args: list[str], env: dict[str, str], extra_code: tuple[str, 
     paths = readable_paths(extra_code)
     setpriv = None
     if as_root:
-        check_readable_by_nobody([ROOT / d for d in CODE_DIRS + extra_code])
+        check_readable_by_nobody(_code(extra_code))
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
         paths.append(Path(setpriv))
+    # The empty /tmp first: a Python installed under /tmp (a virtualenv made there) is bound over it.
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for parent in _parents(paths):
         argv += ["--perms", "0755", "--dir", str(parent)]
     for p in paths:
@@ -103,8 +111,7 @@ def command(python_args: list[str], env: dict[str, str], extra_code: tuple[str, 
     for link in ("/lib", "/lib64", "/bin"):  # merged-/usr systems: keep the loader's paths working
         if Path(link).is_symlink():
             argv += ["--symlink", os.readlink(link), link]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--remount-ro", "/tmp",
-             "--chdir", str(ROOT)]
+    argv += ["--remount-ro", "/tmp", "--chdir", str(ROOT)]
     if setpriv is not None:
         argv += [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}",
                  "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]

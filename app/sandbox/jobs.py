@@ -10,7 +10,7 @@ from __future__ import annotations
 def run(source: str, variables: dict | None = None, fold: str = "auto"):
     """``POST /api/run``: the answer's JSON text (with slots for the drawings) as the body, and what
     the server needs to draw and splice as the value; or ``{"program_error": ...}``."""
-    from app.execute import run_for_http
+    from ..execute import run_for_http
 
     out = run_for_http(source, variables)
     if "program_error" in out:
@@ -22,7 +22,7 @@ def run(source: str, variables: dict | None = None, fold: str = "auto"):
 
 def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     """``POST /api/mlp/boundary``: decision-boundary frames of a training program."""
-    from app.mlp_boundary import boundary_job
+    from ..mlp_boundary import boundary_job
 
     return boundary_job(config, source, grid, frames)
 
@@ -35,8 +35,7 @@ WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmo
 
 def warm_up() -> None:
     """Import and exercise what every run uses, once, in the template (children inherit it)."""
-    import app.execute  # noqa: F401 - the imports are the point
-    import app.mlp_boundary  # noqa: F401
+    from .. import execute, mlp_boundary  # noqa: F401 - the imports are the point
 
     run(WARM_UP)
     run("(a + b) * c", {"a": {"value": 2.0, "requires_grad": True}, "b": {"value": -1.0},

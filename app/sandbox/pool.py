@@ -29,6 +29,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from .. import package
 from . import channel, confinement, lockdown
 from .admission import Admission, AdmissionSettings
 
@@ -87,7 +88,7 @@ class SandboxSettings:
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
     max_answer_bytes: int = 64 * 2**20
-    jobs: str = "app.sandbox.jobs"  # the job table the template imports
+    jobs: str = f"{package.APP}.sandbox.jobs"  # the job table the template imports
     extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
 
 
@@ -100,7 +101,7 @@ class Template:
         env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "LANG": "C.UTF-8",
                "HOME": "/nonexistent", "PATH": "/usr/bin"}
         env.update({v: os.environ.get(v, "1") for v in _THREAD_VARS})
-        python = [sys.executable, "-m", "app.sandbox.template", str(theirs.fileno())]
+        python = [sys.executable, *package.python_module_args("sandbox.template"), str(theirs.fileno())]
         if filters is not None:
             argv = confinement.command(python, env, settings.extra_code)
             proc_env = {"PATH": os.environ.get("PATH", "/usr/bin")}

@@ -86,13 +86,14 @@ def public(*spaces: str, name: str | None = None):
         if isinstance(obj, FunctionType) and id(obj) not in _PUBLISHED:
             obj.__name__ = obj.__qualname__ = key
             if spaces == ("F",):
-                obj.__module__ = "engine.nn.functional"
+                obj.__module__ = f"{_ENGINE}.nn.functional"
         _PUBLISHED.add(id(obj))
         return obj
 
     return publish
 
 
+_ENGINE = __package__.rpartition(".")[0]  # "engine", or "gradviz.engine" when installed
 _PUBLISHED: set[int] = set()  # ids of the objects published so far (they stay alive in PUBLIC)
 
 

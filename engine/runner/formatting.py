@@ -29,6 +29,14 @@ _FORMATTER = string.Formatter()
 _PLAIN = frozenset((str, int, float, bool, complex, type(None)))  # their text never holds an address
 
 
+_ENGINE = __package__.rpartition(".")[0]  # "engine", or "gradviz.engine" when installed
+
+
+def torch_module_name(name: str) -> str:
+    """An engine module's name as a program imported it: ``engine.nn`` -> ``torch.nn``."""
+    return "torch" + name[len(_ENGINE):] if name == _ENGINE or name.startswith(_ENGINE + ".") else name
+
+
 def shown(obj, text: str) -> str:
     """``text`` (``obj``'s own repr or str) with real addresses replaced by their aliases; a module
     is named as the program imported it (``<module 'torch.nn'>``), without the server's file path."""
@@ -36,7 +44,7 @@ def shown(obj, text: str) -> str:
         return text
     if isinstance(obj, types.ModuleType):
         name = obj.__name__
-        return f"<module '{'torch' + name[len('engine'):] if name.startswith('engine') else name}'>"
+        return f"<module '{torch_module_name(name)}'>"
     return scrub(text)
 
 

@@ -25,14 +25,16 @@ from .errors import ForbiddenError
 from .functions import Callback, InitMethod, SuperMethod, SuperProxy, UserFunction
 from .pytorch_api import is_pytorch, not_supported
 
+# The engine's own name: "engine" in a checkout, "gradviz.engine" when installed.
+ENGINE = __package__.rpartition(".")[0]
 # The engine modules user code can reach, and the torch names they stand for.
 TORCH_MODULES = {
-    "torch": "engine",
-    "torch.nn": "engine.nn",
-    "torch.nn.functional": "engine.nn.functional",
-    "torch.nn.init": "engine.nn.init",
-    "torch.optim": "engine.optim",
-    "torch.autograd": "engine.autograd",
+    "torch": ENGINE,
+    "torch.nn": f"{ENGINE}.nn",
+    "torch.nn.functional": f"{ENGINE}.nn.functional",
+    "torch.nn.init": f"{ENGINE}.nn.init",
+    "torch.optim": f"{ENGINE}.optim",
+    "torch.autograd": f"{ENGINE}.autograd",
 }
 # Public names of those modules that are still not for user code (runner hooks, file access).
 DENY_NAMES = frozenset({"name_module", "save", "load", "from_file", "trace", "grad_mode", "runner"})
@@ -78,12 +80,12 @@ _BUILTIN_RECEIVERS = ((str, STR_ATTRS), (list, LIST_ATTRS), (tuple, TUPLE_ATTRS)
 def torch_name(module) -> str:
     """``engine.nn`` -> ``torch.nn`` (for messages)."""
     name = getattr(module, "__name__", "?")
-    return "torch" + name[len("engine"):] if name.startswith("engine") else name
+    return "torch" + name[len(ENGINE):] if name == ENGINE or name.startswith(ENGINE + ".") else name
 
 
 def _is_engine_object(value) -> bool:
     mod = getattr(value, "__module__", None) or ""
-    return (mod == "engine" or mod.startswith("engine.")) and not mod.startswith("engine.runner")
+    return (mod == ENGINE or mod.startswith(ENGINE + ".")) and not mod.startswith(ENGINE + ".runner")
 
 
 _TABLES: dict = {}  # the engine's part of the allow-list, by the modules' sizes
@@ -157,7 +159,7 @@ class Policy:
         self.builtin_callables: set = set()
         self.callable_types: tuple = (UserFunction, SuperMethod, InitMethod)
         self.exception_classes: set = set()
-        import engine.nn as _nn
+        from .. import nn as _nn
 
         self.module_base = getattr(_nn, "Module", None)
 

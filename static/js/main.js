@@ -18,6 +18,7 @@ import { GradCheckPanel } from "./panels/gradcheck.js";
 import { OutputPanels } from "./panels/output.js";
 import { PredictPanel } from "./panels/predict.js";
 import { VarsPanel } from "./panels/vars.js";
+import { buildHtml, enterOffline, freezeInputs, offline, offlineLang, offlineLanguage, offlineProgram } from "./offline.js";
 import { Player } from "./player.js";
 import { Classroom } from "./present.js";
 import { SandboxNotice } from "./sandbox.js";
@@ -30,6 +31,7 @@ import "./training.js"; // the training view and the MLP form: they listen on th
 const $ = (sel) => document.querySelector(sel);
 
 initLang();
+offlineLanguage();
 applyI18n();
 fillIcons();
 
@@ -254,6 +256,7 @@ $("[data-testid=lang]").addEventListener("click", () => {
   vars.build(state);
   output.lang();
   notice.lang();
+  if (offline) offlineLang($("[data-testid=offline-notice]"));
   if (!state.response) graph.load(null);
   if (state.timeline) repaint();
   else explain.render(state);
@@ -281,6 +284,27 @@ $("[data-testid=export-png]").addEventListener("click", async () => {
     download(await pngBlob(svg, homeBox()), `gradviz-step-${state.frame + 1}.png`);
   } catch (err) {
     output.note(String(err.message || err));
+  }
+});
+
+$("[data-testid=export-html]").addEventListener("click", async (e) => {
+  const resp = state.response;
+  if (!resp || state.ranSource === null) return;
+  const btn = e.currentTarget;
+  btn.disabled = true;
+  btn.textContent = t("export_html_busy");
+  try {
+    const source = state.ranSource;
+    const html = await buildHtml({
+      resp, source, variables: state.inputsFor === source ? state.variables : {}, frame: state.frame,
+      title: null, limits: limits.current(), layoutsFor: (level, direction) => fetchLayout(resp, level, direction),
+    });
+    download(new Blob([html], { type: "text/html" }), "gradviz.html");
+  } catch (err) {
+    output.note(t("export_html_failed", { msg: String(err.message || err) }));
+  } finally {
+    btn.disabled = false;
+    btn.textContent = t("export_html");
   }
 });
 
@@ -336,6 +360,19 @@ async function loadExamples() {
 
 async function start() {
   limits.load();
+  if (offline) {
+    // An offline copy: open the run it holds (its API answers come from the file, see offline.js).
+    enterOffline($("[data-testid=offline-notice]"), $("[data-testid=source]"));
+    on("run", () => freezeInputs($("#vars")));
+    const program = offlineProgram();
+    if (program.broken) {
+      layout.setAttribute("aria-busy", "false");
+      return;
+    }
+    await openProgram(program);
+    if (program.step !== null && program.step !== undefined && state.timeline) player.goTo(Math.min(program.step, state.timeline.length - 1));
+    return;
+  }
   fetchHealth().then((res) => notice.show(res.ok ? res.data : null));
   state.examples = await loadExamples();
   chooser.fill(state.examples);

@@ -1,0 +1,179 @@
+"""The page as one self-contained HTML file: a run to play from ``file://``, with no server.
+
+The file is the page itself (templates/index.html) with its stylesheets and its modules inlined
+(app/bundle.py: built from static/ when asked, so it is always the page as it is now) and the run
+it plays in ``<script type="application/json" id="offline-data">``: the program and its inputs,
+the answer of ``POST /api/run`` (drawings included), the drawings of the other graph levels and
+directions the page may ask ``POST /api/layout`` for, and the server's limits. The page's
+``static/js/offline.js`` answers the page's API calls from that data.
+
+``shell()`` is the file without a run (``null`` in the slot); the page's "Save as HTML" button
+fills the slot with the run it shows, ``page()`` does it here (``gradviz render``, notebooks).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from functools import lru_cache
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .bundle import bundle
+from .package import STATIC, TEMPLATES
+
+DATA_OPEN = '<script type="application/json" id="offline-data">'
+DATA_FORMAT = 1  # the version of the data's shape (offline.js refuses another)
+LEVELS = ("auto", "module", "op")
+DIRECTIONS = ("auto", "down")
+_CSS_LINK = re.compile(r'<link rel="stylesheet" href="/static/(css/[\w.-]+\.css)">')
+_MODULE = re.compile(r'<script type="module" src="/static/(js/[\w.-]+\.js)"></script>')
+
+
+def _safe_json(obj) -> str:
+    """JSON that can sit inside a <script> element (no "<", so no "</script>")."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _inline_script(code: str) -> str:
+    """JavaScript that can sit inline: no "</script" (which would end the element), no "<!--", and
+    no "<script" either, so the data slot's tag appears in the file exactly once (the modules' own
+    text names it). "\\x73" is "s" in a string, a template and a regular expression alike."""
+    if "<!--" in code:
+        raise RuntimeError("the page's modules contain '<!--', which an inline script cannot hold")
+    return code.replace("</script", "<\\/script").replace("<script", "<\\x73cript")
+
+
+def shell(lang: str = "en") -> str:
+    """The page with everything inline and an empty data slot (``null``)."""
+    return _shell(lang if lang in ("en", "zh") else "en", _static_stamp())
+
+
+def _static_stamp() -> tuple:
+    """Changes whenever a file of the page changes (so the cached shell is rebuilt)."""
+    files = [TEMPLATES / "index.html", *sorted(STATIC.rglob("*.js")), *sorted(STATIC.rglob("*.css"))]
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+
+
+@lru_cache(maxsize=4)
+def _shell(lang: str, stamp: tuple) -> str:
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"]))
+    html = env.get_template("index.html").render(examples_json="[]", lang=lang, languages=("en", "zh"))
+
+    def css(m: re.Match) -> str:
+        text = (STATIC / m.group(1)).read_text(encoding="utf-8").replace("</style", "<\\/style")
+        return f"<style>\n{text}</style>"
+
+    html, n_css = _CSS_LINK.subn(css, html)
+    found = _MODULE.search(html)
+    if found is None or n_css == 0:
+        raise RuntimeError("templates/index.html no longer links its stylesheets and module as expected")
+    script = _inline_script(bundle(STATIC / found.group(1)))
+    slot = f"{DATA_OPEN}null</script>\n  "
+    html = html[:found.start()] + slot + f'<script type="module">\n{script}</script>' + html[found.end():]
+    if html.count(DATA_OPEN) != 1:
+        raise RuntimeError("the offline data slot must appear exactly once")
+    return html
+
+
+def fill(shell_html: str, data: dict) -> str:
+    """The shell with ``data`` in its slot."""
+    start = shell_html.index(DATA_OPEN) + len(DATA_OPEN)
+    end = shell_html.index("</script>", start)
+    return shell_html[:start] + _safe_json(data) + shell_html[end:]
+
+
+def page(data: dict, lang: str = "en") -> str:
+    """The self-contained page that plays ``data`` (see ``offline_data``)."""
+    return fill(shell(lang), data)
+
+
+def offline_data(answer: dict, source: str, variables: dict | None, lang: str = "en",
+                 step: int | None = None, title: str | None = None, layouts: dict | None = None,
+                 limits: dict | None = None) -> dict:
+    """What the offline page plays: the run's answer (a RunResponse as JSON data, drawn), its
+    program, and ``layouts`` (see ``all_layouts``)."""
+    return {"format": DATA_FORMAT, "program": {"source": source, "variables": variables or {}},
+            "answer": answer, "lang": lang, "step": step, "title": title,
+            "layouts": layouts or {}, "limits": limits}
+
+
+def all_layouts(answer: dict) -> dict:
+    """Every drawing the page may ask for: ``{"svgs": [...], "keys": {"<level>|<direction>": [svg
+    index of each view, ...]}}`` (equal drawings are kept once)."""
+    from .layout import LayoutSettings, draw_views, layout_data, layout_input
+    from .routes.run import fold_settings
+    from .schemas import LayoutInput
+
+    if not answer.get("views"):
+        return {"svgs": [], "keys": {}, "folded": {}}
+    data = layout_data(LayoutInput.model_validate(layout_input(answer)))
+    svgs: list[str] = []
+    index: dict[str, int] = {}
+    keys, folded = {}, {}
+    for level in LEVELS:
+        for direction in DIRECTIONS:
+            settings = fold_settings(LayoutSettings(), level)
+            if direction == "down":
+                settings = replace(settings, max_lr_depth=-1)
+            drawings = draw_views(data, settings)
+            ids = []
+            for d in drawings:
+                if d.svg not in index:
+                    index[d.svg] = len(svgs)
+                    svgs.append(d.svg)
+                ids.append(index[d.svg])
+            key = f"{level}|{direction}"
+            keys[key] = ids
+            folded[key] = [{"folded": d.folded, "folds": d.folds} for d in drawings]
+    return {"svgs": svgs, "keys": keys, "folded": folded}
+
+
+def limits_data() -> dict:
+    """What ``GET /api/limits`` answers, without a server (the default settings)."""
+    from dataclasses import asdict
+
+    from .layout import LayoutSettings
+    from .package import from_engine
+    from .routes.limits import mlp_limits
+
+    (Settings,) = from_engine("runner", "Settings")
+    run = {k: float(v) for k, v in asdict(Settings()).items() if isinstance(v, int | float) and k != "seed"}
+    return {"run": run, "layout_max_nodes": LayoutSettings().max_nodes,
+            "mlp": mlp_limits().model_dump(mode="json")}
+
+
+def drawn_answer(response: dict) -> dict:
+    """A serialized run (app/execute.py, without drawings) drawn and checked against the schema:
+    the JSON data ``POST /api/run`` would answer."""
+    from .layout import draw_response
+    from .schemas import RunResponse
+
+    draw_response(response)
+    response.pop("svg", None)
+    response.setdefault("timings", {})
+    return RunResponse.model_validate(response).model_dump(mode="json")
+
+
+class ProgramFailed(Exception):
+    """The program cannot run at all (syntax, a forbidden construct, a limit): ``error`` is the
+    ``ErrorInfo`` data the page would show (type, message, line, col)."""
+
+    def __init__(self, error: dict):
+        super().__init__(error.get("message", ""))
+        self.error = error
+
+
+def run_answer(source: str, variables: dict | None = None) -> dict:
+    """Run a program in this process, through the runner (the same language, limits and answer as
+    the server's workers), and draw it. Raises ``ProgramFailed`` when it cannot run at all; a
+    program that fails while running is answered with its ``error``, as the page shows it."""
+    from .execute import run_and_serialize
+
+    out = run_and_serialize(source, variables)
+    if "program_error" in out:
+        raise ProgramFailed(out["program_error"])
+    return drawn_answer(out["response"])

@@ -1,0 +1,5 @@
+"""``python -m gradviz``: the ``gradviz`` command."""
+
+from .cli import entry
+
+entry()

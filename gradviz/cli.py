@@ -1,0 +1,65 @@
+"""The ``gradviz`` command.
+
+    gradviz serve [--host H] [--port P] [--workers N]      the web page (as ``python -m app``)
+    gradviz render PROGRAM.py -o OUT.html|.svg|.png [--lang zh] [--view N]
+
+``render`` runs the program through gradviz's runner (``import engine as torch``: the same
+language and limits as the page) and writes the page that plays it as one HTML file, or the
+drawing of its graph. Bad input gets one line that says what is wrong, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import _parts
+from .errors import GradvizError
+
+
+def _render(args) -> int:
+    from .output import _output, answer_of, read_program, write
+
+    out = _output(args.output)
+    source = read_program(args.program)
+    run = answer_of(source, file=args.program)
+    write(run, out, lang=args.lang, view=args.view)
+    print(f"gradviz: wrote {out} ({out.stat().st_size:,} bytes)")
+    err = run[0].get("error")
+    if err:
+        where = f" at line {err['line']}" if err.get("line") else ""
+        print(f"gradviz: note: the program stopped{where} with {err['type']}: {err['message']} "
+              "(the file shows what ran before, and the error)", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gradviz", description="Computational graphs, step by step.")
+    sub = parser.add_subparsers(dest="command", metavar="{serve,render}")
+    sub.add_parser("serve", help="serve the page: gradviz serve [--host H] [--port P] [--workers N]")
+    render = sub.add_parser("render", help="write a program's run as one HTML file (or its graph as SVG/PNG)")
+    render.add_argument("program", help="a Python program using torch (run by gradviz's engine)")
+    render.add_argument("-o", "--output", required=True, help="OUT.html, OUT.svg or OUT.png")
+    render.add_argument("--lang", choices=("en", "zh"), default="en", help="the page's language at first")
+    render.add_argument("--view", type=int, default=0,
+                        help="for .svg/.png: which graph, when the program ran several backward passes")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:  # its options are the server's own (python -m app)
+        _parts.app("__main__").main(argv[1:], prog="gradviz serve")
+        return 0
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return _render(args)
+    except GradvizError as exc:
+        print(f"gradviz: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def entry() -> None:
+    """The console script."""
+    sys.exit(main())

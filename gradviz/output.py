@@ -1,0 +1,146 @@
+"""A run as a file: the self-contained HTML page that plays it, or its drawing as SVG or PNG.
+
+What can be shown: a program's source (run here through gradviz's runner, ``import engine as
+torch``, with the same language and limits as the server), or a ``Recording`` of real PyTorch
+(``gradviz.record()``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from . import _parts
+from .errors import GradvizError, program_error
+
+FORMATS = (".html", ".svg", ".png")
+
+
+def _need_dot() -> None:
+    problem = _parts.app("dot").dot_problem()
+    if problem:
+        raise GradvizError(problem)
+
+
+def answer_of(what, variables: dict | None = None, file: str | None = None) -> tuple[dict, str, dict | None]:
+    """``(answer, source, variables)`` for a program's source or a Recording: the answer as
+    ``POST /api/run`` gives it, drawn."""
+    _need_dot()
+    offline = _parts.app("offline")
+    if isinstance(what, str):
+        try:
+            return offline.run_answer(what, variables), what, variables
+        except offline.ProgramFailed as exc:
+            raise program_error(exc.error, file) from None
+    answer_data = getattr(what, "answer_data", None)
+    if answer_data is None:
+        raise GradvizError(f"gradviz shows a program's source (a str) or a gradviz.record() recording, "
+                           f"not {type(what).__name__}")
+    return offline.drawn_answer(answer_data()), what.source, None
+
+
+def html(what, variables: dict | None = None, lang: str = "en", title: str | None = None,
+         file: str | None = None) -> str:
+    """The self-contained HTML page that plays ``what`` (no network: JS, CSS and data inline)."""
+    _check_lang(lang)
+    return page_of(*answer_of(what, variables, file), lang=lang, title=title)
+
+
+def page_of(answer: dict, source: str, variables: dict | None, lang: str = "en",
+            title: str | None = None) -> str:
+    """The page for an answer (every level and direction of its drawing included)."""
+    offline = _parts.app("offline")
+    data = offline.offline_data(answer, source, variables, lang=lang, title=title,
+                                layouts=offline.all_layouts(answer), limits=offline.limits_data())
+    return offline.page(data, lang)
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in ("en", "zh"):
+        raise GradvizError(f"lang must be 'en' or 'zh', not {lang!r}")
+
+
+def render(what, path, variables: dict | None = None, lang: str = "en", view: int = 0,
+           file: str | None = None) -> Path:
+    """Write ``what`` to ``path``: ``.html`` the page that plays it, ``.svg`` / ``.png`` the drawing
+    of one view (``view``: which, for a program with several backward passes). Returns the path."""
+    path = _output(path)
+    _check_lang(lang)
+    return write(answer_of(what, variables, file), path, lang, view)
+
+
+def _output(path) -> Path:
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise GradvizError(f"{path}: the output must end in .html, .svg or .png")
+    return path
+
+
+def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int = 0) -> Path:
+    """Write a run (``answer_of``'s result) to ``path`` in the format its suffix names."""
+    path = _output(path)
+    answer, source, variables = run
+    suffix = path.suffix.lower()
+    if suffix == ".html":
+        _write(path, page_of(answer, source, variables, lang, title=path.stem).encode("utf-8"))
+        return path
+    views = answer["views"]
+    if not views or not answer["graph"]["nodes"]:
+        raise GradvizError("the program recorded no graph to draw (no op on a tensor that requires grad)")
+    if not 0 <= view < len(views):
+        raise GradvizError(f"there are {len(views)} views (0 to {len(views) - 1}), not {view}")
+    if suffix == ".svg":
+        _write(path, ('<?xml version="1.0" encoding="UTF-8"?>\n' + views[view]["svg"]).encode("utf-8"))
+    else:
+        _write(path, _png(answer, view))
+    return path
+
+
+def _png(answer: dict, view: int) -> bytes:
+    """The view drawn by ``dot -Tpng`` from the same DOT text as its SVG, labels filled in."""
+    app_layout = _parts.app("layout")
+    schemas = _parts.app("schemas")
+    data = app_layout.layout_data(schemas.LayoutInput.model_validate(app_layout.layout_input(answer)))
+    nodes, edges = data["nodes"], data["edges"]
+    node_ids, edge_ids = data["views"][view]
+    plan = app_layout.plan_view(nodes, edges, node_ids, edge_ids, app_layout.LayoutSettings())
+    if not plan.dot:
+        raise GradvizError(f"the graph has {plan.drawn} nodes: too many to draw")
+    dot = app_layout.filled_dot(plan)
+    try:
+        proc = subprocess.run(["dot", "-Tpng", "-Gdpi=144", "-Gbgcolor=white"], input=dot.encode(),
+                              capture_output=True, timeout=120)
+    except FileNotFoundError:
+        raise GradvizError(_parts.app("dot").dot_problem() or "dot could not be started") from None
+    except subprocess.TimeoutExpired:
+        raise GradvizError("graphviz took too long to draw this graph") from None
+    if proc.returncode != 0:
+        detail = proc.stderr.decode(errors="replace")[:300]
+        raise GradvizError(f"graphviz could not draw this graph: {detail}")
+    return proc.stdout
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise GradvizError(f"{path}: cannot write it ({exc.strerror or exc})") from None
+
+
+def read_program(path) -> str:
+    """A program file's text, or a clear error when it cannot be one."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise GradvizError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise GradvizError(f"{path}: is a directory, not a Python program") from None
+    except OSError as exc:
+        raise GradvizError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if b"\0" in data[:8192]:
+        raise GradvizError(f"{path}: is not a Python program (it is a binary file)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise GradvizError(f"{path}: is not a Python program (not UTF-8 text: byte {exc.start})") from None

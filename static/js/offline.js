@@ -1,0 +1,178 @@
+/**
+ * The page as one HTML file (written by `gradviz render`, a notebook, or the "Save as HTML" button):
+ * the run it plays travels inside it (<script id="offline-data">, see app/offline.py), and every API
+ * call the page makes is answered from that data, so it plays from file:// on a train. Editing and
+ * running programs need gradviz itself; the page says so and keeps the program read-only.
+ *
+ * On a served page the slot is empty (`offline` is null) and nothing here changes anything; the
+ * button builds the file from GET /offline (the page with its modules inlined) and the run shown.
+ */
+
+import { STRINGS, getLang, setLang, t } from "./i18n.js";
+
+const FORMAT = 1;
+const DATA_OPEN = '<script type="application/json" id="offline-data">';
+
+const EN = {
+  export_html: "Save as HTML",
+  export_html_hint: "One HTML file with this run: it plays without a server (mail it, open it anywhere)",
+  export_html_busy: "Saving…",
+  export_html_failed: "The HTML file could not be made: {msg}",
+  offline_notice: "An offline copy: it plays the run it holds. Editing and running programs need gradviz itself.",
+  offline_run: "This offline copy plays the program it was saved with; to run another one, open it in gradviz.",
+  offline_layout: "This offline copy holds no such drawing.",
+  offline_only: "Not available in an offline copy.",
+  offline_bad: "This file's data could not be read (it may be damaged, or from another version of gradviz).",
+};
+const ZH = {
+  export_html: "保存为 HTML",
+  export_html_hint: "把这次运行存成一个 HTML 文件：无需服务器即可播放（可以发邮件，任何地方都能打开）",
+  export_html_busy: "正在保存…",
+  export_html_failed: "无法生成 HTML 文件：{msg}",
+  offline_notice: "离线副本：播放其中保存的这次运行。编辑和运行程序需要 gradviz 本身。",
+  offline_run: "这个离线副本只播放保存时的程序；要运行其他程序，请在 gradviz 中打开。",
+  offline_layout: "这个离线副本中没有这种画法。",
+  offline_only: "离线副本中不可用。",
+  offline_bad: "无法读取这个文件中的数据（文件可能已损坏，或来自其他版本的 gradviz）。",
+};
+Object.assign(STRINGS.en, EN);
+if (STRINGS.zh) Object.assign(STRINGS.zh, ZH);
+
+function readData() {
+  if (typeof document === "undefined") return null;
+  const el = document.getElementById("offline-data");
+  if (!el) return null;
+  try {
+    const data = JSON.parse(el.textContent);
+    if (data === null) return null;
+    if (!data || data.format !== FORMAT || !data.answer || !data.program) return { broken: true };
+    return data;
+  } catch {
+    return { broken: true };
+  }
+}
+
+/** The data of an offline copy, or null on a served page. */
+export const offline = readData();
+
+/** An offline copy opens in the language it was saved in (unless its address asks for one). */
+export function offlineLanguage() {
+  if (offline && (offline.lang === "en" || offline.lang === "zh") && !new URLSearchParams(location.search).get("lang")) {
+    setLang(offline.lang);
+  }
+}
+offlineLanguage(); // before the modules that write strings while they load (main.js asks again after initLang)
+
+function fail(message, type = "Offline") {
+  return { ok: false, status: 0, error: { type, message, line: null, col: null } };
+}
+
+function sameInputs(a, b) {
+  return JSON.stringify(a || {}) === JSON.stringify(b || {});
+}
+
+/** The answer an API call gets in an offline copy (the same shape as api.js's answers). */
+export function offlineCall(url, init) {
+  if (offline.broken) return fail(t("offline_bad"));
+  const body = init && init.body ? JSON.parse(init.body) : {};
+  switch (url) {
+    case "/api/run":
+      if (body.source === offline.program.source && sameInputs(body.variables, offline.program.variables)) {
+        return { ok: true, status: 200, data: structuredClone(offline.answer) };
+      }
+      return fail(t("offline_run"));
+    case "/api/layout": {
+      const key = `${body.fold || "auto"}|${body.direction || "auto"}`;
+      const layouts = offline.layouts || {};
+      const ids = layouts.keys && layouts.keys[key];
+      if (!ids) return fail(t("offline_layout"));
+      const views = ids.map((k, i) => ({ index: i, svg: layouts.svgs[k], ...((layouts.folded || {})[key] || [])[i] }));
+      return { ok: true, status: 200, data: { views } };
+    }
+    case "/api/health":
+      return { ok: true, status: 200, data: { status: "ok" } };
+    case "/api/limits":
+      return offline.limits ? { ok: true, status: 200, data: offline.limits } : fail(t("offline_only"));
+    case "/api/examples":
+      return { ok: true, status: 200, data: [] };
+    default:
+      return fail(t("offline_only"));
+  }
+}
+
+/** The program an offline copy opens with, or null. */
+export function offlineProgram() {
+  if (!offline) return null;
+  if (offline.broken) return { source: "", variables: null, broken: true };
+  const vars = offline.program.variables;
+  return { source: offline.program.source, variables: vars && Object.keys(vars).length ? vars : null, step: offline.step };
+}
+
+const STYLE = `
+html.offline [data-testid=run], html.offline [data-testid=share], html.offline [data-testid=examples],
+html.offline [data-testid=export-html], html.offline #mlp-panel, html.offline .sharebar { display: none !important; }
+html.offline #vars input { pointer-events: none; }
+`;
+
+/** Mark the page as an offline copy: the notice, a read-only program, no Run. */
+export function enterOffline(notice, textarea) {
+  document.documentElement.classList.add("offline");
+  const style = document.createElement("style");
+  style.textContent = STYLE;
+  document.head.appendChild(style);
+  textarea.readOnly = true;
+  notice.hidden = false;
+  offlineLang(notice);
+}
+
+/** The notice in the current language. */
+export function offlineLang(notice) {
+  const txt = notice.querySelector(".txt");
+  if (txt) txt.textContent = t(offline && offline.broken ? "offline_bad" : "offline_notice");
+}
+
+/** Inputs of an offline copy cannot change (there is nothing to run them). */
+export function freezeInputs(root) {
+  for (const el of root.querySelectorAll("input, select, textarea")) el.disabled = true;
+}
+
+/**
+ * The page as one HTML file playing `resp`: the shell from GET /offline with the run in its slot.
+ * `layouts(fold, direction)` draws the views again (POST /api/layout); every level and direction
+ * the page can show is put in, so the file never needs the server.
+ */
+export async function buildHtml({ resp, source, variables, frame, title, layoutsFor, limits }) {
+  const res = await fetch(`/offline?lang=${getLang()}`);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const shell = await res.text();
+  const svgs = [];
+  const index = new Map();
+  const keys = {};
+  const folded = {};
+  for (const level of ["auto", "module", "op"]) {
+    for (const direction of ["auto", "down"]) {
+      const got = await layoutsFor(level, direction);
+      if (!got.ok) throw new Error(got.error.message);
+      const key = `${level}|${direction}`;
+      keys[key] = got.data.views.map((v) => {
+        if (!index.has(v.svg)) {
+          index.set(v.svg, svgs.length);
+          svgs.push(v.svg);
+        }
+        return index.get(v.svg);
+      });
+      folded[key] = got.data.views.map((v) => ({ folded: v.folded, folds: v.folds }));
+    }
+  }
+  const answer = structuredClone(resp);
+  // The answer's own drawings: the automatic level, read from left to right (as a run answers).
+  answer.views.forEach((v, i) => Object.assign(v, { svg: svgs[keys["auto|auto"][i]], ...folded["auto|auto"][i] }));
+  const data = { format: FORMAT, program: { source, variables: variables || {} }, answer, lang: getLang(), step: frame, title,
+    layouts: { svgs, keys, folded }, limits };
+  const json = JSON.stringify(data).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  const start = shell.indexOf(DATA_OPEN) + DATA_OPEN.length;
+  const end = shell.indexOf("</script>", start);
+  if (start < DATA_OPEN.length || end < 0) throw new Error("the page has no data slot");
+  return shell.slice(0, start) + json + shell.slice(end);
+}

@@ -1,0 +1,189 @@
+"""The page as one HTML file (app/offline.py, app/bundle.py) and the gradviz command that writes it:
+what the file holds, the inliner's rules, and the command's answers to bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.bundle import BundleError, bundle
+from app.examples import EXAMPLES
+from app.offline import DATA_OPEN, shell
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def gradviz_cli(*args, cwd=None, env=None, timeout=120):
+    """``gradviz ARGS`` of this checkout, from any directory."""
+    env = dict(env or os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "gradviz", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, env=env, timeout=timeout)
+
+
+# ---- the inliner ------------------------------------------------------------------------------------
+def _modules(tmp_path, files: dict) -> Path:
+    for name, text in files.items():
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path / "main.js"
+
+
+def test_modules_run_in_import_order_with_their_bindings(tmp_path):
+    entry = _modules(tmp_path, {
+        "main.js": 'import { twice, NAME as label } from "./lib/a.js";\nimport * as b from "./b.js";\n'
+                   'import "./side.js";\nconsole.log(JSON.stringify([twice(21), label, b.three(), globalThis.order]));\n',
+        "lib/a.js": 'import { three } from "../b.js";\nglobalThis.order = (globalThis.order || []).concat("a");\n'
+                    "export function twice(x) {\n  return x * 2;\n}\nconst NAME = `a${three()}`;\nexport { NAME };\n",
+        "b.js": 'globalThis.order = (globalThis.order || []).concat("b");\nexport const three = () => 3;\n',
+        "side.js": 'globalThis.order = (globalThis.order || []).concat("side");\n',
+    })
+    script = tmp_path / "out.mjs"
+    script.write_text(bundle(entry))
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed (the browser tests play the inlined page itself)")
+    out = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [42, "a3", 3, ["b", "a", "side"]]  # as the browser orders them
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("export default 1;\n", "default export"),
+    ("export let n = 1;\n", "live binding"),
+    ('const m = import("./b.js");\n', "dynamic import"),
+    ("console.log(import.meta.url);\n", "import.meta"),
+    ('import { x } from "lodash";\n', "only relative"),
+    ('import { x } from "./missing.js";\n', "does not exist"),
+])
+def test_the_inliner_refuses_what_it_cannot_carry(tmp_path, text, reason):
+    entry = _modules(tmp_path, {"main.js": text, "b.js": "export const y = 1;\n"})
+    with pytest.raises(BundleError, match=reason):
+        bundle(entry)
+
+
+def test_an_import_cycle_is_refused(tmp_path):
+    entry = _modules(tmp_path, {"main.js": 'import { b } from "./b.js";\nexport const a = 1;\n',
+                                "b.js": 'import { a } from "./main.js";\nexport const b = 2;\n'})
+    with pytest.raises(BundleError, match="cycle"):
+        bundle(entry)
+
+
+# ---- the file ----------------------------------------------------------------------------------------------
+def test_the_shell_has_everything_inline_and_one_data_slot():
+    html = shell("zh")
+    assert html.count(DATA_OPEN) == 1
+    assert '<html lang="zh">' in html
+    assert "/static/" not in re.sub(r"<script type=\"module\">.*?</script>", "", html, flags=re.S)
+    assert not re.search(r'(src|href)="(https?:)?//', html), "nothing may come from the network"
+    assert html.count("<style>") == 3 and 'data-testid="export-html"' in html
+    script = re.search(r'<script type="module">\n(.*?)</script>', html, re.S).group(1)
+    assert "</script" not in script and "<script" not in script
+    # Every module of the page is inside (each is evaluated in the file, none fetched).
+    for path in (ROOT / "static" / "js").rglob("*.js"):
+        key = path.relative_to(ROOT / "static").as_posix()
+        if key in ("js/boundary.js",):
+            continue
+        assert f"// ---- {key}" in script or key not in _reachable(), key
+
+
+def _reachable() -> set[str]:
+    text = bundle(ROOT / "static" / "js" / "main.js")
+    return set(re.findall(r"// ---- (\S+)", text))
+
+
+def test_gradviz_render_writes_every_example_and_reports_its_size(tmp_path, capsys):
+    sizes = {}
+    for ex in EXAMPLES:
+        prog = tmp_path / f"{ex['id']}.py"
+        if ex["variables"]:
+            continue  # an expression needs its inputs: gradviz.render(source, variables=...) below
+        prog.write_text(ex["source"])
+        out = gradviz_cli("render", str(prog), "-o", str(tmp_path / f"{ex['id']}.html"))
+        assert out.returncode == 0, out.stderr
+        assert "Traceback" not in out.stderr
+        sizes[ex["id"]] = (tmp_path / f"{ex['id']}.html").stat().st_size
+    import gradviz
+
+    for ex in EXAMPLES:
+        if ex["variables"]:
+            path = gradviz.render(ex["source"], tmp_path / f"{ex['id']}.html", variables=ex["variables"])
+            sizes[ex["id"]] = path.stat().st_size
+    with capsys.disabled():
+        print("\noffline HTML size per example (bytes): " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()))
+    assert len(sizes) == len(EXAMPLES)
+    assert max(sizes.values()) < 800_000, sizes
+    data = _data(tmp_path / "neuron.html")
+    assert data["program"]["source"] == next(e["source"] for e in EXAMPLES if e["id"] == "neuron")
+    assert set(data["layouts"]["keys"]) == {f"{lv}|{d}" for lv in ("auto", "module", "op") for d in ("auto", "down")}
+    assert data["answer"]["backward"][0]["steps"]
+
+
+def _data(path: Path) -> dict:
+    html = path.read_text()
+    start = html.index(DATA_OPEN) + len(DATA_OPEN)
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def test_render_draws_svg_and_png(tmp_path):
+    prog = tmp_path / "p.py"
+    prog.write_text("x = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\ny.backward()\n")
+    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
+    svg = (tmp_path / "g.svg").read_text()
+    assert svg.startswith("<?xml") and "PowBackward0" in svg
+    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.png"), "--lang", "zh").returncode == 0
+    assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_program_that_fails_is_written_with_its_error_and_a_note(tmp_path):
+    prog = tmp_path / "twice.py"
+    prog.write_text(next(e["source"] for e in EXAMPLES if e["id"] == "backward-twice"))
+    out = gradviz_cli("render", str(prog), "-o", str(tmp_path / "t.html"))
+    assert out.returncode == 0
+    assert "note: the program stopped at line 5 with RuntimeError" in out.stderr
+    assert _data(tmp_path / "t.html")["answer"]["error"]["line"] == 5
+
+
+@pytest.mark.parametrize(("make", "args", "message"), [
+    (lambda d: None, ["nothere.py", "-o", "x.html"], "nothere.py: no such file"),
+    (lambda d: (d / "a.py").write_bytes(b"\x7fELF\x00\x01"), ["a.py", "-o", "x.html"], "not a Python program"),
+    (lambda d: (d / "a.py").write_bytes(b"x = '\xff'\n"), ["a.py", "-o", "x.html"], "not UTF-8"),
+    (lambda d: (d / "a.py").write_text("x = (1,\n"), ["a.py", "-o", "x.html"], "SyntaxError"),
+    (lambda d: (d / "a.py").write_text("import os\n"), ["a.py", "-o", "x.html"], "a.py: "),
+    (lambda d: (d / "a.py").write_text("x = 1\n"), ["a.py", "-o", "x.pdf"], "must end in .html, .svg or .png"),
+    (lambda d: (d / "a.py").write_text("x = 1\n"), ["a.py", "-o", "x.svg"], "no graph to draw"),
+])
+def test_bad_input_gets_one_clear_line(tmp_path, make, args, message):
+    make(tmp_path)
+    out = gradviz_cli("render", *args, cwd=tmp_path)
+    assert out.returncode == 1
+    assert message in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_without_dot_the_message_says_how_to_install_graphviz(tmp_path):
+    prog = tmp_path / "p.py"
+    prog.write_text("x = torch.tensor(2.0, requires_grad=True)\n(x * x).backward()\n")
+    env = dict(os.environ, PATH=str(tmp_path))  # no dot there
+    out = gradviz_cli("render", str(prog), "-o", str(tmp_path / "p.html"), env=env)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    for where in ("apt-get install graphviz", "brew install graphviz", "winget install graphviz"):
+        assert where in out.stderr
+    served = subprocess.run([sys.executable, "-m", "app", "--port", "1"], capture_output=True, text=True,
+                            cwd=ROOT, env=dict(env, GRADVIZ_SANDBOX="language-only"), timeout=120)
+    assert served.returncode != 0 and "brew install graphviz" in served.stderr
+    assert shutil.which("dot"), "the tests themselves need graphviz"
+
+
+def test_the_server_gives_the_page_as_one_file(server):
+    res = httpx.get(f"{server}/offline?lang=zh", timeout=60)
+    assert res.status_code == 200 and res.headers["content-type"].startswith("text/html")
+    assert res.text.count(DATA_OPEN) == 1 and '<html lang="zh">' in res.text
+    assert httpx.get(f"{server}/offline?lang=xx", timeout=60).text.startswith("<!doctype html>")

@@ -1,0 +1,107 @@
+"""The one-file page in Chromium, opened from file:// with no server: every example plays its whole
+step-through in both languages, nothing is fetched, and the served page's "Save as HTML" button
+writes a file that plays the same run."""
+
+from __future__ import annotations
+
+import pytest
+from browser.support import SHOTS, new_page, wait_ready
+
+import gradviz
+from app.examples import EXAMPLES
+
+pytestmark = pytest.mark.browser
+
+
+def open_file(browser, path, width=1280, height=720, lang="en"):
+    ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 600,
+                              has_touch=width < 600, locale="zh-CN" if lang == "zh" else "en-US",
+                              accept_downloads=True)
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:"))
+            else problems.append(f"request: {r.url}"))
+    page.goto(path.as_uri())
+    wait_ready(page, timeout=30_000)
+    page.wait_for_selector("[data-testid=graph] svg")
+    return page, problems
+
+
+def label(page) -> tuple[int, int]:
+    i, n = page.get_by_test_id("step-label").inner_text().split("/")
+    return int(i), int(n)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
+def test_every_example_plays_from_a_file(browser, tmp_path, example):
+    path = tmp_path / f"{example['id']}.html"
+    gradviz.render(example["source"], path, variables=example["variables"])
+    page, problems = open_file(browser, path)
+    try:
+        assert page.get_by_test_id("offline-notice").is_visible()
+        assert not page.get_by_test_id("run").is_visible()
+        assert page.get_by_test_id("source").input_value() == example["source"]
+        first, n = label(page)
+        assert n > 1
+        # Walk every frame in English (a long training run: the first 40, then the rest by the slider).
+        for _ in range(min(n - first, 40)):
+            page.get_by_test_id("step-next").click()
+        if label(page)[0] < n:
+            page.locator("#step-last").click()
+        assert label(page) == (n, n)
+        assert page.locator("#explain").inner_text().strip()
+        # Back a few frames in Chinese: the same run, the page's strings in the other language.
+        page.get_by_test_id("lang").click()
+        for _ in range(min(n - 1, 3)):
+            page.get_by_test_id("step-prev").click()
+        assert label(page)[0] == n - min(n - 1, 3)
+        assert "步" in page.locator(".steplabel").inner_text()
+        assert "离线副本" in page.get_by_test_id("offline-notice").inner_text()
+        assert page.locator("#explain").inner_text().strip()
+        assert not problems, problems
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize(("width", "height", "lang"), [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"),
+                                                       (390, 844, "zh")])
+def test_the_file_on_each_screen(browser, tmp_path, width, height, lang):
+    ex = next(e for e in EXAMPLES if e["id"] == "mlp")
+    path = tmp_path / "mlp.html"
+    gradviz.render(ex["source"], path, lang=lang)
+    page, problems = open_file(browser, path, width, height, lang)
+    try:
+        assert page.evaluate("document.documentElement.lang").startswith(lang)
+        for _ in range(14):
+            page.get_by_test_id("step-next").click()
+        if width < 600:  # a phone draws top to bottom: the drawing comes from the file, not a server
+            assert "relayout" not in page.get_by_test_id("console").inner_text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"offline-{width}x{height}-{lang}.png"))
+        assert not problems, problems
+    finally:
+        page.context.close()
+
+
+def test_save_as_html_on_the_served_page(browser, server, tmp_path):
+    page = new_page(browser, server)
+    wait_ready(page)
+    try:
+        page.get_by_test_id("step-next").click()
+        served_steps = label(page)[1]
+        with page.expect_download(timeout=60_000) as dl:
+            page.get_by_test_id("export-html").click()
+        saved = tmp_path / "saved.html"
+        dl.value.save_as(saved)
+    finally:
+        page.context.close()
+    offline, problems = open_file(browser, saved)
+    try:
+        assert label(offline) == (2, served_steps)  # it opens on the step it was saved at
+        offline.locator("#step-last").click()
+        assert label(offline) == (served_steps, served_steps)
+        assert not problems, problems
+    finally:
+        offline.context.close()

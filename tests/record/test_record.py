@@ -1,0 +1,144 @@
+"""gradviz.record(): real PyTorch's graph and backward passes, recorded into the trace gradviz plays,
+must be the trace gradviz's own engine records for the same program: the same nodes (grad_fn names,
+leaf names), the same edges, the same steps in the same order, the same values and gradients (1e-6)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import gradviz
+from app.examples import EXAMPLES
+from gradviz.errors import GradvizError
+
+from .harness import differences, engine_trace, torch_recording
+from .programs import PROGRAMS
+
+CASES = [(e["id"], e["source"], e["variables"]) for e in EXAMPLES] + \
+    [(name, src.strip("\n") + "\n", None) for name, src in PROGRAMS.items()]
+
+
+@pytest.mark.parametrize(("name", "source", "variables"), CASES, ids=[c[0] for c in CASES])
+def test_real_torch_records_the_engines_trace(name, source, variables):
+    ours, our_error = engine_trace(source, variables)
+    rec, their_error = torch_recording(source, variables)
+    assert (our_error is None) == (their_error is None), (our_error, their_error)
+    assert ours.nodes and ours.passes, "a case without a graph or a backward pass proves nothing"
+    diff = differences(ours, rec.trace)
+    assert not diff, "\n".join(diff[:10])
+    # Where each op ran (the page marks the line) and in which nn.Module.
+    assert [n.module for n in ours.nodes] == [n.module for n in rec.trace.nodes]
+    if not variables:  # an expression is wrapped in two lines on the torch side
+        assert [(n.line, n.col) for n in ours.nodes if n.kind == "op"] == \
+            [(n.line, n.col) for n in rec.trace.nodes if n.kind == "op"]
+        assert [(bp.line, bp.col) for bp in ours.passes] == [(bp.line, bp.col) for bp in rec.trace.passes]
+    # The recording plays in the page: it is a valid answer, and the block's code is its program.
+    answer = rec.answer_data()
+    assert answer["backward"] and answer["graph"]["nodes"]
+    assert rec.source.startswith(source.strip().splitlines()[0]) or variables
+
+
+def test_the_comparison_sees_a_different_graph_and_a_different_gradient():
+    neuron = next(e for e in EXAMPLES if e["id"] == "neuron")["source"]
+    ours, _ = engine_trace(neuron)
+    other, _ = torch_recording(neuron.replace("w = torch.tensor([3.0]", "w = torch.tensor([3.5]"))
+    assert any("value" in d or "sent" in d for d in differences(ours, other.trace))
+    square, _ = torch_recording("x = torch.tensor(2.0, requires_grad=True)\n(x * x).backward()\n")
+    assert any(d.startswith("nodes") for d in differences(ours, square.trace))
+
+
+def test_an_op_the_engine_lacks_is_recorded_under_torchs_name():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    with gradviz.record() as rec:
+        y = torch.special.erfcx(x)
+        loss = y.sum()
+        loss.backward()
+    ops = [n for n in rec.trace.nodes if n.kind == "op"]
+    assert [n.grad_fn for n in ops] == ["SpecialErfcxBackward0", "SumBackward0"]
+    assert [n.name for n in ops] == ["y", "loss"]
+    step = next(s for s in rec.trace.passes[0].steps if s.node == ops[0].id)
+    assert abs(step.sent[0].grad - x.grad.numpy()).max() < 1e-6
+    gradviz.html(rec)  # it plays like any other run
+
+
+def test_a_graph_begun_before_the_block_is_recorded_from_where_the_block_starts():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = w * 3  # made before recording
+    with gradviz.record() as rec:
+        loss = (h ** 2).sum()
+        loss.backward()
+    ops = [n.grad_fn for n in rec.trace.nodes if n.kind == "op"]
+    assert ops == ["PowBackward0", "SumBackward0"]
+    leaf = rec.trace.nodes[rec.trace.edges[0].source]
+    assert leaf.kind == "leaf" and leaf.name == "h" and list(leaf.value) == [3.0, 6.0]
+    assert [s.kind for s in rec.trace.passes[0].steps] == ["op", "op"]  # MulBackward0 ran unrecorded
+
+
+def test_misuse_gets_a_clear_error():
+    with gradviz.record() as rec:
+        with pytest.raises(GradvizError, match="nested"):
+            with gradviz.record():
+                pass
+        with pytest.raises(GradvizError, match="after its with-block"):
+            rec.answer_data()
+    with pytest.raises(GradvizError, match="program's source"):
+        gradviz.html(42)
+
+
+def test_the_server_never_imports_torch_or_the_recorder():
+    code = ("import sys, app.main, app.sandbox.jobs, app.offline\n"
+            "bad = [m for m in ('torch', 'gradviz.recording', 'IPython') if m in sys.modules]\n"
+            "print(bad); sys.exit(1 if bad else 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_real_model_beyond_the_engine_is_recorded_whole():
+    """Layers gradviz's engine does not have (convolution, batch norm, LSTM, embedding, dropout) are
+    recorded under torch's names; every Node of the graph is there, and what each parameter's
+    AccumulateGrad wrote is its real .grad."""
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(1, 4, 3)
+            self.bn = nn.BatchNorm2d(4)
+            self.drop = nn.Dropout(0.2)
+            self.emb = nn.Embedding(10, 4)
+            self.lstm = nn.LSTM(4, 5, batch_first=True)
+            self.fc = nn.Linear(4 * 4 * 4 + 5, 3)
+
+        def forward(self, img, tokens):
+            h = torch.max_pool2d(torch.relu(self.bn(self.conv(img))), 2)
+            e, _ = self.lstm(self.emb(tokens))
+            return self.fc(torch.cat([self.drop(h).flatten(1), e[:, -1]], dim=1))
+
+    net = Net()
+    img, tokens = torch.randn(2, 1, 10, 10), torch.randint(0, 10, (2, 6))
+    with gradviz.record() as rec:
+        loss = nn.functional.cross_entropy(net(img, tokens), torch.tensor([0, 2]))
+        loss.backward()
+    names = {n.grad_fn for n in rec.trace.nodes if n.kind == "op"}
+    assert {"ConvolutionBackward0", "NativeBatchNormBackward0", "EmbeddingBackward0"} <= names
+    graph, stack = set(), [loss.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is not None and fn not in graph:
+            graph.add(fn)
+            stack.extend(n for n, _ in fn.next_functions)
+    ops = [fn for fn in graph if type(fn).__name__ != "AccumulateGrad"]
+    steps = rec.trace.passes[0].steps
+    assert sum(1 for s in steps if s.kind == "op") == len(ops)
+    params = dict(net.named_parameters())
+    leaf_steps = [s for s in steps if s.kind == "leaf"]
+    assert len(leaf_steps) == len(params)
+    for s in leaf_steps:
+        name = rec.trace.nodes[s.node].name
+        assert abs(s.grad_after - params[name].grad.numpy()).max() < 1e-6, name
+    gradviz.html(rec)
