@@ -34,7 +34,7 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
         root_name = syms.get(bp.root) if root.name and bp.root not in constant else "L"
         for s_out, step in zip(bp_out["steps"], bp.steps):
             node = trace.nodes[step.node]
-            if step.kind != "op" or node.kind != "op" or OPS[node.op].explain is None:
+            if step.kind != "op" or not explained(node):
                 continue
             model = step_model(trace, node, step, syms, root_name, worked=budget > 0)
             budget -= sum(1 for w in model["inputs"] if w is not None)
@@ -49,10 +49,16 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
         node = trace.nodes[n["id"]]
         if n["kind"] == "op":
             n["end_line"], n["end_col"] = node.end_line, node.end_col
-            if OPS[node.op].explain is not None:
+            if explained(node):
                 root = roots.get(node.id, "L")
                 known = _complete(trace, node, syms, rules.get(node.id), root)
                 n["explain"] = node_model(trace, node, syms, known, root)
+
+
+def explained(node) -> bool:
+    """Whether the op table explains ``node`` (a recording of real PyTorch may hold ops it lacks)."""
+    op = OPS.get(node.op) if node.kind == "op" else None
+    return op is not None and op.explain is not None
 
 
 def _complete(trace: Trace, node, syms: dict, known: list | None, root: str) -> list:

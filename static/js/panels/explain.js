@@ -155,10 +155,11 @@ export class ExplainPanel {
       }
       const isHidden = Boolean(hidden && hidden.edges.has(eid));
       const work = works[i];
+      const rule = (node.explain && pick(node.explain.rules[i])) || (node.formulas && node.formulas[i]) || "";
       const box = work
         ? workBlock(work, step.upstream, { index: i, srcName, hidden: isHidden })
         : h("div", { class: "rule" }, h("p", {}, t("ex_rule", { i: i + 1, src: srcName }), " ",
-          h("code", { class: "formula" }, (node.explain && pick(node.explain.rules[i])) || node.formulas[i] || "")));
+          rule ? h("code", { class: "formula" }, rule) : t("ex_rule_none", { name: nodeLabel(node) })));
       if (!isHidden) {
         const to = src && src.kind === "op" ? `${srcName} (${src.label || src.name})` : srcName;
         box.append(h("p", { class: "sent" }, t("ex_send_short", { src: to })), valueBox(valueText(grad), heatMap(grad)));
