@@ -15,7 +15,7 @@ for part in PARTS:
     found = find_namespace_packages(include=[part, f"{part}.*"], exclude=["*.__pycache__"])
     packages += [f"gradviz.{p}" for p in found]
 package_dir = {"gradviz": "gradviz", **{f"gradviz.{d}": d for d in (*PARTS, *DATA)}}
-package_data = {"gradviz.engine.runner": ["pytorch_names.txt"]}  # data files inside the packages
+package_data = {}
 for top in DATA:
     for folder in [Path(top), *sorted(p for p in Path(top).rglob("*") if p.is_dir())]:
         name = "gradviz." + ".".join(folder.parts)

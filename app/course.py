@@ -182,12 +182,25 @@ def _vanishing(v: PassValues) -> dict:
                     (f"{product} ({len(factors)} factors)", f"{product}（共 {len(factors)} 个因子）"), value)}
 
 
+def _hook(v: PassValues) -> dict:
+    x = v["x"]
+    return {"x": _f(("x.grad = 2·(∂L/∂y)·(∂y/∂x) = 2·1·2x = 4x (the hook doubles the gradient reaching y)",
+                     "x.grad = 2·(∂L/∂y)·(∂y/∂x) = 2·1·2x = 4x（钩子把到达 y 的梯度加倍）"),
+                    f"4·{_n(x)}", 4 * x)}
+
+
+def _custom_function(v: PassValues) -> dict:
+    x = v["x"]
+    return {"x": _f(("∂L/∂x = 3x² (what Cube.backward returns)", "∂L/∂x = 3x²（Cube.backward 的返回值）"),
+                    f"3·{_n(x)}²", 3 * x ** 2)}
+
+
 FORMULAS = {
     "add-mul": _add_mul, "square": _square, "neuron": _neuron, "fan-out": _fan_out, "broadcast": _broadcast,
     "mlp": _mlp, "linear-regression": _linear_regression, "accumulation": _accumulation,
     "forget-zero-grad": _forget_zero_grad, "backward-twice": _cube, "retain-graph": _cube,
     "no-grad": _no_grad, "detach": _detach, "retain-grad": _retain_grad, "dynamic-graph": _dynamic_graph,
-    "vanishing": _vanishing,
+    "vanishing": _vanishing, "hook": _hook, "custom-function": _custom_function,
 }
 
 

@@ -76,8 +76,17 @@ OWN: dict[str, str] = {
     "cannot assign to {}": "不能给 {0} 赋值",
     "class decorators are not supported by gradviz": "gradviz 不支持类装饰器",
     "class keywords (metaclass=...) are not supported by gradviz": "gradviz 不支持类关键字参数（metaclass=...）",
-    "a class may only extend nn.Module, an nn layer or another class of the program":
-        "类只能继承 nn.Module、nn 中的层或程序自己定义的类",
+    "a class may only extend nn.Module, an nn layer, torch.autograd.Function or another class of the program":
+        "类只能继承 nn.Module、nn 中的层、torch.autograd.Function 或程序自己定义的类",
+    "type() with three arguments (making a class) is not supported by gradviz":
+        "gradviz 不支持带三个参数的 type()（用来创建类）",
+    "numpy.ndarray(...) is not available in gradviz: make arrays with np.array, np.zeros, ...":
+        "numpy.ndarray(...) 在 gradviz 中不可用：请用 np.array、np.zeros 等创建数组",
+    "Invalid norm order '{}' for gradviz's numpy": "gradviz 的 numpy 不支持范数阶数 '{0}'",
+    "{}(): dtype {} is not one of the numeric dtypes gradviz's numpy offers":
+        "{0}()：数据类型 {1} 不是 gradviz 的 numpy 提供的数值类型",
+    "a DataLoader over a {} (use a TensorDataset, a tensor or a list)":
+        "基于 {0} 的 DataLoader（请用 TensorDataset、张量或列表）",
     "decorators other than @torch.no_grad(), @torch.enable_grad(), @property, @staticmethod and @classmethod "
     "are not supported by gradviz":
         "gradviz 只支持 @torch.no_grad()、@torch.enable_grad()、@property、@staticmethod 和 @classmethod 这些装饰器",
@@ -121,26 +130,29 @@ OWN: dict[str, str] = {
     "str() with an encoding is not supported by gradviz": "gradviz 不支持带编码参数的 str()",
     "'*' widths in % formatting are not supported by gradviz": "gradviz 不支持 % 格式化中的 '*' 宽度",
     # what the engine does not support
-    "{} is part of PyTorch, but gradviz does not support it yet (the supported operations are listed at /ops)":
-        "{0} 是 PyTorch 的功能，但 gradviz 暂不支持（支持的运算列在 /ops）",
-    "module '{}' has no attribute '{}': {}": "模块 '{0}' 没有属性 '{1}'：{2}",
-    "module '{}' has no attribute '{}' (not available in gradviz)": "模块 '{0}' 没有属性 '{1}'（在 gradviz 中不可用）",
-    "'{}' object has no attribute '{}': {}": "'{0}' 对象没有属性 '{1}'：{2}",
-    "cannot import name '{}' from '{}': {}": "无法从 '{1}' 导入名字 '{0}'：{2}",
-    "cannot import name '{}' from '{}' (not available in gradviz)": "无法从 '{1}' 导入名字 '{0}'（在 gradviz 中不可用）",
-    "backward(inputs=...) is not supported by gradviz": "gradviz 不支持 backward(inputs=...)",
-    "complex numbers are not supported by gradviz": "gradviz 不支持复数",
-    "arange(): complex numbers are not supported by gradviz": "arange()：gradviz 不支持复数",
-    "gelu(approximate='tanh') is not supported by gradviz": "gradviz 不支持 gelu(approximate='tanh')",
-    "div with rounding_mode is not supported by gradviz": "gradviz 不支持带 rounding_mode 的 div",
-    "where(condition) with one argument is not supported by gradviz": "gradviz 不支持只有一个参数的 where(condition)",
+    "not supported in gradviz: {}": "gradviz 不支持：{0}",
+    # what follows "not supported in gradviz: " when it is words rather than code
+    "DataLoader samplers": "DataLoader 的采样器（sampler）",
+    "an autograd.Function whose forward returns several outputs": "forward 返回多个输出的 autograd.Function",
+    "complex numbers in arange()": "arange() 中的复数",
+    "complex numbers": "复数",
+    "cross_entropy with label_smoothing": "带 label_smoothing 的 cross_entropy",
+    "ctx.mark_dirty (in-place autograd.Function)": "ctx.mark_dirty（原地修改的 autograd.Function）",
+    "ctx.save_for_forward (forward-mode rules of an autograd.Function)":
+        "ctx.save_for_forward（autograd.Function 的前向模式规则）",
+    "keyword arguments to autograd.Function.apply": "传给 autograd.Function.apply 的关键字参数",
+    "mse_loss with weight": "带 weight 的 mse_loss",
+    "pos_weight that requires grad": "需要梯度的 pos_weight",
+    "the nuclear norm (p='nuc')": "核范数（p='nuc'）",
+    "torch.func.jvp inside another forward-mode level": "在另一个前向模式层级内部调用 torch.func.jvp",
+    "where(condition) with one argument": "只有一个参数的 where(condition)",
+    "batching items of type {}": "把类型为 {0} 的元素组成批次",
+    "matrix norms (linalg.norm with ord={}); use linalg.vector_norm":
+        "矩阵范数（linalg.norm 且 ord={0}）；请用 linalg.vector_norm",
+    "the '{}' device (gradviz computes on the CPU)": "'{0}' 设备（gradviz 在 CPU 上计算）",
     "gradviz supports clamp with number bounds only (not tensors)": "gradviz 只支持以数作为上下界的 clamp（不支持张量）",
     "gradviz does not support indexing with a Python bool": "gradviz 不支持用 Python 的 bool 做下标",
     "gradviz does not support a 0-dim boolean index": "gradviz 不支持 0 维的布尔下标",
-    "cross_entropy with label_smoothing is not supported by gradviz": "gradviz 不支持带 label_smoothing 的 cross_entropy",
-    "mse_loss with weight is not supported by gradviz": "gradviz 不支持带 weight 的 mse_loss",
-    "pos_weight that requires grad is not supported by gradviz": "gradviz 不支持需要梯度的 pos_weight",
-    "register_hook is not supported by gradviz": "gradviz 不支持 register_hook",
     "gradviz cannot write in place through this view: its data is not laid out inside its base tensor (e.g. a "
     "reshape that had to copy); write it out of place instead, e.g. y = y * mask":
         "gradviz 不能通过这个视图原地写入：它的数据不在其基张量之内（例如需要复制的 reshape）；请改为非原地写法，"
@@ -188,6 +200,12 @@ OWN: dict[str, str] = {
     "the program's parameters {} do not match the form's layers {}: rebuild from the form to see the decision boundary":
         "程序的参数 {0} 与表单中的层 {1} 不一致：请用表单重新生成程序，才能看到决策边界",
 }
+# A sentence beside some of our messages (both languages): what to do about them.
+OWN_NOTES: dict[str, tuple[str, str]] = {
+    "not supported in gradviz: {}": (
+        "PyTorch has this, but gradviz does not support it yet: the operations gradviz supports are listed at /ops.",
+        "PyTorch 有这个功能，但 gradviz 暂不支持：gradviz 支持的运算列在 /ops。"),
+}
 # Messages of ours that are only a frame for others (one per error type, never matched otherwise).
 OWN_BY_TYPE: dict[tuple[str, str], str] = {
     ("ConfigError", "{}: {}"): "{0}：{1}",
@@ -200,6 +218,11 @@ FOREIGN: list[tuple[str, str, str]] = [
      "The first backward() freed the tensors the graph saved; call backward(retain_graph=True) the first time "
      "to walk the graph again.",
      "第一次 backward() 已经释放了计算图保存的张量；如果要再走一遍计算图，第一次调用时要写 backward(retain_graph=True)。"),
+    (r"^Torch not compiled with CUDA enabled",
+     "gradviz computes on the CPU: there is no GPU here. Write device-agnostic code, e.g. "
+     "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\").",
+     "gradviz 在 CPU 上计算：这里没有 GPU。请写与设备无关的代码，例如 "
+     "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")。"),
     (r"^element 0 of tensors does not require grad",
      "The tensor backward() started from does not depend on any tensor with requires_grad=True, so there is "
      "nothing to differentiate.",
@@ -327,7 +350,7 @@ def explain_error(type_: str, message: str) -> dict:
     messages are translated; PyTorch's and Python's get a sentence beside their verbatim text."""
     zh = translate(message or "", type_)
     if zh is not None:
-        return {"gradviz": True, "zh": zh, "note": None}
+        return {"gradviz": True, "zh": zh, "note": _own_note(message)}
     for pattern, en, zh_note in _foreign():
         if pattern.search(message or ""):
             return {"gradviz": False, "zh": None, "note": {"en": en, "zh": zh_note}}
@@ -338,3 +361,10 @@ def explain_error(type_: str, message: str) -> dict:
 @lru_cache(maxsize=1)
 def _foreign() -> list[tuple[re.Pattern, str, str]]:
     return [(re.compile(p), en, zh) for p, en, zh in FOREIGN]
+
+
+def _own_note(message: str) -> dict | None:
+    for key, (en, zh) in OWN_NOTES.items():
+        if re.fullmatch("(.*?)".join(re.escape(p) for p in key.split("{}")), message, re.S):
+            return {"en": en, "zh": zh}
+    return None

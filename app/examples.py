@@ -190,6 +190,37 @@ h.backward()
 print(x.grad)              # about 1e-13: almost nothing reaches x
 """, None, "Step through backward and watch the upstream gradient shrink at every sigmoid.",
         "逐步观察反向传播：每经过一个 sigmoid，上游梯度都在变小。"),
+    _ex("hook", "A tensor hook that doubles a gradient", "把梯度加倍的张量钩子", """
+x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+y = x * x
+def double(grad):
+    print("gradient reaching y:", grad)
+    return grad * 2        # returning a tensor replaces the gradient
+y.register_hook(double)
+loss = y.sum()
+loss.backward()
+print(x.grad)              # 2·(2x) = 4x
+""", None, "The hook runs as a step of the backward pass, before y's node uses the gradient.",
+        "钩子是反向传播中的一步：在 y 的节点使用梯度之前运行。"),
+    _ex("custom-function", "Your own autograd.Function", "自定义 autograd.Function", """
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x ** 2
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = Cube.apply(x)
+loss = y.sum()
+loss.backward()
+print(y.grad_fn.name(), x.grad)
+""", None, "Cube.backward, written in the program, is a node of the walk like the built-in ones.",
+        "程序里写的 Cube.backward 和内置运算一样，是反向传播中的一个节点。"),
 ]
 
 

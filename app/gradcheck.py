@@ -52,10 +52,14 @@ def _check(trace: Trace, bp, deadline: float, hand) -> dict:
             formulas = hand(trace, bp) or {}
         except Exception:  # noqa: BLE001 - a formula that does not fit this run is left out
             formulas = {}
+    # A tensor hook that returned a new gradient makes autograd's .grad differ from ∂f/∂x on purpose.
+    out["hook_changed"] = any(s.kind == "hook" and s.grad_after is not None for s in bp.steps)
     replay = None
     reason = None
     if time.monotonic() >= deadline:
         reason = "time_budget"
+    elif _runs_program_code(trace, bp):
+        reason = "program_function"
     else:
         try:
             replay = Replay(trace, bp)
@@ -79,6 +83,13 @@ def _check(trace: Trace, bp, deadline: float, hand) -> dict:
     if replay is None:
         out["reason"] = reason
     return out
+
+
+def _runs_program_code(trace: Trace, bp) -> bool:
+    """Whether the pass goes through an op the table does not hold (a torch.autograd.Function of the
+    program): replaying it would run the program's code again, which the check never does."""
+    return any(trace.nodes[s.node].kind == "op" and trace.nodes[s.node].op not in OPS
+               for s in bp.steps if s.kind == "op")
 
 
 def _leaf_entry(leaf: LeafNode, grad, formula) -> dict:

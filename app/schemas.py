@@ -236,7 +236,9 @@ class FlowOut(BaseModel):
 class StepOut(BaseModel):
     index: int
     node: int
-    kind: Literal["op", "leaf"]
+    kind: Literal["op", "leaf", "hook"] = Field(
+        description="op: a grad_fn ran its rules; leaf: AccumulateGrad wrote .grad; hook: a tensor hook of "
+                    "the program ran on the gradient reaching the node (grad_before → grad_after)")
     received: list[FlowOut] = Field(description="one per consumer edge; more than one is a fan-out sum")
     upstream: Value | None = Field(description="the sum of what arrived (the seed for the root)")
     sent: list[FlowOut] = Field(default_factory=list, description="one per input edge of an op node")
@@ -245,6 +247,9 @@ class StepOut(BaseModel):
     retained: bool = False
     is_sum: bool = False
     explain: StepExplain | None = None
+    hook: str | None = Field(default=None, description="hook steps: the hook function's name")
+    hook_line: int | None = Field(default=None, description="hook steps: where the program registered it")
+    hook_col: int | None = None
 
 
 class BackwardPassOut(BaseModel):
@@ -259,6 +264,22 @@ class BackwardPassOut(BaseModel):
     col: int | None = None
     view: int = Field(default=0, description="index into views")
     freed: bool = Field(description="saved tensors were released after this pass")
+
+
+class ForwardStepOut(BaseModel):
+    """One op run in forward mode (a dual level was open): its rule for each input turned that input's
+    tangent into a share of the output's tangent."""
+
+    index: int
+    op: str = Field(description="op table key")
+    formulas: list[str] = Field(description="the forward-mode rule of each input, e.g. 'ȧ·b'")
+    inputs: list[int | None] = Field(description="graph node of each input, where the graph has one")
+    node: int | None = Field(description="the op's node, when it also built a grad_fn")
+    tangents: list[Value | None] = Field(description="each input's tangent (null: it had none)")
+    shares: list[Value | None]
+    tangent: Value = Field(description="the output's tangent: the sum of the shares")
+    line: int | None = None
+    col: int | None = None
 
 
 class OptimizerParamOut(BaseModel):
@@ -346,7 +367,7 @@ class GradCheckLeaf(BaseModel):
     tolerance: float
     ok: bool | None = None
     reason: Literal["time_budget", "too_large", "replay_failed", "replay_mismatch",
-                    "below_resolution"] | None = None
+                    "below_resolution", "program_function"] | None = None
     hand: HandFormula | None = None
 
 
@@ -357,7 +378,9 @@ class GradCheckPass(BaseModel):
     pass_index: int = Field(alias="pass")
     status: Literal["checked", "skipped"]
     reason: Literal["autograd_grad", "no_leaves", "time_budget", "too_large", "replay_failed",
-                    "replay_mismatch"] | None = None
+                    "replay_mismatch", "program_function"] | None = None
+    hook_changed: bool = Field(default=False, description="a tensor hook of the program returned a new "
+                               "gradient in this pass (autograd's .grad is then not ∂f/∂x)")
     leaves: list[GradCheckLeaf]
 
 
@@ -375,6 +398,7 @@ class RunResponse(BaseModel):
                                  description="the drawings: node and edge elements of each view's svg carry "
                                              "ids n<ID> and e<ID>")
     optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
+    forward: list[ForwardStepOut] = Field(default_factory=list, description="forward-mode AD steps, in order")
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict,

@@ -46,6 +46,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
         "optimizer_steps": [_optimizer_step(s, kept_nodes) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
+        "forward": [_forward_step(f, kept_nodes) for f in trace.forward_steps],
         "events": _events(trace, kept_nodes, kept_pass, steps_kept),
     }
     annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
@@ -118,6 +119,7 @@ def _step(s) -> dict:
         "sent": [_flow(f) for f in s.sent],
         "grad_before": values.value(s.grad_before), "grad_after": values.value(s.grad_after),
         "retained": s.retained, "is_sum": len(s.received) > 1,
+        "hook": s.hook, "hook_line": s.hook_line, "hook_col": s.hook_col,
     }
 
 
@@ -154,6 +156,16 @@ def _iteration(bp, trace: Trace, view: View) -> dict:
         params[key] = {"value_norm": values.norm(leaf.value), "grad_norm": values.norm(s.grad_after)}
     return {"pass_index": bp.index, "loss": _scalar(trace.nodes[bp.root].value),
             "view": view.index if view.kept else None, "params": params}
+
+
+def _forward_step(f, kept_nodes: set[int]) -> dict:
+    return {
+        "index": f.index, "op": f.op, "formulas": list(f.formulas),
+        "inputs": [n if n in kept_nodes else None for n in f.inputs],
+        "node": f.node if f.node in kept_nodes else None,
+        "tangents": [values.value(t) for t in f.tangents], "shares": [values.value(x) for x in f.shares],
+        "tangent": values.value(f.tangent), "line": f.line, "col": f.col,
+    }
 
 
 # ---- optimizer steps and events ---------------------------------------------------------------------

@@ -7,7 +7,8 @@ lives in ``engine.autograd``; ``engine.trace`` records what the page shows.
 
 import numpy as _np
 
-from . import autograd, grad_mode, nn, optim, trace  # noqa: F401
+from . import autograd, cuda, func, grad_mode, linalg, nn, optim, trace, utils  # noqa: F401
+from .device import device  # noqa: F401
 from .dtypes import (  # noqa: F401
     bool_ as bool,  # noqa: A004
 )

@@ -10,8 +10,9 @@ import numpy as np
 
 from . import dtypes, errors, grad_mode
 from . import limits as _limits
+from . import tangents as _tangents
 from . import trace as _trace
-from .function import Node
+from .function import node_class
 from .ops.table import OpDef
 from .tensor import Tensor
 
@@ -88,11 +89,14 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
     else:
         out = Tensor._make(res, needs)
     if needs:
-        node = Node(op, tensors, out, params, extras)
+        node = (op.node_class or node_class(op))(op, tensors, out, params, extras)
         out._grad_fn = node
         rec = _trace.ACTIVE
         if rec is not None:
             rec.op_node(node, op, tensors, out, params, extras)
+    level = _tangents.ACTIVE
+    if level is not None:  # forward mode: the output's tangent from the inputs' (engine.tangents)
+        _tangents.push(level, op, tensors, out, params, extras)
     return out
 
 
@@ -134,6 +138,9 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
     np.copyto(target._data, result_data)
     target._vc[0] += 1
     _trace.forget(target)
+    level = _tangents.ACTIVE
+    if level is not None:
+        level.set(target, level.get(result))
     fn = result._grad_fn
     if fn is not None:
         target._grad_fn = fn
@@ -148,14 +155,17 @@ def _out_of_place(op: OpDef, target: Tensor, others: tuple, params) -> Tensor:
     keep = op.saves and "a" in op.saves
     old = Tensor._make(target._data.copy() if keep else target._data, target._requires_grad, [target._vc[0]])
     old._grad_fn = target._grad_fn
+    level = _tangents.ACTIVE
+    if level is not None:
+        level.set(old, level.get(target))
     _trace.share_node(old, target)
     old._name = target._name
     result = apply(op, (old, *others), params)
     if result._data.dtype != target._data.dtype:
         if not (target.dtype.is_floating_point or result._data.dtype.kind != "f"):
             raise RuntimeError(
-                f"result type {dtypes.from_numpy_dtype(result._data.dtype).name.capitalize()} can't be "
-                f"cast to the desired output type {target.dtype.name.capitalize()}"
+                f"result type {dtypes.scalar_name(dtypes.from_numpy_dtype(result._data.dtype))} can't be "
+                f"cast to the desired output type {dtypes.scalar_name(target.dtype)}"
             )
     if result._data.shape != target._data.shape:
         raise RuntimeError(
@@ -171,7 +181,7 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     As in PyTorch, the base is what changes: the op runs out of place on the view, the result is
     written into the base through CopySlices (which also updates the view's memory), and the
     view's new history is read back from the new base. The view's place in the base is found
-    from the arrays' memory layout, so any view of a contiguous base works.
+    from the arrays' memory layout, so any view of a dense base works.
     """
     from .ops.indexing import encode_key
     from .ops.table import OPS
@@ -187,6 +197,9 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     apply_inplace(OPS["copy_slices"], base, (result,), {"key": key, "accumulate": False})
     fresh = apply(OPS["index"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
     _trace.forget(target)
+    level = _tangents.ACTIVE
+    if level is not None:
+        level.set(target, level.get(fresh))
     if fresh._grad_fn is not None:
         target._grad_fn = fresh._grad_fn
         target._requires_grad = True
@@ -197,7 +210,8 @@ def _positions(view: np.ndarray, base: np.ndarray):
     """Flat positions in ``base`` of each element of ``view`` (an int64 array shaped like the
     view), or None when the view does not sit inside a contiguous base."""
     isz = base.itemsize
-    if not base.flags.c_contiguous or view.itemsize != isz or view.size == 0:
+    dense = base.flags.c_contiguous or base.flags.f_contiguous
+    if not dense or view.itemsize != isz or view.size == 0:
         return None
     off = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     if off < 0 or off % isz or any(s % isz for s in view.strides):
@@ -212,6 +226,10 @@ def _positions(view: np.ndarray, base: np.ndarray):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation.")
-    flat = np.arange(base.size, dtype=np.int64)
-    pos = np.lib.stride_tricks.as_strided(flat[start:], view.shape, tuple(st * 8 for st in steps))
+    # Each memory slot of the base holds its element's logical (row-major) position; the view's
+    # strides over that memory give the positions of the view's elements.
+    logical = np.empty(base.shape, dtype=np.int64, order="C" if base.flags.c_contiguous else "F")
+    logical[...] = np.arange(base.size, dtype=np.int64).reshape(base.shape)
+    memory = np.lib.stride_tricks.as_strided(logical, (base.size,), (8,))
+    pos = np.lib.stride_tricks.as_strided(memory[start:], view.shape, tuple(st * 8 for st in steps))
     return np.array(pos)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .naming import torch_path
 
+
+@torch_path("torch")
 class dtype:  # noqa: N801 - named as in torch
     """A tensor element type: wraps a NumPy dtype, prints as ``torch.NAME``.
 

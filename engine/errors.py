@@ -6,6 +6,20 @@ class LimitError(RuntimeError):
     """A resource limit of the sandbox was exceeded (the message names the limit)."""
 
 
+class NotSupportedError(RuntimeError):
+    """Something PyTorch has that gradviz chooses not to support (a RuntimeError, so a program
+    that catches PyTorch's errors goes on as it would)."""
+
+
+NOT_SUPPORTED = "not supported in gradviz: "  # the page translates messages that start with it
+
+
+def not_supported(what: str) -> NotSupportedError:
+    """The error for a feature gradviz does not support: "not supported in gradviz: ``what``" (the
+    one place this text is made, so the page can show it in the reader's language)."""
+    return NotSupportedError(NOT_SUPPORTED + what)
+
+
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -35,6 +49,22 @@ NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
     "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
 )
+COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
+)
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+    "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+    "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+    "to None after use to break the cycle and avoid the leak. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)"
+)
+SCALAR_OF_GRAD = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
+)
 UNUSED_INPUT = (
     "The differentiated Tensor at index {index} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior."
@@ -47,7 +77,7 @@ def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str,
     ``fn_name`` is the grad_fn that produced the tensor's current version ("" for none)."""
     import re
 
-    short = re.sub(r"Backward\d+$", "", fn_name)
+    short = re.sub(r"Backward\d*$", "", fn_name)
     where = f", which is output {output_nr} of {short}," if fn_name else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "

@@ -10,6 +10,8 @@ import numpy as np
 
 from . import arguments as A
 from . import dtypes, errors, limits
+from .device import check as _device
+from .errors import not_supported
 from .tensor import Tensor
 
 _rng = np.random.default_rng(0)
@@ -68,7 +70,7 @@ def _infer(data, dtype=None) -> np.ndarray:
     else:
         py, kinds = A.rebuild(data, _refuse_data)
     if "c" in kinds:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     try:
         arr = np.array(py)
     except ValueError as exc:
@@ -89,13 +91,47 @@ def _infer(data, dtype=None) -> np.ndarray:
 def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, or a tensor)."""
     dtype = A.dtype(dtype, "tensor")
+    _device(device, "tensor")
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(errors.COPY_CONSTRUCT, UserWarning, stacklevel=2)
     requires_grad = A.flag(requires_grad, "tensor", "requires_grad")
     arr = _infer(data, dtype)
     limits.check_alloc(arr.shape, (dtype.np if dtype is not None else arr.dtype).itemsize)
     return _finish(arr, dtype, requires_grad)
 
 
+def legacy_tensor(args: tuple, kwargs: dict) -> Tensor:
+    """``torch.Tensor(...)``: data as floats of the default dtype, or a shape (zeros here; PyTorch
+    leaves the memory uninitialised), or nothing (an empty tensor)."""
+    if set(kwargs) - {"device"}:
+        given = [A.type_name(a) for a in args] + [f"{k}={A.type_name(v)}" for k, v in kwargs.items()]
+        raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(given)}), but "
+                        "expected one of:\n * (*, torch.device device = None)\n * (torch.Storage storage)\n"
+                        " * (Tensor other)\n * (tuple of ints size, *, torch.device device = None)\n"
+                        " * (object data, *, torch.device device = None)\n")
+    _device(kwargs.get("device"), "Tensor")
+    default = dtypes.get_default_dtype()
+    if not args:
+        return Tensor._make(np.zeros((0,), default.np))
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Tensor):
+        return Tensor._make(first._data, False, first._vc)  # the same storage, as PyTorch's new(other)
+    if len(args) == 1 and type(first) in (list, tuple) or A.kind(first) is A.ARRAY:
+        return tensor(first, dtype=default)
+    if len(args) == 1 and type(first) is str:
+        raise TypeError("new(): invalid data type 'str'")
+    shape = _size(args, "Tensor")
+    return Tensor._make(np.zeros(shape, _alloc(shape, default)))
+
+
 def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """``data`` as a tensor: a tensor of the right dtype is returned as it is, else a copy."""
+    _device(device, "as_tensor")
+    if isinstance(data, Tensor):
+        dtype = A.dtype(dtype, "as_tensor")
+        return data if dtype is None or dtype is data.dtype else data.to(dtype)
     return tensor(data, dtype=dtype)
 
 
@@ -122,29 +158,31 @@ def _alloc(shape, dtype, default=None) -> np.dtype:
     return dt
 
 
-def _filled(fn: str, make, size, dtype, requires_grad) -> Tensor:
+def _filled(fn: str, make, size, dtype, requires_grad, device=None) -> Tensor:
     dtype = A.dtype(dtype, fn)
+    _device(device, fn)
     requires_grad = A.flag(requires_grad, fn, "requires_grad")
     shape = _size(size, fn)
     return _finish(make(shape, _alloc(shape, dtype)), None, requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled("zeros", np.zeros, size, dtype, requires_grad)
+    return _filled("zeros", np.zeros, size, dtype, requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled("ones", np.ones, size, dtype, requires_grad)
+    return _filled("ones", np.ones, size, dtype, requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled("empty", np.zeros, size, dtype, requires_grad)
+    return _filled("empty", np.zeros, size, dtype, requires_grad, device)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape = _size((A.ints(size, "full", "size", 1),), "full")
     value = A.number(fill_value, "full", "fill_value", 2)
     dtype = A.dtype(dtype, "full")
+    _device(device, "full")
     requires_grad = A.flag(requires_grad, "full", "requires_grad")
     if dtype is None:
         if type(value) is bool:
@@ -154,33 +192,34 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
     return _finish(np.full(shape, value, _alloc(shape, dtype)), None, requires_grad)
 
 
-def _like(fn: str, input, dtype):
+def _like(fn: str, input, dtype, device=None):
     input = A.tensor(input, fn, "input", 1)
+    _device(device, fn)
     return tuple(input._data.shape), A.dtype(dtype, fn) or input.dtype
 
 
-def zeros_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like("zeros_like", input, dtype)
+def zeros_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+    shape, dt = _like("zeros_like", input, dtype, device)
     return zeros(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def ones_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like("ones_like", input, dtype)
+def ones_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+    shape, dt = _like("ones_like", input, dtype, device)
     return ones(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like("full_like", input, dtype)
+def full_like(input: Tensor, fill_value, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+    shape, dt = _like("full_like", input, dtype, device)
     return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like("rand_like", input, dtype)
+def rand_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+    shape, dt = _like("rand_like", input, dtype, device)
     return rand(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like("randn_like", input, dtype)
+def randn_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+    shape, dt = _like("randn_like", input, dtype, device)
     return randn(shape, dtype=dt, requires_grad=requires_grad)
 
 
@@ -191,6 +230,7 @@ def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bo
         if v < 0:
             raise RuntimeError(f"{k} must be greater or equal to 0, got {v}")
     dtype = A.dtype(dtype, "eye")
+    _device(device, "eye")
     requires_grad = A.flag(requires_grad, "eye", "requires_grad")
     return _finish(np.eye(n, m, dtype=_alloc((n, m), dtype)), None, requires_grad)
 
@@ -202,9 +242,10 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
         start, end = A.number(start, "arange", "start", 1), A.number(end, "arange", "end", 2)
     step = A.number(step, "arange", "step", 3)
     dtype = A.dtype(dtype, "arange")
+    _device(device, "arange")
     requires_grad = A.flag(requires_grad, "arange", "requires_grad")
     if any(type(v) is complex for v in (start, end, step)):
-        raise TypeError("arange(): complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers in arange()")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = max(int(np.ceil((end - start) / step)), 0)
@@ -220,12 +261,14 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad: boo
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = A.dtype(dtype, "linspace")
+    _device(device, "linspace")
     requires_grad = A.flag(requires_grad, "linspace", "requires_grad")
     dt = _alloc((steps,), dtype)
     return _finish(np.linspace(start, end, steps).astype(dt), None, requires_grad)
 
 
-def _random(fn: str, draw, size, dtype, requires_grad) -> Tensor:
+def _random(fn: str, draw, size, dtype, requires_grad, device=None) -> Tensor:
+    _device(device, fn)
     shape = _size(size, fn)
     dtype = A.dtype(dtype, fn)
     requires_grad = A.flag(requires_grad, fn, "requires_grad")
@@ -234,11 +277,11 @@ def _random(fn: str, draw, size, dtype, requires_grad) -> Tensor:
 
 
 def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    return _random("randn", lambda shape: _rng.standard_normal(shape), size, dtype, requires_grad)
+    return _random("randn", lambda shape: _rng.standard_normal(shape), size, dtype, requires_grad, device)
 
 
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    return _random("rand", lambda shape: _rng.random(shape), size, dtype, requires_grad)
+    return _random("rand", lambda shape: _rng.random(shape), size, dtype, requires_grad, device)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad: bool = False,
@@ -253,6 +296,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad: b
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dtype = A.dtype(dtype, "randint")
+    _device(device, "randint")
     requires_grad = A.flag(requires_grad, "randint", "requires_grad")
     dt = _alloc(shape, dtype, dtypes.int64)
     return _finish(_rng.integers(low, high, shape).astype(dt), None, requires_grad)
@@ -263,6 +307,7 @@ def randperm(n: int, dtype=None, device=None, requires_grad: bool = False) -> Te
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     dtype = A.dtype(dtype, "randperm")
+    _device(device, "randperm")
     requires_grad = A.flag(requires_grad, "randperm", "requires_grad")
     dt = _alloc((n,), dtype, dtypes.int64)
     return _finish(_rng.permutation(n).astype(dt), None, requires_grad)

@@ -29,7 +29,7 @@ class Node:
     """
 
     __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
-                 "seq", "released", "_trace", "retained", "__weakref__")
+                 "seq", "released", "_trace", "retained", "hooks", "__weakref__")
 
     def __init__(self, op, inputs, out, params, extras):
         # Runs once per recorded op: explicit loops only (this is the engine's hot path).
@@ -40,6 +40,7 @@ class Node:
         self.released = False
         self._trace = None
         self.retained = None  # the output tensor, once retain_grad() was called on it
+        self.hooks = None  # the output's tensor hooks ({handle id: (hook, where registered)}), if any
         if len(inputs) == 1:  # most ops: one input, which requires grad (else no node is built)
             t = inputs[0]
             fn = t._grad_fn
@@ -144,6 +145,24 @@ def _output_alias(out):
     return out.__class__._make(out._data, False, out._vc)
 
 
+def node_class(op) -> type:
+    """The class of ``op``'s grad_fn objects, named as PyTorch names it (``MulBackward0``,
+    ``CopySlices``), so ``type(y.grad_fn).__name__`` reads as in PyTorch. Made once per op."""
+    cls = op.node_class
+    if cls is None:
+        cls = _NODE_CLASSES.get(op.grad_fn)
+        if cls is None:
+            name = op.grad_fn.rsplit("::", 1)[-1]
+            cls = type(name, (Node,), {"__slots__": (), "__module__": "builtins", "__qualname__": name,
+                                       "__doc__": f"The grad_fn of ``{op.name}``."})
+            _NODE_CLASSES[op.grad_fn] = cls
+        object.__setattr__(op, "node_class", cls)  # the entry is frozen; this cache is its only change
+    return cls
+
+
+_NODE_CLASSES: dict[str, type] = {}  # PyTorch's grad_fn name -> its class (ops may share a name)
+
+
 class AccumulateGrad:
     """The grad_fn-like node that writes into a leaf's ``.grad``."""
 
@@ -162,3 +181,6 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {alias(self)}>"
+
+
+AccumulateGrad.__module__ = "builtins"  # PyTorch's node classes print as <class 'AccumulateGrad'>

@@ -26,6 +26,7 @@ class Budget:
     max_elements: int = 1_000_000
     max_bytes: int = 64 * 1024 * 1024
     used_bytes: int = 0
+    max_int_bits: int | None = None  # integers the libraries of the runner compute (math.factorial, ...)
 
 
 ACTIVE: Budget | None = None

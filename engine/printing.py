@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes
 from .printing_options import PRINT_OPTS
+from .tangents import tangent_of
 
 _PREFIX = "tensor("
 
@@ -195,6 +196,9 @@ def tensor_repr(t) -> str:
         suffixes.append(f"grad_fn=<{grad_fn_name(t._grad_fn)}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = tangent_of(t)
+    if tangent is not None:  # a dual tensor (forward mode): torch shows its tangent too
+        suffixes.append("tangent=" + tensor_repr(type(t)._make(tangent)))
     return _add_suffixes(_PREFIX + body, suffixes, indent)
 
 

@@ -14,9 +14,12 @@ import numpy as np
 
 from . import dtypes, errors, grad_mode
 from . import trace as _trace_mod
+from .errors import not_supported
 from .function import AccumulateGrad
+from .naming import torch_path
 
 
+@torch_path("torch")
 class Size(tuple):
     """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
@@ -47,6 +50,7 @@ class Size(tuple):
         return n
 
 
+@torch_path("torch")
 class Tensor:
     """A multi-dimensional array that can record the ops applied to it."""
 
@@ -55,8 +59,15 @@ class Tensor:
 
     __array_priority__ = 1000  # so ndarray op Tensor defers to Tensor's reflected operators
 
-    def __init__(self, data=None, *args, **kwargs):
-        raise TypeError("create tensors with torch.tensor(...), torch.zeros(...), ...")
+    def __new__(cls, *args, **kwargs):
+        """The legacy constructor ``torch.Tensor(...)``: ``Tensor([[1, 2]])`` (data, as floats of the
+        default dtype), ``Tensor(2, 3)`` (a shape: zeros here, uninitialised in PyTorch), ``Tensor()``."""
+        from .factory import legacy_tensor
+
+        return legacy_tensor(args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass  # everything happened in __new__
 
     # ---- construction (internal) -------------------------------------------------------
     @classmethod
@@ -125,8 +136,38 @@ class Tensor:
         return self.dtype.is_floating_point
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self):
+        """Always the CPU: gradviz computes there."""
+        from .device import CPU
+
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def get_device(self) -> int:
+        return -1
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+        """Fails as in a PyTorch without GPUs."""
+        from .device import NO_CUDA
+
+        raise AssertionError(NO_CUDA)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self._data.itemsize)
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
 
     @property
     def _version(self) -> int:
@@ -235,6 +276,8 @@ class Tensor:
         return self._data
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            warnings.warn(errors.SCALAR_OF_GRAD, UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self) -> int:
@@ -279,7 +322,15 @@ class Tensor:
         backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def register_hook(self, hook):
-        raise RuntimeError("register_hook is not supported by gradviz")
+        """Call ``hook(grad)`` with the gradient reaching this tensor in every backward pass; a
+        tensor it returns replaces the gradient. Returns a handle whose ``remove()`` undoes this."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not callable(hook):
+            raise TypeError(f"'{type(hook).__name__}' object is not callable")
+        from .hooks import register
+
+        return register(self, hook)
 
 
 def _norm_dim(dim: int, ndim: int, fn: str = "dim") -> int:
@@ -327,7 +378,7 @@ def as_tensor_like(value, like: Tensor) -> Tensor | None:
         k = arguments.kind(value)
         if k is arguments.NUMBER:
             if kind is complex or value.dtype.kind == "c":
-                raise TypeError("complex numbers are not supported by gradviz")
+                raise not_supported("complex numbers")
             return as_tensor_like(value.item(), like)
         if k is arguments.ARRAY:
             from .factory import tensor

@@ -114,13 +114,18 @@ class BackwardStep:
 
     index: int
     node: int
-    kind: str  # "op" (a grad_fn ran its rule) or "leaf" (AccumulateGrad wrote .grad)
+    kind: str  # "op" (a grad_fn ran its rule), "leaf" (AccumulateGrad wrote .grad) or "hook" (see below)
     received: list[Flow]  # what arrived, one Flow per consumer edge (several: a fan-out sum)
     upstream: np.ndarray | None  # the sum of what arrived (for the root: the seed gradient)
     sent: list[Flow] = field(default_factory=list)  # op steps: one per input edge
     grad_before: np.ndarray | None = None  # leaf steps (and retain_grad non-leaves)
     grad_after: np.ndarray | None = None
     retained: bool = False  # a non-leaf whose .grad was kept by retain_grad()
+    # "hook" steps: a tensor hook of the program ran on the gradient reaching ``node`` (grad_before);
+    # grad_after is what it returned instead (None: it returned None, the gradient goes on unchanged)
+    hook: str | None = None  # the hook function's name
+    hook_line: int | None = None  # where the program registered it
+    hook_col: int | None = None
 
 
 @dataclass
@@ -151,6 +156,23 @@ class OptimizerStep:
 
 
 @dataclass
+class ForwardStep:
+    """One op run in forward mode (a dual level was open): its rules turned the tangents of its
+    inputs into its output's tangent."""
+
+    index: int
+    op: str  # op table key
+    formulas: list[str]  # the forward-mode rule of each input, e.g. "ȧ·b"
+    inputs: list[int | None]  # graph node of each input, where the trace has one
+    node: int | None  # the op's node, when it also built a grad_fn
+    tangents: list[np.ndarray | None]  # each input's tangent (None: it had none)
+    shares: list[np.ndarray | None]  # what each input's rule gave (broadcast to the output)
+    tangent: np.ndarray  # the output's tangent: the sum of the shares
+    line: int | None = None
+    col: int | None = None
+
+
+@dataclass
 class Trace:
     """Everything one run recorded, in order."""
 
@@ -158,6 +180,7 @@ class Trace:
     edges: list[Edge] = field(default_factory=list)
     passes: list[BackwardPass] = field(default_factory=list)
     optimizer_steps: list[OptimizerStep] = field(default_factory=list)
+    forward_steps: list[ForwardStep] = field(default_factory=list)  # forward-mode AD, in order
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
     # | ("zero_grad", None)
     events: list[tuple[str, int | None]] = field(default_factory=list)
@@ -296,6 +319,23 @@ class Recorder:
         self.trace.events.append(("backward", bp.index))
         return PassRecorder(self, bp)
 
+    # ---- forward mode ----------------------------------------------------------------------
+    def tangent_step(self, op, tensors, out, tangents, shares, tangent) -> None:
+        """``op`` ran in forward mode: ``tangents`` of its inputs (None where an input has none)
+        gave ``shares`` of the output's ``tangent`` by the op's forward-mode rules."""
+        fn = out._grad_fn
+        line, col = self._loc()
+        self.trace.forward_steps.append(ForwardStep(
+            index=len(self.trace.forward_steps), op=op.name, formulas=list(op.jvp_formulas),
+            inputs=[self._node_if_any(t) for t in tensors], node=self._mine(fn) if fn is not None else None,
+            tangents=[_copy(t) for t in tangents], shares=[_copy(x) for x in shares], tangent=_copy(tangent),
+            line=line, col=col))
+
+    def _node_if_any(self, tensor) -> int | None:
+        fn = tensor._grad_fn
+        nid = self._mine(fn) if fn is not None else None
+        return nid if nid is not None else self._mine(tensor)
+
     # ---- optimizer -------------------------------------------------------------------------
     def optimizer_step(self, optimizer: str, rule: str, before: list) -> None:
         """An optimizer updated its parameters in place; ``before`` holds ``(parameter, value
@@ -351,6 +391,17 @@ class PassRecorder:
         if nid is not None:
             step = self._step(nid, "leaf", upstream, received)
             step.grad_before, step.grad_after = _copy(before), _copy(after)
+
+    def hook_step(self, target, name: str, where, before, after) -> None:
+        """A tensor hook ``name`` (registered at ``where``) ran on the gradient ``before`` reaching
+        ``target`` (a grad_fn, or a leaf tensor) and returned ``after`` (None: nothing)."""
+        nid = self.rec._mine(target)
+        if nid is None:
+            return
+        step = self._step(nid, "hook", before, None)
+        step.grad_before, step.grad_after = _copy(before), _copy(after)
+        step.hook = name
+        step.hook_line, step.hook_col = where if where is not None else (None, None)
 
     def retained(self, step: BackwardStep | None, before, after) -> None:
         """The non-leaf of an op step keeps its gradient (``retain_grad``): ``before`` became ``after``."""

@@ -33,7 +33,7 @@ def valid_value(name: str):
         "lr": 0.1, "params": [torch.ones(2, requires_grad=True)], "tensors": [torch.ones(2, 3)] * 2,
         "module": nn.ReLU(), "modules": [nn.ReLU()], "param": _param(), "tensor": torch.ones(2, 3),
         "state_dict": {}, "param_group": {"params": [torch.ones(1, requires_grad=True)]},
-        "fn": lambda *a: None, "closure": None, "hook": None, "memo": None, "destination": None,
+        "fn": lambda *a: None, "closure": None, "hook": lambda grad: None, "memo": None, "destination": None,
         "indices": (torch.tensor([0]),), "values": torch.ones(1, 3), "sizes_or_dtype": None,
         "iterable": [2, 3], "mat2": torch.ones(3, 2), "other": torch.ones(2, 3),
         "condition": torch.ones(2, 3) > 0,
@@ -52,6 +52,17 @@ def valid_value(name: str):
         "keep_vars": False, "set_to_none": True, "persistent": True, "negative_slope": 0.01, "beta": 1.0,
         "rounding_mode": None, "accumulate": False, "_stacklevel": 3, "gradient": None, "group": {"lr": 0.1},
         "foreach": None, "fused": None, "differentiable": False, "capturable": False,
+        # function transforms, functional, hooks, data, devices, and the runner's math and numpy
+        "func": lambda x, *rest: (x * x).sum(), "argnums": 0, "has_aux": False, "strategy": "reverse-mode",
+        "outer_jacobian_strategy": "reverse-mode", "vectorize": False, "v": None,
+        "primals": (torch.ones(2),), "tangents": (torch.ones(2),),
+        "parameters": [torch.ones(2, requires_grad=True)],
+        "max_norm": 1.0, "norm_type": 2.0, "clip_value": 1.0, "batch_size": 2, "shuffle": False,
+        "drop_last": False, "num_workers": 0, "collate_fn": None, "lengths": [1, 1],
+        "dataset": torch.utils.data.TensorDataset(torch.ones(2, 3)), "type": "cpu", "ord": 2, "axis": 0,
+        "keepdims": False, "num": 3, "N": 2, "M": 2, "k": 0, "rtol": 1e-5, "atol": 1e-8, "equal_nan": False,
+        "decimals": 1, "a_min": 0.0, "a_max": 1.0, "newshape": (3, 2), "object": [1.0, 2.0], "endpoint": True,
+        "stop": 3, "fill": 0.0,
     }
     return table.get(name, torch.ones(2, 3))
 

@@ -190,7 +190,8 @@ class Walk:
 
     # ---- functions ---------------------------------------------------------------------------------
     FUNCS = {"exp": ("exp(", ")"), "log": ("ln ", ""), "sqrt": ("√", ""), "sin": ("sin ", ""),
-             "cos": ("cos ", ""), "sign": ("sign(", ")"), "sigmoid": ("σ(", ")"), "Phi": ("Φ(", ")"),
+             "cos": ("cos ", ""), "sinh": ("sinh ", ""), "cosh": ("cosh ", ""), "abs": ("|", "|"),
+             "floor": ("⌊", "⌋"), "sign": ("sign(", ")"), "sigmoid": ("σ(", ")"), "Phi": ("Φ(", ")"),
              "phi": ("φ(", ")")}
 
     def _step_fn(self, ex: Ex) -> Term:
@@ -202,6 +203,13 @@ class Walk:
         if a.const:
             return self._num(_scalar(S.apply(ex.op, [a.value])))
         return self._record(ex.op, [a], Text.join(left, inner, right), 5)
+
+    def _no_derivative(self) -> Term:
+        """PyTorch defines no derivative (floor_divide): said as a sentence; backward() fails."""
+        shape = self.ctx.in_shapes[self.ctx.index]
+        text = Text("none: PyTorch defines no derivative here, so backward() fails",
+                    "无：PyTorch 没有定义这里的导数，所以 backward() 会报错")
+        return Term(np.zeros(shape), text, 0, const=True)
 
     # ---- conditions -------------------------------------------------------------------------------
     def _compare(self, op: str, sign: str, a, b) -> Term:

@@ -85,7 +85,8 @@ def node_model(trace: Trace, node: OpNode, syms: dict, rules: list | None, root:
     spec = op.explain
     names = in_syms(trace, node, syms)
     return {
-        "expr": forward_text(spec.forward, names, node.params, node.op),
+        "expr": forward_text(spec.reversed_forward if spec.reversed_forward and node.params.get("reverse")
+                             else spec.forward, names, node.params, node.op),
         "about": {"en": op.description, "zh": spec.about_zh},
         "rules": rules if rules is not None else _dry_rules(trace, node, syms, root),
         "local": spec.elementwise,

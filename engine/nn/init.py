@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import arguments as A
 from .. import factory
+from ..errors import not_supported
 from ..tensor import Tensor
 
 
@@ -60,7 +61,7 @@ def constant_(tensor: Tensor, val: float) -> Tensor:
     tensor = A.tensor(tensor, "constant_", "tensor", 1)
     val = A.number(val, "fill_", "value", 1)
     if type(val) is complex:
-        raise TypeError("complex numbers are not supported by gradviz")
+        raise not_supported("complex numbers")
     tensor._data[...] = val
     tensor._vc[0] += 1
     return tensor

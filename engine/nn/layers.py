@@ -7,12 +7,14 @@ from collections import OrderedDict
 
 from .. import arguments as A
 from .. import factory
+from ..naming import torch_path
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
 
 
+@torch_path("torch.nn.modules.linear")
 class Linear(Module):
     """y = x @ Wᵀ + b, with torch's initialisation U(−1/√in, 1/√in) for W and b."""
 
@@ -47,6 +49,7 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={bias}"
 
 
+@torch_path("torch.nn.modules.activation")
 class ReLU(Module):
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -59,6 +62,7 @@ class ReLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
+@torch_path("torch.nn.modules.activation")
 class LeakyReLU(Module):
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
         super().__init__()
@@ -72,6 +76,7 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
+@torch_path("torch.nn.modules.activation")
 class SiLU(Module):
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -84,6 +89,7 @@ class SiLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
+@torch_path("torch.nn.modules.activation")
 class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
@@ -97,6 +103,7 @@ class ELU(Module):
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
+@torch_path("torch.nn.modules.activation")
 class GELU(Module):
     def __init__(self, approximate: str = "none"):
         super().__init__()
@@ -109,6 +116,7 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
+@torch_path("torch.nn.modules.activation")
 class Softplus(Module):
     def __init__(self, beta: float = 1.0, threshold: float = 20.0):
         super().__init__()
@@ -122,16 +130,19 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
+@torch_path("torch.nn.modules.activation")
 class Sigmoid(Module):
     def forward(self, input):
         return F.sigmoid(input)
 
 
+@torch_path("torch.nn.modules.activation")
 class Tanh(Module):
     def forward(self, input):
         return F.tanh(input)
 
 
+@torch_path("torch.nn.modules.activation")
 class Softmax(Module):
     def __init__(self, dim: int | None = None):
         super().__init__()
@@ -144,11 +155,13 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
+@torch_path("torch.nn.modules.activation")
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
+@torch_path("torch.nn.modules.dropout")
 class Dropout(Module):
     """Randomly zero elements with probability p while training (identity in eval mode)."""
 
@@ -167,6 +180,7 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+@torch_path("torch.nn.modules.linear")
 class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -175,6 +189,7 @@ class Identity(Module):
         return input
 
 
+@torch_path("torch.nn.modules.flatten")
 class Flatten(Module):
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
         super().__init__()
@@ -201,6 +216,7 @@ def _slice(idx: slice) -> slice:
                    for v in (idx.start, idx.stop, idx.step)))
 
 
+@torch_path("torch.nn.modules.container")
 class Sequential(Module):
     """Modules applied in order; children are named "0", "1", ... (or by an OrderedDict's keys)."""
 
@@ -249,6 +265,7 @@ class Sequential(Module):
         return input
 
 
+@torch_path("torch.nn.modules.container")
 class ModuleList(Module):
     """A list of modules registered as children "0", "1", ..."""
 

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from ..naming import torch_path
 from ..ops.losses import reduction_mode
 from . import functional as F
 from .module import Module
 
 
+@torch_path("torch.nn.modules.loss")
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
         self.reduction = reduction_mode(size_average, reduce, reduction)
 
 
+@torch_path("torch.nn.modules.loss")
 class _WeightedLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
+@torch_path("torch.nn.modules.loss")
 class MSELoss(_Loss):
     """Mean squared error."""
 
@@ -26,6 +30,7 @@ class MSELoss(_Loss):
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
+@torch_path("torch.nn.modules.loss")
 class L1Loss(_Loss):
     """Mean absolute error."""
 
@@ -33,6 +38,7 @@ class L1Loss(_Loss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
+@torch_path("torch.nn.modules.loss")
 class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of class indices (input: log-probabilities)."""
 
@@ -46,6 +52,7 @@ class NLLLoss(_WeightedLoss):
                           reduction=self.reduction)
 
 
+@torch_path("torch.nn.modules.loss")
 class CrossEntropyLoss(_WeightedLoss):
     """log_softmax + nll_loss on raw scores (logits)."""
 
@@ -60,6 +67,7 @@ class CrossEntropyLoss(_WeightedLoss):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
+@torch_path("torch.nn.modules.loss")
 class BCELoss(_WeightedLoss):
     """Binary cross-entropy on probabilities."""
 
@@ -67,6 +75,7 @@ class BCELoss(_WeightedLoss):
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
+@torch_path("torch.nn.modules.loss")
 class BCEWithLogitsLoss(_Loss):
     """Binary cross-entropy on logits (sigmoid folded in, numerically stable)."""
 

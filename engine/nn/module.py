@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import arguments as A
 from .. import trace as _trace
+from ..naming import torch_path
 from ..tensor import Tensor
 from .parameter import Parameter
 from .tracing import name_module, traced_call  # noqa: F401  (the runner imports name_module from here)
@@ -36,6 +37,7 @@ def _addindent(s: str, n: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
 
 
+@torch_path("torch.nn.modules.module")
 class Module:
     """Base class of every layer and model (``class Net(nn.Module)``)."""
 
@@ -278,13 +280,19 @@ class Module:
 
     # ---- dtypes ----------------------------------------------------------------------------------
     def to(self, *args, **kwargs) -> Module:
-        """Convert parameters and buffers to a floating dtype (devices other than cpu are ignored)."""
+        """Convert parameters and buffers to a floating dtype; a device must be the CPU (a GPU fails as
+        in a PyTorch without GPUs)."""
+        from ..device import check, is_device
         from ..dtypes import dtype as _dtype
 
         target = A.dtype(kwargs.get("dtype"), "to")
+        if "device" in kwargs:
+            check(kwargs["device"])
         for a in args:
             if type(a) is _dtype:
                 target = a
+            elif is_device(a):
+                check(a)
         if target is None:
             return self
         if not target.is_floating_point:
@@ -309,6 +317,12 @@ class Module:
 
     def cpu(self) -> Module:
         return self
+
+    def cuda(self, device=None) -> Module:
+        """Fails as in a PyTorch without GPUs."""
+        from ..device import NO_CUDA
+
+        raise AssertionError(NO_CUDA)
 
     # ---- state -----------------------------------------------------------------------------------
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from .. import errors
+from ..naming import torch_path
 from ..tensor import Tensor
 
 
+@torch_path("torch.nn.parameter")
 class Parameter(Tensor):
     """A Tensor marked as a module parameter: a leaf that requires grad by default.
 

@@ -6,19 +6,29 @@ import math
 
 import numpy as np
 
+from .. import arguments as A
 from ..tensor import Tensor
 
 
-def _grads(parameters) -> list[Tensor]:
+def _grads(parameters, fn: str) -> list[Tensor]:
+    """The gradients of ``parameters`` (a tensor, or an iterable of tensors), read through the gate."""
     if isinstance(parameters, Tensor):
         parameters = [parameters]
+    else:
+        parameters = A.items(parameters, lambda v: TypeError(A.must(fn, "parameters", 1, "Tensor", v)))
+    for p in parameters:
+        if not isinstance(p, Tensor):
+            raise TypeError(A.must(fn, "parameters", 1, "Tensor", p))
     return [p._grad for p in parameters if p._grad is not None]
 
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach=None) -> Tensor:
     """Scale all gradients by min(1, max_norm / (‖g‖ + 1e-6)); returns the total norm ‖g‖."""
-    grads = _grads(parameters)
+    grads = _grads(parameters, "clip_grad_norm_")
+    max_norm = A.real(max_norm, "clip_grad_norm_", "max_norm", 2)
+    norm_type = A.real(norm_type, "clip_grad_norm_", "norm_type", 3)
+    error_if_nonfinite = A.flag(error_if_nonfinite, "clip_grad_norm_", "error_if_nonfinite", strict=False)
     if not grads:
         return Tensor._make(np.asarray(0.0, dtype=np.float32))
     norm_type = float(norm_type)
@@ -43,6 +53,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
 
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every gradient element into [−clip_value, clip_value]."""
-    for g in _grads(parameters):
+    clip_value = A.real(clip_value, "clip_grad_value_", "clip_value", 2)
+    for g in _grads(parameters, "clip_grad_value_"):
         np.clip(g._data, -clip_value, clip_value, out=g._data)
         g._vc[0] += 1

@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (each fills the table and publishes its functions
     indexing,
     linalg,
     losses,
+    norm,
     reduce,
     shape,
 )

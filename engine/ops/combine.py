@@ -25,13 +25,30 @@ def _stack_vjp(g, s):
     return s.xp.getitem(g, (_FULL,) * s.p["dim"] + (s.i, Ellipsis))
 
 
+def _cat_jvp(t, s):
+    """Input ``s.i``'s tangent in its place along ``dim``, zeros elsewhere."""
+    dim, sizes = s.p["dim"], s.p["sizes"]
+    start = sum(sizes[:s.i])
+    z = np.zeros(s.out.shape, dtype=s.out.dtype)
+    z[(_FULL,) * dim + (slice(start, start + sizes[s.i]),)] = t
+    return z
+
+
+def _stack_jvp(t, s):
+    """Input ``s.i``'s tangent at entry ``i`` along the new dim, zeros elsewhere."""
+    z = np.zeros(s.out.shape, dtype=s.out.dtype)
+    z[(_FULL,) * s.p["dim"] + (s.i, Ellipsis)] = t
+    return z
+
+
 register("cat", "CatBackward0", lambda *arrays, dim, sizes: np.concatenate(arrays, axis=dim),
          [_cat_vjp], ["∂cat(x₀, x₁, …)/∂xᵢ = the gradient's slice for xᵢ"], promote=True, variadic=True,
-         description="join along an existing dim",
+         description="join along an existing dim", jvps=[_cat_jvp], jvp_formulas=["cat(ẋ₀, ẋ₁, …)"],
          explain=vjp("torch.cat([{*}], dim={dim})", "沿已有的维度拼接", part(G)))
 register("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, axis=dim),
          [_stack_vjp], ["∂stack(x₀, x₁, …)/∂xᵢ = the gradient's entry i along dim"], promote=True,
-         variadic=True, description="join along a new dim",
+         variadic=True, description="join along a new dim", jvps=[_stack_jvp],
+         jvp_formulas=["stack(ẋ₀, ẋ₁, …)"],
          explain=vjp("torch.stack([{*}], dim={dim})", "沿新的维度堆叠", part(G)))
 
 

@@ -98,3 +98,88 @@ def _contains(self: Tensor, element) -> bool:
         raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                            f"{A.type_name(element)}.")
     return bool(np.any(eq(self, element)._data))
+
+
+# ---- closeness and truth of whole tensors ---------------------------------------------------------------
+def _same_dtype_pair(fn: str, input, other) -> tuple:
+    a = A.tensor(input, fn, "input", 1)
+    b = A.tensor(other, fn, "other", 2)
+    if a._data.dtype != b._data.dtype:
+        from ..dtypes import scalar_name
+
+        raise RuntimeError(f"{scalar_name(a.dtype)} did not match {scalar_name(b.dtype)}")
+    return a._data, b._data
+
+
+def _tolerances(fn: str, rtol, atol, equal_nan) -> tuple:
+    rtol = A.real(rtol, fn, "rtol")
+    atol = A.real(atol, fn, "atol")
+    equal_nan = A.flag(equal_nan, fn, "equal_nan")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return rtol, atol, equal_nan
+
+
+def _close(fn: str, input, other, rtol, atol, equal_nan) -> np.ndarray:
+    a, b = _same_dtype_pair(fn, input, other)
+    rtol, atol, equal_nan = _tolerances(fn, rtol, atol, equal_nan)
+    if a.shape != b.shape:
+        from .wrappers import check_broadcast
+
+        check_broadcast(input, other)
+        limits.check_shape(np.broadcast_shapes(a.shape, b.shape))
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+@public("torch", "Tensor")
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """|input − other| ≤ atol + rtol·|other| elementwise, as a bool tensor."""
+    return Tensor._make(np.asarray(_close("isclose", input, other, rtol, atol, equal_nan)))
+
+
+@public("torch", "Tensor")
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """Whether every element of ``input`` is close to ``other``'s (``isclose`` everywhere)."""
+    return bool(np.all(_close("allclose", input, other, rtol, atol, equal_nan)))
+
+
+@public("torch", "Tensor")
+def equal(input, other) -> bool:
+    """Whether the two tensors have the same shape and the same elements."""
+    a = A.tensor(input, "equal", "input", 1)._data
+    b = A.tensor(other, "equal", "other", 2)._data
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _truth(fn: str, reduce, input, dim, keepdim) -> Tensor:
+    from ..tensor import _norm_dim
+
+    input = A.tensor(input, fn, "input", 1)
+    keepdim = A.flag(keepdim, fn, "keepdim")
+    arr = input._data
+    axis = None
+    if dim is not None and arr.ndim:
+        axis = tuple(sorted({_norm_dim(d, arr.ndim, fn) for d in A.ints(dim, fn, "dim", 2)}))
+    elif dim is not None:
+        A.ints(dim, fn, "dim", 2)
+    out = np.asarray(reduce(arr != 0, axis=axis, keepdims=keepdim))
+    if arr.dtype == np.uint8:  # torch keeps uint8 for uint8 input
+        out = out.astype(np.uint8)
+    return Tensor._make(out)
+
+
+@public("torch", "Tensor")
+def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - torch's name
+    """Whether every element (along ``dim``) is true (nonzero), as a bool tensor."""
+    return _truth("all", np.all, input, dim, keepdim)
+
+
+@public("torch", "Tensor")
+def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - torch's name
+    """Whether some element (along ``dim``) is true (nonzero), as a bool tensor."""
+    return _truth("any", np.any, input, dim, keepdim)
+
+
+public("Tensor", name="logical_not")(logical_not)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply
@@ -13,10 +15,12 @@ from .table import OPS, public, register
 register("to_copy", "ToCopyBackward0", lambda a, dtype: a.astype(dtype),
          [lambda g, s: g],
          ["∂(x.to(dtype))/∂x = 1"], description="dtype conversion",
+         jvps=[lambda t, s: t], jvp_formulas=["ẋ (in the new dtype)"],
          explain=local("{0}.to({dtype})", "转换数据类型", 1))
-register("clone", "CloneBackward0", lambda a: a.copy(),
+register("clone", "CloneBackward0", lambda a, contiguous=False: np.array(a, order="C" if contiguous else "K"),
          [lambda g, s: g],
-         ["∂clone(x)/∂x = 1"], description="copy", explain=local("{0}.clone()", "复制", 1))
+         ["∂clone(x)/∂x = 1"], description="copy", jvps=[lambda t, s: t], jvp_formulas=["ẋ"],
+         explain=local("{0}.clone()", "复制", 1))
 
 
 @public("torch", "Tensor")
@@ -26,18 +30,32 @@ def clone(input: Tensor) -> Tensor:
 
 
 @public("Tensor")
-def to(input: Tensor, dtype=None, *args, **kwargs) -> Tensor:
-    """Convert to ``dtype`` (a no-op returning ``input`` when it already has it); a device name
-    (``.to("cpu")``) is ignored, another tensor gives its dtype."""
+def to(input: Tensor, *args, **kwargs) -> Tensor:
+    """Convert to a dtype (a no-op returning ``input`` when it already has it). A device is read
+    and must be the CPU (``.to("cuda")`` fails as in a PyTorch without GPUs); another tensor gives
+    its dtype. Accepts PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``,
+    ``to(device=..., dtype=...)``."""
+    from ..device import check, is_device
+
     input = A.tensor(input, "to", "input", 1)
-    if type(dtype) is str:  # .to("cpu")
-        dtype = kwargs.get("dtype")
-    elif isinstance(dtype, Tensor):
-        dtype = dtype.dtype
-    dtype = A.dtype(dtype, "to")
-    if dtype is None:
-        return input
-    if input._data.dtype == dtype.np:
+    dtype = None
+    for a in args:
+        if type(a) is dtypes.dtype:
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif is_device(a):
+            check(a)
+        elif type(a) is not bool:  # non_blocking / copy given by position
+            raise TypeError(A.must("to", "dtype", 1, "torch.dtype", a))
+    for key, value in kwargs.items():
+        if key == "dtype":
+            dtype = A.dtype(value, "to")
+        elif key == "device":
+            check(value)
+        elif key not in ("non_blocking", "copy", "memory_format"):
+            raise TypeError(f"to() got an unexpected keyword argument '{key}'")
+    if dtype is None or input._data.dtype == dtype.np:
         return input
     return apply(OPS["to_copy"], (input,), {"dtype": dtype.np})
 

@@ -20,10 +20,11 @@ arithmetic for every op and checks it gives the gradient the engine sent. The na
   them), ``Y``: its output (saved as ``"out"``), ``extra(k)``: an array its forward kept;
 - ``P(name)``: a non-tensor argument (``exponent``, ``alpha``, ``dim``...), ``N``: how many
   elements a reduction or a ``mean`` loss divides by;
-- functions: ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``sign``, ``sigmoid``, ``Phi`` and ``phi``
-  (the normal CDF and density), ``where(cond, a, b)`` with ``gt``, ``ge``, ``eq``, ``both``,
-  ``between``; and the shape-aware ones ``T`` (matrix transpose), ``outer``, ``sum_over`` (the
-  reduced dims, kept), ``spread`` (a reduced gradient copied back to the input's shape),
+- functions: ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``sinh``, ``cosh``, ``absolute``, ``floor``,
+  ``sign``, ``sigmoid``, ``Phi`` and ``phi`` (the normal CDF and density), ``where(cond, a, b)`` with
+  ``gt``, ``ge``, ``eq``, ``both``, ``between``; ``NO_DERIVATIVE`` where PyTorch defines none; and
+  the shape-aware ones ``T`` (matrix transpose), ``outer``, ``sum_over`` (the reduced dims, kept),
+  ``spread`` (a reduced gradient copied back to the input's shape),
   ``reshape_back``, ``permute_back``, ``sum_back`` (undo an ``expand``), ``place`` and ``pick``
   (indexing), ``part`` (this input's part of a cat/stack gradient).
 
@@ -111,6 +112,8 @@ def _fn(name):
 
 exp, log, sqrt, sin, cos, sign, sigmoid = (_fn(n) for n in ("exp", "log", "sqrt", "sin", "cos", "sign",
                                                             "sigmoid"))
+sinh, cosh, absolute, floor = _fn("sinh"), _fn("cosh"), _fn("abs"), _fn("floor")
+NO_DERIVATIVE = Ex("no_derivative")  # PyTorch defines none: backward() fails before any step
 Phi, phi = _fn("Phi"), _fn("phi")  # the standard normal CDF and density
 gt, ge, lt, le, eq = (_fn(n) for n in ("gt", "ge", "lt", "le", "eq"))
 both = _fn("and")  # both conditions hold
@@ -195,6 +198,7 @@ class Explain:
     about_zh: str
     local: tuple | None = None
     vjp: tuple | None = None
+    reversed_forward: str | None = None  # the forward when the op's ``reverse`` argument is set (3 // x)
 
     def rules(self) -> tuple:
         """One expression per input: the local derivatives or the vjps."""
@@ -205,12 +209,12 @@ class Explain:
         return self.local is not None
 
 
-def local(forward: str, about_zh: str, *rules) -> Explain:
+def local(forward: str, about_zh: str, *rules, reversed_forward: str | None = None) -> Explain:
     """An elementwise op: the gradient sent to input i is ``G ⊙ rules[i]`` (summed back over
     broadcast dims)."""
-    return Explain(forward, about_zh, local=tuple(lift(r) for r in rules))
+    return Explain(forward, about_zh, local=tuple(lift(r) for r in rules), reversed_forward=reversed_forward)
 
 
-def vjp(forward: str, about_zh: str, *rules) -> Explain:
+def vjp(forward: str, about_zh: str, *rules, reversed_forward: str | None = None) -> Explain:
     """Any other op: ``rules[i]`` is the gradient sent to input i, written with ``G``."""
-    return Explain(forward, about_zh, vjp=tuple(lift(r) for r in rules))
+    return Explain(forward, about_zh, vjp=tuple(lift(r) for r in rules), reversed_forward=reversed_forward)

@@ -27,7 +27,9 @@ register(
     promote=True,
     description="matrix product A @ B",
     needs=(("b",), ("a",)),
-    explain=vjp("{0} @ {1}", "矩阵乘法 A @ B", G @ T(X1), T(X0) @ G),
+    jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
+    jvp_formulas=["Ȧ·B", "A·Ḃ"],
+         explain=vjp("{0} @ {1}", "矩阵乘法 A @ B", G @ T(X1), T(X0) @ G),
 )
 register(
     "dot",
@@ -39,7 +41,9 @@ register(
     promote=True,
     description="dot product Σ aᵢbᵢ",
     needs=(("b",), ("a",)),
-    explain=vjp("{0} @ {1}", "向量点积 Σ aᵢbᵢ", G * X1, G * X0),
+    jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
+    jvp_formulas=["ȧ·b", "a·ḃ"],
+         explain=vjp("{0} @ {1}", "向量点积 Σ aᵢbᵢ", G * X1, G * X0),
 )
 register(
     "mv",
@@ -54,7 +58,9 @@ register(
     promote=True,
     description="matrix-vector product A @ v",
     needs=(("b",), ("a",)),
-    explain=vjp("{0} @ {1}", "矩阵乘向量 A @ v", outer(G, X1), T(X0) @ G),
+    jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
+    jvp_formulas=["Ȧ·v", "A·v̇"],
+         explain=vjp("{0} @ {1}", "矩阵乘向量 A @ v", outer(G, X1), T(X0) @ G),
 )
 register(
     "bmm",
@@ -66,7 +72,9 @@ register(
     promote=True,
     description="batched matrix product",
     needs=(("b",), ("a",)),
-    explain=vjp("{0} @ {1}", "批量矩阵乘法", G @ T(X1), T(X0) @ G),
+    jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
+    jvp_formulas=["Ȧ·B", "A·Ḃ"],
+         explain=vjp("{0} @ {1}", "批量矩阵乘法", G @ T(X1), T(X0) @ G),
 )
 register(
     "addmm",
@@ -82,7 +90,9 @@ register(
     promote=True,
     description="bias + input @ weightᵀ (nn.Linear)",
     needs=((), ("c",), ("b",)),
-    explain=vjp("{0} + {1} @ {2}", "偏置 + 输入 @ 权重ᵀ（nn.Linear）", G, G @ T(X2), T(X1) @ G),
+    jvps=[lambda t, s: t, lambda t, s: s.xp.matmul(t, s.c), lambda t, s: s.xp.matmul(s.b, t)],
+    jvp_formulas=["ċ", "Ȧ·B", "A·Ḃ"],
+         explain=vjp("{0} + {1} @ {2}", "偏置 + 输入 @ 权重ᵀ（nn.Linear）", G, G @ T(X2), T(X1) @ G),
 )
 
 
@@ -163,3 +173,36 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     mat1, mat2 = A.tensor(mat1, "addmm", "mat1", 2), A.tensor(mat2, "addmm", "mat2", 3)
     _mm_check(mat1._data.shape, mat2._data.shape)
     return apply(OPS["addmm"], (input, mat1, mat2))
+
+
+@public("torch", "Tensor")
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors (DotBackward0)."""
+    a, b = A.tensor(input, "dot", "input", 1), A.tensor(tensor, "dot", "tensor", 2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._data.shape != b._data.shape:
+        n, m = a._data.shape[0], b._data.shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
+    if a._data.dtype != b._data.dtype:
+        from ..dtypes import scalar_name
+
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")
+    return apply(OPS["dot"], (a, b))
+
+
+@public("torch", "Tensor")
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors (BmmBackward0)."""
+    a, b = A.tensor(input, "bmm", "input", 1), A.tensor(mat2, "bmm", "mat2", 2)
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b._data.shape[:2] != (a._data.shape[0], a._data.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: [{b._data.shape[0]}, "
+                           f"{b._data.shape[1]}].")
+    return apply(OPS["bmm"], (a, b))

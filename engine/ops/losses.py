@@ -15,6 +15,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..dtypes import scalar_name
+from ..errors import not_supported
 from ..tensor import Tensor
 from .activations import log_softmax
 from .arithmetic import mul, neg, sub
@@ -112,16 +113,32 @@ def _nll_vjp(g, s):
     return g * xp.const(coef, xp.data(g))
 
 
+def _summed(x, s):
+    """A loss's elementwise share of tangent, reduced as the loss is (the 1/n of "mean" is in it)."""
+    return x if s.p["reduction"] == "none" else s.xp.sum(x)
+
+
+def _nll_jvp(t, s):
+    """−w·ẋ at each picked log-probability (÷ Σw for mean), summed over the classes (and the batch
+    when reduced)."""
+    prod = s.x["coef"] * s.xp.data(t)
+    if s.p["reduction"] != "none":
+        return prod.sum()
+    return prod.sum(axis=0 if prod.ndim == 1 else 1)
+
+
 register("nll_loss", "NllLossBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ = −wₖ (÷ Σw for mean) if k = targetₙ, else 0"],
          description="negative log-likelihood: −w[t]·x[n, t], reduced",
+         jvps=[_nll_jvp], jvp_formulas=["−w[t]·ẋ[n, t] (÷ Σw for mean), reduced"],
          explain=vjp("nll_loss({0}, {target})", "负对数似然：−w[t]·x[n, t]，再归约",
                      Ex("per_class", (G,)) * extra("coef")))
 register("nll_loss2d", "NllLoss2DBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ,ᵢ,ⱼ = −wₖ (÷ Σw for mean) if k = targetₙ,ᵢ,ⱼ, else 0"],
          description="negative log-likelihood per position of an (N, C, H, W) input, reduced",
+         jvps=[_nll_jvp], jvp_formulas=["−w[t]·ẋ[n, t, i, j] (÷ Σw for mean), reduced"],
          explain=vjp("nll_loss({0}, {target})", "对 (N, C, H, W) 输入的每个位置计算负对数似然，再归约",
                      Ex("per_class", (G,)) * extra("coef")))
 
@@ -144,6 +161,8 @@ register("mse_loss", "MseLossBackward0", _mse,
          [_mse_vjp_a, _mse_vjp_b],
          ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
          saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced",
+         jvps=[lambda t, s: _summed(_mse_vjp_a(t, s), s), lambda t, s: _summed(_mse_vjp_b(t, s), s)],
+         jvp_formulas=["2(x−y)·ẋ (÷ n for mean), reduced", "−2(x−y)·ẏ (÷ n for mean), reduced"],
          explain=vjp("mse_loss({0}, {1})", "均方误差 (x − y)²，再归约",
                      2 * (X0 - X1) * scaled(G), -2 * (X0 - X1) * scaled(G)))
 
@@ -193,6 +212,9 @@ register("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce,
           "∂bce/∂y = −w·log(p / (1 − p)) (÷ n for mean)"],
          saves=("a", "b"), promote=True,
          description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100",
+         jvps=[lambda t, s: _summed(_bce_vjp_input(t, s), s), lambda t, s: _summed(_bce_vjp_target(t, s), s)],
+         jvp_formulas=["w(p − y)·ṗ / max(p(1 − p), 1e-12) (÷ n for mean), reduced",
+                       "−w·log(p / (1 − p))·ẏ (÷ n for mean), reduced"],
          explain=vjp("binary_cross_entropy({0}, {1})",
                      "二元交叉熵 −w[y·log p + (1−y)·log(1−p)]，对数截断于 −100",
                      weighted(scaled(G) * (X0 - X1) / clamp_below(X0 * (1 - X0), BCE_EPS)),
@@ -249,6 +271,9 @@ register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackwa
          ["∂bce(σ(x), y)/∂x = w(σ(x) − y) (÷ n for mean)", "∂bce(σ(x), y)/∂y = −w·x (÷ n for mean)"],
          saves=("a", "b"), promote=True,
          description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced",
+         jvps=[lambda t, s: _summed(_bcel_vjp_input(t, s), s),
+               lambda t, s: _summed(_bcel_vjp_target(t, s), s)],
+         jvp_formulas=["w(σ(x) − y)·ẋ (÷ n for mean), reduced", "−w·x·ẏ (÷ n for mean), reduced"],
          explain=vjp("binary_cross_entropy_with_logits({0}, {1})",
                      "基于 logits 的二元交叉熵：(1−y)·x − log σ(x)，加权后归约",
                      weighted(if_param("pos_weight", sigmoid(X0) - X1,
@@ -379,7 +404,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
     reduction = reduction_mode(size_average, reduce, reduction, "cross_entropy")
     if label_smoothing != 0.0:
-        raise RuntimeError("cross_entropy with label_smoothing is not supported by gradviz")
+        raise not_supported("cross_entropy with label_smoothing")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target.shape:
         if not target.dtype.is_floating_point:
@@ -430,7 +455,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     input, target, _ = _inputs("mse_loss", input, target)
     reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
     if weight is not None:
-        raise RuntimeError("mse_loss with weight is not supported by gradviz")
+        raise not_supported("mse_loss with weight")
     if tuple(target.shape) != tuple(input.shape):
         _warn_broadcast(input, target)
         check_broadcast(input, target)
@@ -493,7 +518,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     pw = None
     if pos_weight is not None:
         if pos_weight.requires_grad:
-            raise RuntimeError("pos_weight that requires grad is not supported by gradviz")
+            raise not_supported("pos_weight that requires grad")
         pw = np.broadcast_to(pos_weight._data, tuple(input.shape)).tolist()
     params = {"weight": _weight_like(weight, input, "binary_cross_entropy_with_logits"), "pos_weight": pw,
               "reduction": reduction}

@@ -35,22 +35,32 @@ def _count(p) -> int:
     return int(np.prod([shape[d] for d in p["dim"]], dtype=np.int64))
 
 
+def _sum_dims(t, s):
+    """The tangent reduced as the op reduced its input (over ``dim``, or everything)."""
+    dims = s.p.get("dim")
+    if dims is None:
+        return s.xp.sum(t)
+    return s.xp.sum(t, axis=dims, keepdims=s.p.get("keepdim", False))
+
+
 register("sum", "SumBackward0", lambda a, shape: np.sum(a),
          [lambda g, s: s.xp.broadcast_to(g, s.p["shape"])],
-         ["∂(Σx)/∂xᵢ = 1"], description="sum of all elements",
+         ["∂(Σx)/∂xᵢ = 1"], description="sum of all elements", jvps=[_sum_dims], jvp_formulas=["Σ ẋ"],
          explain=vjp("{0}.sum()", "所有元素之和", spread(G)))
 register("sum_dim", "SumBackward1", lambda a, shape, dim, keepdim: np.sum(a, axis=dim, keepdims=keepdim),
          [_expand_back],
-         ["∂(Σ_d x)/∂xᵢ = 1"], description="sum along dims",
+         ["∂(Σ_d x)/∂xᵢ = 1"], description="sum along dims", jvps=[_sum_dims], jvp_formulas=["Σ_d ẋ"],
          explain=vjp("{0}.sum(dim={dim})", "沿指定维度求和", spread(G)))
 register("mean", "MeanBackward0", lambda a, shape: np.mean(a, dtype=a.dtype),
          [lambda g, s: s.xp.broadcast_to(g / _count(s.p), s.p["shape"])],
          ["∂(mean x)/∂xᵢ = 1/n"], description="mean of all elements",
+         jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean ẋ = Σ ẋ / n"],
          explain=vjp("{0}.mean()", "所有元素的平均值", spread(G / N)))
 register("mean_dim", "MeanBackward1",
          lambda a, shape, dim, keepdim: np.mean(a, axis=dim, keepdims=keepdim, dtype=a.dtype),
          [lambda g, s: _expand_back(g / _count(s.p), s)],
          ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean along dims",
+         jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean_d ẋ = Σ_d ẋ / n"],
          explain=vjp("{0}.mean(dim={dim})", "沿指定维度求平均", spread(G / N)))
 
 
@@ -99,20 +109,35 @@ def _evenly_vjp(g, s):
     return g * xp.const(mask / mask.sum(), a)
 
 
+def _evenly_jvp(t, s):
+    """max/min of all elements: the mean of the tangent over the tied maxima."""
+    return s.xp.sum(_evenly_vjp(t, s))
+
+
+def _at_index_jvp(t, s):
+    """max/min along a dim: the tangent at the chosen index."""
+    dim = s.p["dim"]
+    idx = s.x["indices"] if s.p["keepdim"] else np.expand_dims(s.x["indices"], dim)
+    picked = np.take_along_axis(s.xp.data(t), idx, axis=dim)
+    return picked if s.p["keepdim"] else picked.squeeze(dim)
+
+
 register("max", "MaxBackward1", lambda a: np.max(a),
          [_evenly_vjp], ["∂max(x)/∂xᵢ = 1 at the max (shared by ties)"], saves=("a", "out"),
-         description="largest element",
+         description="largest element", jvps=[_evenly_jvp], jvp_formulas=["ẋ at the max (mean over ties)"],
          explain=vjp("{0}.max()", "所有元素中最大的一个", G * share(eq(X0, Y))))
 register("min", "MinBackward1", lambda a: np.min(a),
          [_evenly_vjp], ["∂min(x)/∂xᵢ = 1 at the min (shared by ties)"], saves=("a", "out"),
-         description="smallest element",
+         description="smallest element", jvps=[_evenly_jvp], jvp_formulas=["ẋ at the min (mean over ties)"],
          explain=vjp("{0}.min()", "所有元素中最小的一个", G * share(eq(X0, Y))))
 register("max_dim", "MaxBackward0", _max_dim,
          [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
-         description="max along a dim", explain=vjp("{0}.max(dim={dim})", "沿一个维度取最大值", at_index(G)))
+         description="max along a dim", jvps=[_at_index_jvp], jvp_formulas=["ẋ at the chosen index"],
+         explain=vjp("{0}.max(dim={dim})", "沿一个维度取最大值", at_index(G)))
 register("min_dim", "MinBackward0", _min_dim,
          [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
-         description="min along a dim", explain=vjp("{0}.min(dim={dim})", "沿一个维度取最小值", at_index(G)))
+         description="min along a dim", jvps=[_at_index_jvp], jvp_formulas=["ẋ at the chosen index"],
+         explain=vjp("{0}.min(dim={dim})", "沿一个维度取最小值", at_index(G)))
 
 
 def _var_count(p):
@@ -136,15 +161,24 @@ def _std_vjp(g, s):
     return _expand_back(g / s.out, s) * _centered(s) * (1.0 / _var_count(s.p))
 
 
+def _var_jvp(t, s):
+    return _sum_dims(_centered(s) * t, s) * (2.0 / _var_count(s.p))
+
+
+def _std_jvp(t, s):
+    return _var_jvp(t, s) / (2 * s.out)
+
+
 register("var", "VarBackward0",
          lambda a, dim, correction, keepdim, shape: np.var(a, axis=dim, ddof=correction, keepdims=keepdim),
          [_var_vjp], ["∂var(x)/∂xᵢ = 2(xᵢ − x̄)/(n − c)"], saves=("a",), description="variance",
+         jvps=[_var_jvp], jvp_formulas=["2·Σ (xᵢ − x̄)·ẋᵢ / (n − c)"],
          explain=vjp("{0}.var(dim={dim}, correction={correction})", "方差",
                      spread(G) * (X0 - sum_over(X0) / N) * 2 / (N - P("correction"))))
 register("std", "StdBackward0",
          lambda a, dim, correction, keepdim, shape: np.std(a, axis=dim, ddof=correction, keepdims=keepdim),
          [_std_vjp], ["∂std(x)/∂xᵢ = (xᵢ − x̄)/((n − c)·std)"], saves=("a", "out"),
-         description="standard deviation",
+         description="standard deviation", jvps=[_std_jvp], jvp_formulas=["Σ (xᵢ − x̄)·ẋᵢ / ((n − c)·std)"],
          explain=vjp("{0}.std(dim={dim}, correction={correction})", "标准差",
                      spread(G / Y) * (X0 - sum_over(X0) / N) / (N - P("correction"))))
 
@@ -186,7 +220,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {input.dtype.name.capitalize()}")
+            f"complex dtype. Got: {dtypes.scalar_name(input.dtype)}")
     shape = tuple(input._data.shape)
     if dim is None:
         return apply(OPS["mean"], (input,), {"shape": shape})
@@ -296,9 +330,7 @@ def _moments(name: str, input: Tensor, dim, unbiased, keepdim, correction) -> Te
     if correction is None:
         correction = 0 if unbiased is False else 1
     if not input.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{name}(): input dtype should be floating point, but got {input.dtype.name.capitalize()}"
-        )
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     if dim is not None:
         dim = tuple(sorted(_norm_dim(d, input.ndim, name) for d in A.ints(dim, name, "dim", 1)))
     params = {"dim": dim, "correction": correction, "keepdim": keepdim,

@@ -21,11 +21,21 @@ def _inverse(perm):
     return tuple(inv)
 
 
+def _reshape_back(g, s):
+    return s.xp.reshape(g, s.p["in_shape"])
+
+
+def _reshape_tangent(t, s):
+    return s.xp.reshape(t, s.p["shape"])
+
+
 def _reshape_op(name: str, grad_fn: str, formula: str, description: str, about_zh: str,
                 view: bool = True) -> None:
-    """An op that only changes the shape: forward reshapes, backward reshapes the gradient back."""
-    register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape),
-             [lambda g, s: s.xp.reshape(g, s.p["in_shape"])], [formula], view=view, description=description,
+    """An op that only changes the shape: forward reshapes, backward reshapes the gradient back,
+    forward mode reshapes the tangent the same way."""
+    register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape), [_reshape_back], [formula],
+             view=view, description=description, jvps=[_reshape_tangent],
+             jvp_formulas=["ẋ reshaped like the output"],
              explain=vjp("{0}.reshape{shape}", about_zh, reshape_back(G)))
 
 
@@ -33,6 +43,9 @@ _reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view 
             "改变形状（view / reshape），数据不变")
 _reshape_op("unsafe_view", "UnsafeViewBackward0", "reshape back to the input's shape",
             "reshape of a fresh result", "把新算出的结果改成另一个形状", view=False)
+_reshape_op("reshape_alias", "ReshapeAliasBackward0", "reshape back to the input's shape",
+            "reshape of a non-contiguous tensor whose strides allow it (a view)",
+            "改变一个不连续张量的形状（步长允许时为视图）")
 _reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1",
             "插入一个大小为 1 的维度")
 _reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1",
@@ -46,11 +59,21 @@ _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
             "去掉大小为 1 的维度（matmul 与 F.linear 内部的 squeeze_）")
 
 
+def _permute_back(g, s):
+    return s.xp.transpose(g, _inverse(s.p["perm"]))
+
+
+def _permute_tangent(t, s):
+    return s.xp.transpose(t, s.p["perm"])
+
+
 def _permute_op(name: str, grad_fn: str, formula: str, description: str, forward: str, about_zh: str) -> None:
-    """An op that reorders dims: forward permutes, backward applies the inverse permutation."""
-    register(name, grad_fn, lambda a, perm: a.transpose(perm),
-             [lambda g, s: s.xp.transpose(g, _inverse(s.p["perm"]))], [formula], view=True,
-             description=description, explain=vjp(forward, about_zh, permute_back(G)))
+    """An op that reorders dims: forward permutes, backward applies the inverse permutation,
+    forward mode permutes the tangent the same way."""
+    register(name, grad_fn, lambda a, perm: a.transpose(perm), [_permute_back], [formula], view=True,
+             description=description, jvps=[_permute_tangent],
+             jvp_formulas=["ẋ with its dims permuted the same way"],
+             explain=vjp(forward, about_zh, permute_back(G)))
 
 
 _permute_op("transpose", "TransposeBackward0", "swap the two dims back", "transpose", "{0}.permute{perm}",
@@ -66,6 +89,8 @@ register(
     ["sum over the expanded dims"],
     view=True,
     description="broadcast to a larger shape",
+    jvps=[lambda t, s: s.xp.broadcast_to(t, s.p["shape"])],
+    jvp_formulas=["ẋ broadcast to the larger shape"],
     explain=vjp("{0}.expand{shape}", "广播（扩展）到更大的形状", sum_back(G)),
 )
 
@@ -88,20 +113,73 @@ def _infer_shape(shape, numel: int, fn: str = "reshape") -> tuple[int, ...]:
     return shape
 
 
+VIEW_STRIDES = ("view size is not compatible with input tensor's size and stride (at least one dimension "
+                "spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def viewable(arr: np.ndarray, shape: tuple) -> bool:
+    """Whether ``arr`` can take ``shape`` without moving its data (PyTorch's rule for ``view``: the
+    new dims must fit the strides; NumPy's no-copy reshape decides the same way)."""
+    try:
+        arr.reshape(shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 @public("torch", "Tensor")
 def reshape(input: Tensor, *shape) -> Tensor:
-    """A tensor with the same data and a new shape (ViewBackward0)."""
+    """A tensor with the same data and a new shape, as PyTorch makes it: a view of a contiguous
+    tensor (ViewBackward0), a strided alias of a non-contiguous one whose strides allow it
+    (ReshapeAliasBackward0), else a contiguous copy viewed (CloneBackward0, UnsafeViewBackward0)."""
     input = A.tensor(input, "reshape", "input", 1)
     new = _infer_shape(shape, input._data.size)
-    return apply(OPS["view"], (input,), {"shape": new, "in_shape": tuple(input._data.shape)})
+    in_shape = tuple(input._data.shape)
+    if input._data.flags.c_contiguous:
+        return apply(OPS["view"], (input,), {"shape": new, "in_shape": in_shape})
+    if viewable(input._data, new):
+        return apply(OPS["reshape_alias"], (input,), {"shape": new, "in_shape": in_shape})
+    copy = apply(OPS["clone"], (input,), {"contiguous": True})
+    return apply(OPS["unsafe_view"], (copy,), {"shape": new, "in_shape": in_shape})
 
 
 @public("Tensor")
 def view(input: Tensor, *shape) -> Tensor:
-    """``reshape`` (the data is always contiguous here)."""
+    """The same data with a new shape (ViewBackward0); PyTorch's error when the strides do not allow
+    it (a transposed tensor: use ``reshape`` or ``contiguous()`` first)."""
     input = A.tensor(input, "view", "input", 1)
-    return apply(OPS["view"], (input,), {"shape": _infer_shape(shape, input._data.size, "view"),
-                                        "in_shape": tuple(input._data.shape)})
+    new = _infer_shape(shape, input._data.size, "view")
+    if not viewable(input._data, new):
+        raise RuntimeError(VIEW_STRIDES)
+    return apply(OPS["view"], (input,), {"shape": new, "in_shape": tuple(input._data.shape)})
+
+
+@public("Tensor")
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.view(other.shape)``."""
+    return view(A.tensor(input, "view_as", "input", 1), tuple(A.tensor(other, "view_as", "other", 2).shape))
+
+
+@public("Tensor")
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.reshape(other.shape)``."""
+    return reshape(A.tensor(input, "reshape_as", "input", 1),
+                   tuple(A.tensor(other, "reshape_as", "other", 2).shape))
+
+
+@public("Tensor")
+def is_contiguous(input: Tensor, memory_format=None) -> bool:
+    """Whether the elements lie in memory in row-major order without gaps."""
+    return bool(A.tensor(input, "is_contiguous", "input", 1)._data.flags.c_contiguous)
+
+
+@public("Tensor")
+def contiguous(input: Tensor, memory_format=None) -> Tensor:
+    """``input`` itself when contiguous, else a row-major copy (CloneBackward0)."""
+    input = A.tensor(input, "contiguous", "input", 1)
+    if input._data.flags.c_contiguous:
+        return input
+    return apply(OPS["clone"], (input,), {"contiguous": True})
 
 
 @public("torch", "Tensor")
@@ -191,6 +269,13 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     d = _norm_dim(dim, input.ndim)
     new = shp[:d] + shp[d + 1:] if input.ndim and shp[d] == 1 else shp
     return apply(OPS["squeeze_dim"], (input,), {"shape": new, "in_shape": shp})
+
+
+@public("Tensor")
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.expand(other.shape)``."""
+    return expand(A.tensor(input, "expand_as", "input", 1),
+                  tuple(A.tensor(other, "expand_as", "other", 2).shape))
 
 
 @public("Tensor")

@@ -13,6 +13,11 @@ The same rule runs in two worlds:
 A rule may return a gradient shaped like the broadcast output: the walk undoes broadcasting
 in one place (``sum_to``), and casts to the input's dtype.
 
+Forward mode has its rules beside them: ``jvp(t, s) -> share of the output's tangent`` for the
+tangent ``t`` of one input, with ``s`` as above plus every tensor input (forward mode runs while
+the op runs, so nothing needs saving). The shares are broadcast to the output and added up in one
+place (``engine.tangents``).
+
 Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``linalg``, ``shape``, ``indexing``,
 ``combine``, ``fill``, ``convert``, ``activations``, ``losses``) holds its entries and, beside
 each, its public function: derived from the entry (``atan = math_function(register(...))``), or
@@ -56,6 +61,11 @@ class OpDef:
     needs: tuple | None = None
     keep_by_mask: dict | None = None
     explain: Any = None  # how the page explains it (``engine.ops.explain.Explain``): data, never a closure
+    node_class: type | None = None  # the grad_fn class programs see (``function.node_class``), made once
+    # Forward mode: one rule per tensor input, ``jvp(t, s) -> that input's share of the output's
+    # tangent`` (``t`` the input's tangent; the shares add up, broadcast to the output), and its formula.
+    jvps: tuple[Callable, ...] = ()
+    jvp_formulas: tuple[str, ...] = ()
 
 
 OPS: dict[str, OpDef] = {}
@@ -99,12 +109,14 @@ _PUBLISHED: set[int] = set()  # ids of the objects published so far (they stay a
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
              description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
-             needs=None, explain=None) -> OpDef:
+             needs=None, jvps=(), jvp_formulas=(), explain=None) -> OpDef:
     """Add one entry to the table (each name once)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is registered twice")
     if len(vjps) != len(formulas):
         raise ValueError(f"op {name!r}: one formula per rule")
+    if len(jvps) != len(jvp_formulas) or (jvps and len(jvps) != len(vjps)):
+        raise ValueError(f"op {name!r}: one forward-mode rule and formula per input")
     save_keys = tuple(k for k in saves if k != "indices")
     keep = None
     if needs is not None:
@@ -117,7 +129,8 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
     if explain is not None and len(explain.rules()) != (1 if variadic else len(vjps)):
         raise ValueError(f"op {name!r}: its explanation needs one rule per input")
     entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
-                  view, variadic, aux, save_keys, needs, keep, explain)
+                  view, variadic, aux, save_keys, needs, keep, explain=explain, jvps=tuple(jvps),
+                  jvp_formulas=tuple(jvp_formulas))
     OPS[name] = entry
     return entry
 

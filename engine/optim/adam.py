@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import arguments as A
+from ..naming import torch_path
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -16,6 +17,7 @@ def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
     return end - (end - start) * (1 - weight)
 
 
+@torch_path("torch.optim.adam")
 class Adam(Optimizer):
     """m ← β₁m + (1−β₁)g; v ← β₂v + (1−β₂)g²; p ← p − lr·m̂ / (√v̂ + ε)."""
 
@@ -104,6 +106,7 @@ class Adam(Optimizer):
         return "; ".join(parts)
 
 
+@torch_path("torch.optim.adamw")
 class AdamW(Adam):
     """Adam with decoupled weight decay (default 0.01): p ← p·(1 − lr·λ) before the Adam step."""
 

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from ..naming import torch_path
 from .optimizer import Optimizer
 
 
+@torch_path("torch.optim.lr_scheduler")
 class LRScheduler:
     """Base class: keeps ``last_epoch`` and writes the new learning rates into the optimizer."""
 
@@ -38,6 +40,7 @@ class LRScheduler:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
 
+@torch_path("torch.optim.lr_scheduler")
 class StepLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every ``step_size`` epochs."""
 
@@ -53,6 +56,7 @@ class StepLR(LRScheduler):
         return [g["lr"] * self.gamma for g in groups]
 
 
+@torch_path("torch.optim.lr_scheduler")
 class ExponentialLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every epoch."""
 

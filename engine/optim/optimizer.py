@@ -15,9 +15,11 @@ import numpy as np
 from .. import arguments as A
 from .. import grad_mode
 from .. import trace as _trace
+from ..naming import torch_path
 from ..tensor import Tensor
 
 
+@torch_path("torch.optim.optimizer")
 class Optimizer:
     """Base class of SGD and Adam (``torch.optim.Optimizer``)."""
 

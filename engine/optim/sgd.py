@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from .. import arguments as A
+from ..naming import torch_path
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
 
+@torch_path("torch.optim.sgd")
 class SGD(Optimizer):
     """p ← p − lr·g, where g may carry weight decay and momentum (torch's formulas)."""
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .policy import TORCH_MODULES, Policy
+from ..errors import NOT_SUPPORTED
+from .libraries import LIBRARIES, library_has
+from .policy import READABLE_DUNDERS, TORCH_MODULES, Policy
 from .positions import Positions
-from .pytorch_api import is_pytorch, not_supported
 from .results import ProgramError, Settings, UserError
+from .torch_names import MODULES as TORCH_NAMES
 
 _REFUSED = {
     ast.Global: "'global' statements are not supported by gradviz",
@@ -128,7 +130,8 @@ def _check_node(node, in_fn, in_loop, in_class, settings, policy, pos) -> None:
             raise _fail("ForbiddenError", f"the name '{node.id}' is not available in gradviz "
                         "(names starting with '__' are reserved)", pos.of(node))
     elif kind is ast.Attribute:
-        if node.attr.startswith("_") and not _is_super_init(node):
+        if node.attr.startswith("_") and not _is_super_init(node) and not (
+                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
             raise _fail("ForbiddenError", f"attribute '{node.attr}' is not available in gradviz "
                         "(attributes starting with '_' are private)", pos.of(node))
     elif kind is ast.FunctionDef:
@@ -197,15 +200,16 @@ def _check_args(args: ast.arguments, fname: str, pos, node) -> None:
 
 
 def _allowed_modules_text(policy: Policy) -> str:
-    return ", ".join(name for name in TORCH_MODULES if policy.module_for(name) is not None)
+    names = [name for name in TORCH_MODULES if policy.module_for(name) is not None] + list(LIBRARIES)
+    return ", ".join(names)
 
 
 def _check_import(node, policy: Policy, pos) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             if policy.module_for(alias.name) is None:
-                if is_pytorch(alias.name):
-                    raise _fail("ImportError", not_supported(alias.name), pos.of(node))
+                if _pytorch_has(alias.name):
+                    raise _fail("NotSupportedError", NOT_SUPPORTED + alias.name, pos.of(node))
                 raise _fail("ForbiddenError", f"import of '{alias.name}' is not allowed: gradviz runs "
                             f"PyTorch code only ({_allowed_modules_text(policy)} can be imported)",
                             pos.of(node))
@@ -214,16 +218,31 @@ def _check_import(node, policy: Policy, pos) -> None:
         raise _fail("ForbiddenError", "relative imports are not allowed in gradviz", pos.of(node))
     mod = policy.module_for(node.module)
     if mod is None:
-        if is_pytorch(node.module):
-            raise _fail("ImportError", not_supported(node.module), pos.of(node))
+        if _pytorch_has(node.module):
+            raise _fail("NotSupportedError", NOT_SUPPORTED + node.module, pos.of(node))
         raise _fail("ForbiddenError", f"import from '{node.module}' is not allowed: gradviz runs PyTorch "
                     f"code only ({_allowed_modules_text(policy)} can be imported)", pos.of(node))
     for alias in node.names:
         if alias.name != "*" and alias.name not in policy.module_attrs[mod]:
-            path = f"{node.module}.{alias.name}"
-            why = f": {not_supported(path)}" if is_pytorch(path) else " (not available in gradviz)"
-            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}'{why}",
+            if alias.name in TORCH_NAMES.get(node.module, ()) or library_has(mod, alias.name):
+                raise _fail("NotSupportedError", NOT_SUPPORTED + f"{node.module}.{alias.name}", pos.of(node))
+            raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}'",
                         pos.of(node))
+
+
+def _pytorch_has(module: str) -> bool:
+    """Whether ``module`` (``torch.fft``, ``torch.distributions.normal``) is a part of PyTorch: a module
+    of its own or a name of its parent module in PyTorch's list."""
+    parts = module.split(".")
+    if parts[0] != "torch" or len(parts) < 2:
+        return False
+    for i in range(1, len(parts)):
+        parent = ".".join(parts[:i])
+        if parent not in TORCH_NAMES:  # a part of PyTorch whose names are not listed
+            return True
+        if parts[i] not in TORCH_NAMES[parent]:
+            return False
+    return True
 
 
 def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:

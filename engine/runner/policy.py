@@ -18,12 +18,20 @@ import types
 import numpy as np
 
 from .. import dtypes
-from ..errors import LimitError
+from ..autograd.forward_ad import UnpackedDualTensor
+from ..errors import LimitError, not_supported
 from ..function import AccumulateGrad, Node
+from ..naming import home
+from ..ops.reduce import _ReturnType
 from ..tensor import Size, Tensor
 from .errors import ForbiddenError
 from .functions import Callback, InitMethod, SuperMethod, SuperProxy, UserFunction
-from .pytorch_api import is_pytorch, not_supported
+from .libraries import CALLABLES as LIBRARY_CALLABLES
+from .libraries import LIBRARIES, library_has
+from .torch_names import CLASSES as TORCH_CLASS_NAMES
+from .torch_names import MODULES as TORCH_NAMES
+
+_LIBRARY_MODULES = frozenset(LIBRARIES.values())
 
 # The engine's own name: "engine" in a checkout, "gradviz.engine" when installed.
 ENGINE = __package__.rpartition(".")[0]
@@ -33,8 +41,19 @@ TORCH_MODULES = {
     "torch.nn": f"{ENGINE}.nn",
     "torch.nn.functional": f"{ENGINE}.nn.functional",
     "torch.nn.init": f"{ENGINE}.nn.init",
+    "torch.nn.utils": f"{ENGINE}.nn.utils",
     "torch.optim": f"{ENGINE}.optim",
+    "torch.optim.lr_scheduler": f"{ENGINE}.optim.lr_scheduler",
     "torch.autograd": f"{ENGINE}.autograd",
+    "torch.autograd.function": f"{ENGINE}.autograd.function",
+    "torch.autograd.functional": f"{ENGINE}.autograd.functional",
+    "torch.autograd.forward_ad": f"{ENGINE}.autograd.forward_ad",
+    "torch.func": f"{ENGINE}.func",
+    "torch.linalg": f"{ENGINE}.linalg",
+    "torch.cuda": f"{ENGINE}.cuda",
+    "torch.utils": f"{ENGINE}.utils",
+    "torch.utils.data": f"{ENGINE}.utils.data",
+    "torch.utils.hooks": f"{ENGINE}.utils.hooks",
 }
 # Public names of those modules that are still not for user code (runner hooks, file access).
 DENY_NAMES = frozenset({"name_module", "save", "load", "from_file", "trace", "grad_mode", "runner"})
@@ -70,6 +89,12 @@ DTYPE_ATTRS = frozenset({"is_floating_point", "itemsize"})
 SIZE_ATTRS = frozenset({"numel", "index", "count"})
 EXC_ATTRS = frozenset({"args"})
 TENSOR_SETTABLE = frozenset({"grad", "requires_grad", "data"})
+# The engine's named tuples: max/min along a dim, and forward mode's unpacked dual tensor.
+_NAMED_TUPLES = ((_ReturnType, frozenset({"values", "indices", "count", "index"})),
+                 (UnpackedDualTensor, frozenset({"primal", "tangent", "count", "index"})))
+# Names starting with an underscore that a program may read: the name of a class, function or
+# module (``type(acc).__name__``). An object's class comes from ``type(obj)`` only.
+READABLE_DUNDERS = frozenset({"__name__"})
 
 # Receivers whose builtin methods user code may call (a method of anything else is refused).
 _BUILTIN_RECEIVERS = ((str, STR_ATTRS), (list, LIST_ATTRS), (tuple, TUPLE_ATTRS), (dict, DICT_ATTRS),
@@ -84,7 +109,7 @@ def torch_name(module) -> str:
 
 
 def _is_engine_object(value) -> bool:
-    mod = getattr(value, "__module__", None) or ""
+    mod = home(value)
     return (mod == ENGINE or mod.startswith(ENGINE + ".")) and not mod.startswith(ENGINE + ".runner")
 
 
@@ -101,6 +126,7 @@ def _engine_tables() -> tuple:
             modules[torch_path] = importlib.import_module(engine_path)
         except ImportError:
             continue
+    modules.update(LIBRARIES)
     key = tuple(len(vars(m)) for m in modules.values())
     if key not in _TABLES:
         module_set = frozenset(modules.values())
@@ -108,6 +134,9 @@ def _engine_tables() -> tuple:
         classes: set = set()
         top = modules.get("torch")
         for mod in module_set:
+            if mod in _LIBRARY_MODULES:  # curated: every public name is offered, no class is the engine's
+                module_attrs[mod] = {k: v for k, v in vars(mod).items() if not k.startswith("_")}
+                continue
             allowed = {}
             listed = vars(mod).get("__all__")  # a module that lists its API offers nothing else of its own
             for name, value in vars(mod).items():
@@ -143,7 +172,7 @@ def _acceptable(value, owner: str, module_set) -> bool:
     if value is None or type(value) in (bool, int, float, str):
         return True
     if isinstance(value, type) or callable(value):
-        mod = getattr(value, "__module__", None) or ""
+        mod = home(value)
         return _is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
     return False
 
@@ -159,9 +188,14 @@ class Policy:
         self.builtin_callables: set = set()
         self.callable_types: tuple = (UserFunction, SuperMethod, InitMethod)
         self.exception_classes: set = set()
+        from .. import autograd as _autograd
         from .. import nn as _nn
 
         self.module_base = getattr(_nn, "Module", None)
+        self.function_base = getattr(_autograd, "Function", None)
+        from ..optim import Optimizer
+
+        self.optimizer_base = Optimizer
 
     # ---- modules ---------------------------------------------------------------------------------
     def module_for(self, torch_path: str):
@@ -172,10 +206,10 @@ class Policy:
         allowed = self.module_attrs.get(mod, {})
         if name in allowed:
             return allowed[name]
-        path = f"{torch_name(mod)}.{name}"
-        why = " (not available in gradviz)" if hasattr(mod, name) else \
-            f": {not_supported(path)}" if is_pytorch(path) else ""
-        raise AttributeError(f"module '{torch_name(mod)}' has no attribute '{name}'{why}")
+        shown = torch_name(mod)
+        if library_has(mod, name) or name in TORCH_NAMES.get(shown, ()):
+            raise not_supported(f"{shown}.{name}")  # PyTorch (or the library) has it; gradviz does not
+        raise AttributeError(f"module '{shown}' has no attribute '{name}'")
 
     # ---- kinds of objects ------------------------------------------------------------------------
     def is_user_instance(self, obj) -> bool:
@@ -196,6 +230,8 @@ class Policy:
     def _get_attr(self, obj, name: str):
         if isinstance(obj, SuperProxy):
             return obj.get(name)
+        if name in READABLE_DUNDERS:
+            return self._dunder(obj, name)
         if name == "__init__" and isinstance(obj, type) and (
                 obj in self.user_classes or (self.module_base is not None and obj in self.engine_classes
                                              and issubclass(obj, self.module_base))):
@@ -213,7 +249,11 @@ class Policy:
                 return getattr(obj, name)
             return self._refuse(obj, name)
         if self.is_user_instance(obj) or self.is_engine_instance(obj):
-            return getattr(obj, name)
+            try:
+                return getattr(obj, name)
+            except AttributeError:
+                self.refuse_torch_name(obj, name)  # "not supported in gradviz" for a name PyTorch has
+                raise
         allowed = self._builtin_attrs(obj)
         if allowed is not None and name in allowed:
             return getattr(obj, name)
@@ -222,7 +262,21 @@ class Policy:
             return checked
         return self._refuse(obj, name)
 
+    @staticmethod
+    def _dunder(obj, name: str):
+        """``obj.__name__`` for a class, function or module."""
+        if isinstance(obj, types.ModuleType):
+            return torch_name(obj)
+        if isinstance(obj, type) or callable(obj):
+            value = getattr(obj, "__name__", None)
+            if type(value) is str:
+                return value
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
+
     def _builtin_attrs(self, obj):
+        for kind, attrs in _NAMED_TUPLES:
+            if isinstance(obj, kind):
+                return attrs
         if isinstance(obj, Node):
             return NODE_ATTRS
         if isinstance(obj, AccumulateGrad):
@@ -247,11 +301,17 @@ class Policy:
             raise ForbiddenError(f"attributes of the class {obj.__name__} are not available in gradviz "
                                  "(create an instance and use its attributes)")
         kind = type(obj).__name__
+        self.refuse_torch_name(obj, name)
         if hasattr(type(obj), name) or hasattr(obj, name):
             raise ForbiddenError(f"attribute '{name}' of {kind} objects is not available in gradviz")
-        path = f"{kind}.{name}"
-        why = f": {not_supported(path)}" if kind == "Tensor" and is_pytorch(path) else ""
-        raise AttributeError(f"'{kind}' object has no attribute '{name}'{why}")
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+
+    def refuse_torch_name(self, obj, name: str) -> None:
+        """Raise "not supported in gradviz: Tensor.x" when PyTorch's class of ``obj`` has ``name``."""
+        for cls_name, base in (("Tensor", Tensor), ("Module", self.module_base),
+                               ("Optimizer", self.optimizer_base)):
+            if base is not None and isinstance(obj, base) and name in TORCH_CLASS_NAMES[cls_name]:
+                raise not_supported(f"{cls_name}.{name}")  # PyTorch has it; gradviz does not
 
     def set_attr(self, obj, name: str, value) -> None:
         """``obj.name = value`` for user code: tensors' grad/requires_grad/data, and attributes of user
@@ -277,6 +337,11 @@ class Policy:
         (its arguments are then made concrete and size-checked by the caller)."""
         if isinstance(f, (SuperMethod, InitMethod)):
             return True  # an engine method may sit behind super().f / nn.Module.__init__
+        try:
+            if f in LIBRARY_CALLABLES:
+                return True  # math's and numpy's functions read their arguments through the gate
+        except TypeError:  # unhashable callables are never library functions
+            pass
         if isinstance(f, self.callable_types):
             return False
         try:
@@ -289,8 +354,9 @@ class Policy:
             if isinstance(func, self.callable_types):
                 return False
             if isinstance(func, types.FunctionType) and _is_engine_object(func) and (
-                    isinstance(owner, Tensor) or self.is_engine_instance(owner)
-                    or self.is_user_instance(owner) or owner in self.engine_classes):
+                    isinstance(owner, (Tensor, Node, AccumulateGrad)) or self.is_engine_instance(owner)
+                    or self.is_user_instance(owner) or owner in self.engine_classes
+                    or owner in self.user_classes):
                 return True
             raise self._not_callable(f)
         if isinstance(f, types.FunctionType):
@@ -322,15 +388,17 @@ class Policy:
         return ForbiddenError(f"calling {what} is not allowed in gradviz")
 
     def check_base(self, base) -> None:
-        """A user class may extend nn.Module (or a subclass of it), another user class, or nothing."""
+        """A user class may extend nn.Module (or a subclass of it), torch.autograd.Function, another
+        user class, or nothing."""
         if base in self.user_classes:
             return
-        if self.module_base is not None and isinstance(base, type) and issubclass(base, self.module_base) \
-                and base in self.engine_classes:
+        if isinstance(base, type) and base in self.engine_classes and any(
+                b is not None and issubclass(base, b) for b in (self.module_base, self.function_base)):
             return
         if base is object:
             return
-        raise ForbiddenError("a class may only extend nn.Module, an nn layer or another class of the program")
+        raise ForbiddenError("a class may only extend nn.Module, an nn layer, torch.autograd.Function or "
+                             "another class of the program")
 
     def check_context_manager(self, cm) -> None:
         if self.is_engine_instance(cm) and hasattr(type(cm), "__enter__"):

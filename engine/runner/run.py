@@ -17,6 +17,7 @@ from .. import trace as trace_mod
 from ..errors import LimitError
 from ..gcpause import gc_paused
 from ..tensor import Tensor
+from . import libraries
 from .checker import check
 from .guards import Guard
 from .interpreter import Interpreter
@@ -111,7 +112,8 @@ class _EngineState:
         if self.s.seed is not None:
             factory.manual_seed(self.s.seed)
         limits.ACTIVE = limits.Budget(max_elements=self.s.max_tensor_elements,
-                                      max_bytes=self.s.max_tensor_bytes)
+                                      max_bytes=self.s.max_tensor_bytes, max_int_bits=self.s.max_int_bits)
+        libraries.reset()
         sys.setrecursionlimit(max(self.recursion, _RECURSION_LIMIT))
         addresses.reset()  # aliases of addresses count from 0x7f0000000001 in every run
         return self

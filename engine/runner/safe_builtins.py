@@ -102,7 +102,7 @@ class Builtins:
             "int": BuiltinType("int", int, self.int), "str": BuiltinType("str", str, self.str),
             "list": BuiltinType("list", list, self.list), "tuple": BuiltinType("tuple", tuple, self.tuple),
             "dict": BuiltinType("dict", dict, self.dict), "set": BuiltinType("set", set, self.set),
-            "super": SUPER, "object": object,
+            "super": SUPER, "object": object, "type": BuiltinType("type", type, self.type),
         })
         for name, value in t.items():
             if getattr(value, "__self__", None) is self:
@@ -233,6 +233,12 @@ class Builtins:
         keys = [self._key(key, x) for x in items]
         order = _py.sorted(_py.range(len(items)), key=keys.__getitem__, reverse=reverse)
         return [items[i] for i in order]
+
+    def type(self, *args):
+        """``type(obj)``: the class of ``obj`` (the one-argument form only: no classes are made)."""
+        if len(args) != 1:
+            raise TypeError("type() with three arguments (making a class) is not supported by gradviz")
+        return _py.type(args[0])
 
     def isinstance(self, obj, classes):
         return isinstance(obj, unwrap_types(classes))
@@ -406,4 +412,6 @@ for _cls, _name in ((_Map, "map"), (_Filter, "filter"), (_CallIterator, "callabl
     _cls.__module__ = "builtins"
 SuperMarker.__name__ = SuperMarker.__qualname__ = "builtin_function_or_method"
 BuiltinType.__name__ = BuiltinType.__qualname__ = "type"
+for _cls in (_Bound, BuiltinFunction, SuperMarker, BuiltinType):
+    _cls.__module__ = "builtins"
 __all__ = ["Builtins", "BuiltinType", "EXCEPTIONS", "LimitError", "SUPER", "unwrap_types"]

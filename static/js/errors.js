@@ -14,8 +14,8 @@ export function errorTexts(error) {
   const e = error || {};
   const ex = e.explain || null;
   const zh = getLang() === "zh";
-  if (ex && ex.gradviz && zh && ex.zh) return { main: sayLimits(ex.zh), original: e.message || "", note: null };
-  const note = ex && ex.note && !ex.gradviz ? (zh ? ex.note.zh : ex.note.en) : null;
+  const note = ex && ex.note ? (zh ? ex.note.zh : ex.note.en) : null;
+  if (ex && ex.gradviz && zh && ex.zh) return { main: sayLimits(ex.zh), original: e.message || "", note };
   return { main: sayLimits(e.message), original: null, note };
 }
 
@@ -28,10 +28,10 @@ export function linked(text) {
 }
 
 /** The message as DOM: the main text, the original (small) under a translation, the note. */
-export function errorBody(error, { pre = true } = {}) {
+export function errorBody(error, { pre = true, noteId = null } = {}) {
   const { main, original, note } = errorTexts(error);
   const out = [h(pre ? "pre" : "p", { class: "errmsg" }, ...linked(main))];
   if (original) out.push(h("p", { class: "errorig" }, h("small", {}, t("error_original")), " ", h("code", {}, original)));
-  if (note) out.push(h("p", { class: "errnote" }, note));
+  if (note) out.push(h("p", noteId ? { class: "errnote", "data-testid": noteId } : { class: "errnote" }, ...linked(note)));
   return out;
 }

@@ -27,6 +27,7 @@ export function questions(tl, k) {
   const f = tl && tl.frames[k];
   if (!f || f.kind !== "step") return [];
   const step = tl.passes[f.pass].steps[f.step];
+  if (step.kind === "hook") return []; // a hook runs the program's own code: nothing to predict by a rule
   const node = tl.nodes.get(step.node);
   const out = [];
   if (node && node.kind === "op") {

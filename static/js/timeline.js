@@ -110,6 +110,7 @@ export class Timeline {
     this.edgeVisits = new Map(); // edge -> [{pass, frame (carry or NONE), grad}]
     this.writes = new Map(); // node -> [{frame, before, after}]
     this.stepAt = new Map(); // `${pass}:${node}` -> frame
+    this.hookFrames = new Map(); // node -> frames where a tensor hook of the program ran on its gradient
     this.passAt = new Int32Array(F).fill(NONE);
     this.frames.forEach((f, k) => {
       if (f.kind === "op") {
@@ -123,6 +124,10 @@ export class Timeline {
         }
       } else if (f.kind === "step") {
         const step = this.passes[f.pass].steps[f.step];
+        if (step.kind === "hook") {
+          push(this.hookFrames, f.node, k); // the node is current; nothing is sent or written yet
+          return;
+        }
         push(this.nodeVisits, f.node, { pass: f.pass, frame: k });
         this.stepAt.set(`${f.pass}:${f.node}`, k);
         for (const fl of step.sent) {
@@ -136,7 +141,7 @@ export class Timeline {
       if (this.passStart[pi] === NONE) return;
       for (const s of p.steps) {
         const op = this.nodes.get(s.node);
-        if (!op || op.kind !== "op") continue;
+        if (!op || op.kind !== "op" || s.kind === "hook") continue;
         const sent = new Set(s.sent.map((fl) => fl.edge));
         for (const eid of op.inputs) {
           if (!sent.has(eid)) push(this.edgeVisits, eid, { pass: pi, frame: NONE, grad: null });
@@ -174,6 +179,12 @@ export class Timeline {
     };
     all(this.nodeChanges, this.nodeAppear, this.nodeVisits);
     all(this.edgeChanges, this.edgeAppear, this.edgeVisits);
+    for (const [id, ks] of this.hookFrames) {
+      for (const k of ks) {
+        mark(this.nodeChanges, k, id);
+        mark(this.nodeChanges, k + 1, id);
+      }
+    }
   }
 
   /** Node and edge ids whose look may differ between frames i and j. */
@@ -201,6 +212,8 @@ export class Timeline {
   nodeState(id, k) {
     const appear = this.nodeAppear.has(id) ? this.nodeAppear.get(id) : 0;
     if (k < appear) return "hidden";
+    const hooked = this.hookFrames.get(id);
+    if (hooked && hooked.includes(k)) return "cur";
     const v = this._latest(this.nodeVisits.get(id), k);
     if (!v) return appear === k && this.frames.length ? "new" : "fwd";
     if (v.frame === k) return "cur";

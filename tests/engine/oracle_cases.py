@@ -45,6 +45,7 @@ class Case:
     label: str = ""
     second_order: bool = True
     finite_diff: bool = True
+    backward_error: bool = False  # PyTorch has no derivative here: backward must fail as PyTorch's does
 
     @property
     def id(self) -> str:
@@ -216,6 +217,10 @@ CASES: list[Case] = [
     Case("view", lambda t, a: a.view(-1), inputs(arr(2, 3, 4)), "batched"),
     Case("view", lambda t, a: a.flatten(1), inputs(arr(2, 3, 4)), "flatten"),
     Case("view", lambda t, a: t.reshape(a, (1,)), inputs(arr()), "scalar"),
+    Case("reshape_alias", lambda t, a: a.transpose(0, 1).reshape(3, 2, 4), inputs(arr(2, 3, 4)), "batched"),
+    Case("reshape_alias", lambda t, a: a[:, :2].reshape(2, 8), inputs(arr(2, 3, 4)), "sliced"),
+    Case("unsafe_view", lambda t, a: a.t().reshape(-1), inputs(arr(3, 4)), "transposed"),
+    Case("clone", lambda t, a: a.t().contiguous(), inputs(arr(3, 4)), "contiguous"),
     Case("transpose", lambda t, a: a.transpose(0, 1), inputs(arr(3, 4)), "matrix"),
     Case("transpose", lambda t, a: t.transpose(a, 0, 2), inputs(arr(2, 3, 4)), "batched"),
     Case("t", lambda t, a: a.t(), inputs(arr(3, 4)), "matrix"),
@@ -312,6 +317,61 @@ CASES: list[Case] = [
 CASES += [
     Case("squeeze_tuple", lambda t, a: a.squeeze((0, 2)), inputs(arr(1, 3, 1, 4)), "batched"),
     Case("squeeze_dims", lambda t, a, b: a @ b, inputs(arr(4), arr(4, 3)), "vector-matrix"),
+]
+
+
+# ---- rounding divisions and norms -------------------------------------------------------------------
+CASES += [
+    Case("floor_divide", lambda t, a, b: a // b, inputs(arr(3, 4), arr(3, 4, away=0.5)), "matrix",
+         finite_diff=False, backward_error=True),
+    Case("floor_divide_scalar", lambda t, a: a // 0.7, inputs(arr(3, 4)), "number", finite_diff=False,
+         backward_error=True),
+    Case("floor_divide_scalar", lambda t, a: 3 // a, inputs(arr(5, away=0.5)), "number-first",
+         finite_diff=False, backward_error=True),
+    # rounded divisions are piecewise constant: the oracle checks their zero gradients, and finite
+    # differences across a step would not
+    Case("div_rounding", lambda t, a, b: t.div(a, b, rounding_mode="floor"),
+         inputs(arr(3, 4), arr(3, 4, away=0.5)), "matrix", finite_diff=False),
+    Case("div_rounding", lambda t, a, b: t.div(a, b, rounding_mode="floor"),
+         inputs(arr(3, 1), arr(1, 4, away=0.5)), "broadcast", finite_diff=False),
+    Case("div_rounding", lambda t, a: t.div(a, 0.3, rounding_mode="trunc"), inputs(arr(5)), "trunc-number",
+         finite_diff=False),
+    *binary("remainder", lambda t, a, b: a % b, away_b=0.5,
+            shapes={"matrix": ((3, 4), (3, 4)), "broadcast-row": ((3, 4), (4,))}),
+    Case("remainder_scalar", lambda t, a: a % 1.5, inputs(arr(3, 4)), "matrix"),
+    *unary("norm", lambda t, a: a.norm(), away=0.1),
+    Case("norm", lambda t, a: t.norm(a, p=1), inputs(arr(3, 4, away=0.1)), "p1"),
+    Case("norm", lambda t, a: a.norm(p=3), inputs(arr(3, 4, away=0.1)), "p3"),
+    Case("norm", lambda t, a: a.norm(p=0.5), inputs(arr(5, away=0.1)), "p-half"),
+    Case("norm", lambda t, a: a.norm(p=float("inf")), inputs(arr(3, 4)), "inf"),
+    Case("norm", lambda t, a: a.norm(p=float("-inf"), dim=1), inputs(arr(3, 4)), "minus-inf-dim"),
+    Case("norm", lambda t, a: a.norm(dim=1), inputs(arr(3, 4)), "dim"),
+    Case("norm", lambda t, a: t.norm(a, p=1, dim=0, keepdim=True), inputs(arr(3, 4, away=0.1)), "p1-keepdim"),
+    Case("norm", lambda t, a: t.norm(a, p="fro", dim=(0, 2)), inputs(arr(2, 3, 4)), "fro-dims"),
+    Case("norm", lambda t, a: t.linalg.vector_norm(a, 4, dim=-1), inputs(arr(2, 3, 4, away=0.1)),
+         "vector-norm"),
+]
+
+
+# ---- more functions of one number ---------------------------------------------------------------------
+CASES += [
+    *[Case(name, lambda t, a, f=name: getattr(t, f)(a), inputs(arr(3, 4, low=-3.0, high=3.0)), "matrix",
+           finite_diff=False) for name in ("round", "floor", "ceil", "trunc", "sign")],
+    Case("round_decimals", lambda t, a: t.round(a, decimals=1), inputs(arr(3, 4)), "matrix",
+         finite_diff=False),
+    *unary("rsqrt", lambda t, a: t.rsqrt(a), low=0.3, high=3.0),
+    *unary("log1p", lambda t, a: a.log1p(), low=-0.5, high=3.0),
+    *unary("expm1", lambda t, a: t.expm1(a)),
+    *unary("log2", lambda t, a: t.log2(a), low=0.2, high=3.0, shapes={"matrix": (3, 4)}),
+    *unary("log10", lambda t, a: a.log10(), low=0.2, high=3.0, shapes={"matrix": (3, 4)}),
+    *unary("tan", lambda t, a: t.tan(a), low=-1.2, high=1.2, shapes={"vector": (5,), "matrix": (3, 4)}),
+    *unary("sinh", lambda t, a: t.sinh(a), shapes={"matrix": (3, 4)}),
+    *unary("cosh", lambda t, a: a.cosh(), shapes={"matrix": (3, 4)}),
+    *unary("atan", lambda t, a: t.atan(a), shapes={"vector": (5,), "matrix": (3, 4)}),
+    *unary("asin", lambda t, a: t.asin(a), low=-0.9, high=0.9, shapes={"matrix": (3, 4)}),
+    *unary("acos", lambda t, a: a.acos(), low=-0.9, high=0.9, shapes={"matrix": (3, 4)}),
+    *unary("erf", lambda t, a: t.erf(a), shapes={"vector": (5,), "matrix": (3, 4)}),
+    Case("pow_scalar", lambda t, a: t.square(a), inputs(arr(3, 4)), "square"),
 ]
 
 

@@ -102,3 +102,35 @@ def test_second_order(case):
         d = rng.uniform(-1, 1, arrays[i].shape)
         if g is not None:
             assert _dot(h, d) == pytest.approx(_central(G, arrays, i, d), rel=1e-4, abs=1e-5), f"input {i}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_forward_mode(case):
+    """Forward mode: the output's tangent along a random direction t of every float input (by the
+    ops' forward-mode rules, ``engine.func.jvp``) equals (f(x + εt) − f(x − εt)) / 2ε, projected on v."""
+    rng, arrays, v = _setup(case)
+    _, grads = _grads(case, arrays, v)
+    # a float input the graph never reaches (a case detaches it) has no tangent to push: hold it fixed
+    floats = [i for i, g in zip(_float_inputs(arrays), grads) if g is not None]
+    directions = {i: rng.uniform(-1, 1, arrays[i].shape) for i in floats}
+    held = _tensors(arrays)
+
+    def f(*xs):
+        args = list(held)
+        for i, x in zip(floats, xs):
+            args[i] = x
+        return case.fn(engine, *args)
+
+    # primals that require grad, so a case that differentiates inside (forward over reverse) can
+    primals = tuple(engine.tensor(arrays[i].tolist(), dtype=engine.float64, requires_grad=True)
+                    for i in floats)
+    tangents = tuple(engine.tensor(directions[i].tolist(), dtype=engine.float64) for i in floats)
+    _, tangent = engine.func.jvp(f, primals, tangents)
+
+    def F(step: float) -> float:
+        xs = [a + step * directions[i] if i in directions else a for i, a in enumerate(arrays)]
+        out = case.fn(engine, *_tensors(xs))
+        return float(np.sum(out.detach().numpy().astype(np.float64) * v))
+
+    expected = (F(EPS) - F(-EPS)) / (2 * EPS)
+    assert _dot(tangent, v) == pytest.approx(expected, rel=1e-5, abs=1e-6)

@@ -3,6 +3,7 @@ next_functions, over the shape families of ``oracle_cases``; and no op without a
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
@@ -70,6 +71,12 @@ def test_matches_torch(case):
     assert case.op in _graph_ops(ours), f"{case.id}: the graph has no {case.op!r} node"
 
     g = np.random.default_rng(1).uniform(-1, 1, tuple(theirs.shape))
+    if case.backward_error:
+        with pytest.raises(RuntimeError) as theirs_error:
+            theirs.backward(torch.tensor(g, dtype=theirs.dtype))
+        with pytest.raises(RuntimeError, match=re.escape(str(theirs_error.value))):
+            ours.backward(engine.tensor(g.tolist(), dtype=ours.dtype))
+        return
     ours.backward(engine.tensor(g.tolist(), dtype=ours.dtype))
     theirs.backward(torch.tensor(g, dtype=theirs.dtype))
     for k, (a, b) in enumerate(zip(ours_in, theirs_in)):
@@ -109,3 +116,51 @@ def test_grad_fn_names_of_python_scalar_forms(shape):
         oa, ob = f(a), f(b)
         assert oa.grad_fn.name() == ob.grad_fn.name(), text
         assert _next_names(oa.grad_fn) == _next_names(ob.grad_fn), text
+
+
+# ---- forward mode: every op's rule against torch.func.jvp ----------------------------------------------
+def test_every_op_has_a_forward_mode_rule():
+    lacking = sorted(name for name, op in OPS.items()
+                     if len(op.jvps) != len(op.vjps) or len(op.jvp_formulas) != len(op.jvps)
+                     or not all(callable(rule) for rule in op.jvps))
+    assert not lacking, f"ops without a forward-mode rule (and formula) per input: {lacking}"
+
+
+def _jvp(lib, case, arrays, tangents):
+    """``lib.func.jvp`` of the case's function in its float inputs (the others held fixed)."""
+    leaves = _leaves(lib, arrays)
+    floats = [i for i, a in enumerate(arrays) if a.dtype == np.float64]
+
+    def f(*xs):
+        args = list(leaves)
+        for i, x in zip(floats, xs):
+            args[i] = x
+        return case.fn(lib, *args)
+
+    primals = tuple(lib.tensor(arrays[i].tolist(), dtype=lib.float64) for i in floats)
+    return lib.func.jvp(f, primals, tuple(lib.tensor(t.tolist(), dtype=lib.float64) for t in tangents))
+
+
+def _outcome(lib, case, arrays, tangents):
+    try:
+        return _jvp(lib, case, arrays, tangents), None
+    except (RuntimeError, NotImplementedError) as e:  # the case has no forward mode in PyTorch either
+        return None, (type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_forward_mode_matches_torch(case):
+    """The output's tangent by the engine's forward-mode rules (``engine.func.jvp``) equals
+    ``torch.func.jvp``'s, or both refuse with the same error."""
+    arrays = case.inputs(_rng(case))
+    rng = np.random.default_rng(2)
+    tangents = [rng.uniform(-1, 1, a.shape) for a in arrays if a.dtype == np.float64]
+    theirs, their_error = _outcome(torch, case, arrays, tangents)
+    ours, our_error = _outcome(engine, case, arrays, tangents)
+    if their_error is not None:
+        assert our_error is not None and our_error[0] == their_error[0], (our_error, their_error)
+        assert case.backward_error or our_error == their_error, (our_error, their_error)
+        return
+    assert our_error is None, our_error
+    _close(np.asarray(ours[0].tolist(), dtype=np.float64), theirs[0].double().numpy(), f"{case.id}: primal")
+    _close(np.asarray(ours[1].tolist(), dtype=np.float64), theirs[1].double().numpy(), f"{case.id}: tangent")

@@ -53,7 +53,11 @@ for (const { id, resp } of answers) {
     for (const pass of resp.backward) {
       for (const step of pass.steps) {
         const node = resp.graph.nodes.find((n) => n.id === step.node);
-        if (!node || node.kind !== "op") continue;
+        if (!node || node.kind !== "op" || step.kind === "hook") continue; // a hook step: its own panel
+        if (node.op === "autograd_function") { // the program's own backward: its rule is its code
+          assert.ok(!step.explain && node.formulas.every((f) => f.includes(".backward(")), node.label);
+          continue;
+        }
         assert.ok(step.explain, `${node.label}: no explanation`);
         assert.ok(node.explain && node.label && node.sym, `${node.name}: no label, name or model`);
         const sent = new Map(step.sent.map((f) => [f.edge, f.grad]));

@@ -60,6 +60,11 @@ def own_messages() -> set[str]:
                 kind, arg = _constant(node.args[1]), node.args[2]
             elif (name.endswith("Error") or name in OWN_CLASSES or name == "__init__") and node.args:
                 arg = node.args[0]
+            elif name == "not_supported" and node.args:  # "not supported in gradviz: <what>"
+                what = _skeleton(node.args[0])
+                if what and " " in what:  # words (code, such as Tensor.unfold, stays as it is)
+                    found.add(what)
+                continue
             text = _skeleton(arg) if arg is not None else None
             if text is None:
                 continue
@@ -105,9 +110,16 @@ def program_error(source: str) -> dict:
 ])
 def test_a_pytorch_name_gradviz_lacks_is_not_a_typo(source):
     e = program_error(source)
-    assert "gradviz does not support it yet" in e["message"] and "/ops" in e["message"], e
-    zh = e["explain"]["zh"]
-    assert e["explain"]["gradviz"] and "gradviz 暂不支持" in zh and "/ops" in zh
+    assert e["type"] == "NotSupportedError" and e["message"].startswith("not supported in gradviz: "), e
+    assert e["explain"]["gradviz"] and e["explain"]["zh"].startswith("gradviz 不支持："), e
+    note = e["explain"]["note"]
+    assert "/ops" in note["en"] and "/ops" in note["zh"] and "暂不支持" in note["zh"], note
+
+
+def test_what_is_not_supported_is_said_in_chinese_too():
+    e = program_error("x = torch.tensor([1 + 2j])")
+    assert e["message"] == "not supported in gradviz: complex numbers"
+    assert e["explain"]["zh"] == "gradviz 不支持：复数"
 
 
 def test_a_real_typo_stays_a_typo():
@@ -121,7 +133,7 @@ def test_a_real_typo_stays_a_typo():
     "import os",
     "x = 1\nwhile True:\n    x += 1",
     "class A:\n    def __add__(self, o):\n        return 1",
-    "x = torch.tensor([1.0])\nx.register_hook(print)",
+    "x = torch.tensor([1.0])\nx.unfold(0, 1, 1)",
     "x = torch.tensor(1.0, requires_grad=True)\ny = torch.where(x > 0)",
 ])
 def test_our_messages_come_in_chinese(source):
@@ -155,7 +167,7 @@ def test_the_supported_operations_are_listed(client):
     assert {o["op"] for o in data["ops"]} == set(OPS)
     assert all(CJK.search(o["about"]["zh"]) for o in data["ops"])
     assert "sigmoid" in data["names"]["torch"] and "Linear" in data["names"]["torch.nn"]
-    assert "linalg" not in data["names"]["torch"]
+    assert "fft" not in data["names"]["torch"] and "norm" in data["names"]["torch.linalg"]
     for lang, word in (("en", "What gradviz supports"), ("zh", "gradviz 支持的运算")):
         page = client.get(f"/ops?lang={lang}")
         assert page.status_code == 200 and word in page.text and "MmBackward0" in page.text

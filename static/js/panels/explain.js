@@ -81,6 +81,7 @@ export class ExplainPanel {
     const pass = tl.passes[f.pass];
     const step = pass.steps[f.step];
     const node = tl.nodes.get(step.node);
+    if (step.kind === "hook") return this._hook(st, pass, f, step, node);
     const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
     if (node && node.kind === "op" && node.explain) {
       out.push(h("p", {}, t("ex_node_computed"), " ", h("code", { class: "formula" }, `${tensorName(node)} = ${node.explain.expr}`)));
@@ -122,11 +123,31 @@ export class ExplainPanel {
     return unique.length ? h("p", { class: "muted defs" }, t("ex_names"), " ", h("code", {}, unique.join(", "))) : null;
   }
 
+  /** A tensor hook of the program ran on the gradient reaching this node: what it saw, what it returned. */
+  _hook(st, pass, f, step, node) {
+    const out = [h("h3", {}, t("ex_hook_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length,
+      hook: step.hook || "", name: tensorName(node) }))];
+    if (step.hook_line) {
+      out.push(h("p", { class: "where" }, t("ex_hook_where", { line: step.hook_line }), " ",
+        h("code", {}, sourceLine(st.ranSource, step.hook_line))));
+    }
+    out.push(h("p", {}, t("ex_hook_in")));
+    out.push(valueBox(valueText(step.grad_before), heatMap(step.grad_before)));
+    if (step.grad_after) {
+      out.push(h("p", { class: "lbl" }, t("ex_hook_changed")));
+      out.push(h("p", { class: "math write" }, h("code", {}, `${valueText(step.grad_before, 120)} → `),
+        h("code", { class: "after" }, valueText(step.grad_after, 120))));
+    } else {
+      out.push(h("p", { class: "muted" }, t("ex_hook_same")));
+    }
+    return out;
+  }
+
   _passEnd(st, f) {
     const tl = st.timeline;
     const pass = tl.passes[f.pass];
     const out = [h("h3", {}, t("ex_pass_end", { n: pass.index + 1 }))];
-    const writes = pass.steps.filter((s) => s.grad_after);
+    const writes = pass.steps.filter((s) => s.grad_after && s.kind !== "hook");
     if (writes.length) {
       out.push(h("p", {}, t("ex_pass_grads")));
       const ul = h("ul", { class: "flows" });

@@ -18,6 +18,7 @@ const REASONS = {
   below_resolution: "gc_why_resolution",
   autograd_grad: "gc_why_autograd_grad",
   no_leaves: "gc_why_no_leaves",
+  program_function: "gc_why_function",
 };
 
 /** The backward pass (index into timeline.passes) that has finished by frame k, or -1. */
@@ -61,6 +62,7 @@ export class GradCheckPanel {
       this.host.replaceChildren(...out);
       return;
     }
+    if (check.hook_changed) out.push(h("p", { class: "note", "data-testid": "gc-hook" }, t("gc_hook_changed")));
     out.push(...check.leaves.map((l) => this._leaf(l)));
     out.push(h("p", { class: "note gc-note" }, t("gc_dtype_note")));
     this.host.replaceChildren(...out);

@@ -46,7 +46,7 @@ export class OutputPanels {
         ? h("button", { type: "button", class: "linkish", onclick: () => this.editor.goTo(e.line, e.col) }, where)
         : h("b", {}, where);
       // gradviz's own words in the page's language; PyTorch's text verbatim with what it means
-      this.errorHost.replaceChildren(h("p", { class: "errhead" }, link), ...errorBody(e));
+      this.errorHost.replaceChildren(h("p", { class: "errhead" }, link), ...errorBody(e, { noteId: "error-note" }));
     }
     this.consoleHost.textContent = this.stdout || t("console_empty");
     this.consoleHost.classList.toggle("muted", !this.stdout);

@@ -14,21 +14,24 @@ differentiated again).
 from __future__ import annotations
 
 import itertools
+import warnings
 from heapq import heappop, heappush
 from sys import getrefcount
 
 import numpy as np
 
-from . import arguments, errors, grad_mode
-from . import trace as _trace
-from .dispatch import _cast
-from .function import AccumulateGrad, Node
-from .ops.table import NP, Saved, sum_to_shape
-from .ops.tensor_xp import TX
-from .tensor import Tensor
+from .. import arguments, errors, grad_mode
+from .. import trace as _trace
+from ..dispatch import _cast
+from ..errors import not_supported
+from ..function import AccumulateGrad, Node
+from ..hooks import name_of, of_leaf
+from ..ops.table import NP, Saved, sum_to_shape
+from ..ops.tensor_xp import TX
+from ..tensor import Tensor
 
 # ``torch.autograd`` for programs: the walk's own classes below are the engine's, not theirs.
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad"]  # and, at the end, the modules and classes built on the walk
 
 # ---- the public API ------------------------------------------------------------------------------------
 
@@ -39,7 +42,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grad_tensors = _grad_list(grad_tensors, len(tensors), "grad_tensors")
     retain_graph, create_graph = _modes(retain_graph, create_graph)
     if inputs is not None:
-        raise RuntimeError("backward(inputs=...) is not supported by gradviz")
+        raise not_supported("backward(inputs=...)")
+    if create_graph:
+        warnings.warn(errors.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
     _run(tensors, grad_tensors, retain_graph, create_graph, None, "backward")
 
 
@@ -76,6 +81,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     materialize_grads = arguments.flag(materialize_grads, "grad", "materialize_grads", strict=False)
     if allow_unused is not None:
         allow_unused = arguments.flag(allow_unused, "grad", "allow_unused", strict=False)
+    for i, t in enumerate(outputs):
+        if not t._requires_grad:  # PyTorch looks at the outputs first
+            raise RuntimeError(errors.NO_GRAD_FN.replace("element 0", f"element {i}"))
     for x in inputs:
         if not x._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -103,6 +111,9 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api: str) -> list:
     their gradients and writes no ``.grad``; without, accumulates into the leaves."""
     if retain_graph is None:
         retain_graph = create_graph
+    for i, t in enumerate(tensors):
+        if not t._requires_grad:
+            raise RuntimeError(errors.NO_GRAD_FN.replace("element 0", f"element {i}"))
     roots = [_grad_fn(t) for t in tensors]
     seeds = [_seed(t, g, create_graph) for t, g in zip(tensors, grads)]
     world = TensorWorld if create_graph else ArrayWorld
@@ -134,7 +145,7 @@ def _seed(t: Tensor, g, create_graph: bool):
         arr = np.ones(t._data.shape, t._data.dtype)
         return Tensor._make(arr) if create_graph else arr
     if not isinstance(g, Tensor):
-        from .factory import tensor as make
+        from ..factory import tensor as make
 
         g = make(g, dtype=t.dtype)
     if tuple(g._data.shape) != tuple(t._data.shape):
@@ -231,6 +242,9 @@ def _execute(task: GraphTask) -> None:
     while ready:
         _, _, fn, g = heappop(ready)
         arrived = received.pop(fn, None) if rec is not None else None
+        hooks = of_leaf(fn.variable) if type(fn) is AccumulateGrad else fn.hooks
+        if hooks and g is not None:  # the program's tensor hooks see (and may replace) the gradient first
+            g = _run_hooks(task, fn, hooks, g)
         if needed is not None and not _wanted(task, fn, g):
             continue
         if type(fn) is AccumulateGrad:
@@ -239,12 +253,42 @@ def _execute(task: GraphTask) -> None:
             continue
         sent = _evaluate(fn, g, world, needed)
         step = rec.op_step(fn, g, arrived, sent) if rec is not None else None
-        if fn.retained is not None and accumulate:
+        if fn.retained is not None:  # retain_grad keeps it in autograd.grad passes too, as in PyTorch
             _retain(task, fn.retained, g, step)
         if not keep_graph:
             fn.release()
         _deliver(task, fn, sent)
         sent = None  # the gradients now live in the buffers only (see ArrayWorld.added)
+
+
+def _run_hooks(task: GraphTask, fn, hooks: dict, g):
+    """Call each tensor hook of ``fn``'s tensor with the gradient; a tensor a hook returns replaces it
+    (checked as PyTorch checks it). Each call is a step of the pass's record."""
+    world = task.world
+    target = fn.variable if type(fn) is AccumulateGrad else fn
+    for hook, where in list(hooks.values()):
+        given = g if world is TensorWorld else Tensor._make(np.array(g, copy=True))
+        result = hook(given)
+        new = g if result is None else _hook_result(result, g, hook, world)
+        if task.rec is not None:
+            task.rec.hook_step(target, name_of(hook), where, g, None if result is None else new)
+        g = new
+    return g
+
+
+def _hook_result(result, g, hook, world):
+    """A hook's replacement gradient, as the world's value (PyTorch's checks and errors)."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{arguments.type_name(result)}'")
+    data = world.data(g)
+    if result._data.shape != data.shape:
+        raise RuntimeError(f"hook '{name_of(hook)}' has changed the size of value")
+    if result._data.dtype != data.dtype:
+        from ..dtypes import from_numpy_dtype
+
+        raise RuntimeError(f"hook '{name_of(hook)}' has changed the type of value (was "
+                           f"{from_numpy_dtype(data.dtype)._type_desc} got {result.dtype._type_desc})")
+    return result if world is TensorWorld else result._data
 
 
 def _wanted(task: GraphTask, fn, g) -> bool:
@@ -326,6 +370,10 @@ class ArrayWorld:
     """A first-order pass: gradients and saved values are NumPy arrays, rules use ``NP``."""
 
     @staticmethod
+    def data(g) -> np.ndarray:
+        return g
+
+    @staticmethod
     def saved(fn: Node) -> Saved:
         """What ``fn``'s rules see: its saved arrays, params, extras and ``NP``."""
         s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
@@ -375,6 +423,10 @@ class TensorWorld:
     every rule is recorded as ops of its own."""
 
     @staticmethod
+    def data(g: Tensor) -> np.ndarray:
+        return g._data
+
+    @staticmethod
     def saved(fn: Node) -> Saved:
         """What ``fn``'s rules see: its saved tensors (its own output re-attached to it, see
         ``function._output_alias``), params, extras and ``TX``."""
@@ -395,5 +447,21 @@ class TensorWorld:
 
     @staticmethod
     def added(before: Tensor | None, g: Tensor) -> Tensor:
-        """``.grad`` after adding ``g``: ``g`` itself the first time (as torch), else before + g."""
-        return g if before is None else before + g
+        """``.grad`` after adding ``g``: the first time a copy of ``g`` that keeps its graph (PyTorch's
+        CopyBackwards), else before + g."""
+        if before is not None:
+            return before + g
+        if not g._requires_grad:
+            return g
+        from ..dispatch import apply_inplace
+        from ..ops.table import OPS
+
+        return apply_inplace(OPS["copy"], Tensor._make(np.zeros_like(g._data)), (g,))
+
+
+# ---- the rest of torch.autograd ---------------------------------------------------------------------------
+from . import forward_ad, function, functional  # noqa: E402  (they build on the walk above)
+from .function import Function  # noqa: E402
+from .variable import Variable  # noqa: E402
+
+__all__ += ["Function", "Variable", "forward_ad", "function", "functional"]

@@ -1,0 +1,31 @@
+"""``torch.autograd.Variable``: the legacy wrapper, which is a tensor since PyTorch 0.4.
+``Variable(t, requires_grad=True)`` gives a leaf sharing ``t``'s data, and every tensor is an
+instance of ``Variable``."""
+
+from __future__ import annotations
+
+from .. import arguments as A
+from ..naming import torch_path
+from ..tensor import Tensor
+
+__all__ = ["Variable"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other) -> bool:
+        return isinstance(other, Tensor)
+
+
+@torch_path("torch.autograd.variable")
+class Variable(metaclass=_VariableMeta):
+    """``Variable(data, requires_grad=False)``: a tensor (a new leaf sharing ``data``'s storage)."""
+
+    def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+        if data is None:
+            from ..factory import tensor
+
+            return tensor([])
+        data = A.tensor(data, "Variable", "data", 1)
+        requires_grad = A.flag(requires_grad, "Variable", "requires_grad", 2)
+        leaf = Tensor._make(data._data, False, data._vc)
+        return leaf.requires_grad_(requires_grad) if requires_grad else leaf

@@ -1,0 +1,3 @@
+"""``torch.utils``: ``data`` (datasets and loaders) and ``hooks`` (the handles hooks return)."""
+
+from . import data, hooks  # noqa: F401
