@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import blur, pick_example, run_source, step_label
+from .support import SHOTS, blur, pick_example, run_source, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +47,14 @@ def en_zh(shown, en: str, zh: str) -> str:
     return zh if shown.lang == "zh" else en
 
 
+def shoot(shown, name: str, testid: str | None = None) -> None:
+    """A picture of the explanation panel (or of the element ``testid``) as the student sees it."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    target = shown.page.get_by_test_id(testid) if testid else shown.page.locator("#explain")
+    target.scroll_into_view_if_needed()
+    target.screenshot(path=str(SHOTS / f"explain-{name}-{shown.width}-{shown.lang}.png"))
+
+
 @pytest.mark.screens(SCREENS)
 def test_a_matrix_product_is_a_product_with_shapes(shown):
     page = shown.page
@@ -59,6 +67,7 @@ def test_a_matrix_product_is_a_product_with_shapes(shown):
     if shown.lang == "zh":
         for english in ("Input", "Gradient sent", "with the values", "Upstream"):
             assert english not in text, english
+    shoot(shown, "matmul")
 
 
 @pytest.mark.screens(SCREENS)
@@ -71,6 +80,21 @@ def test_a_broadcast_input_is_summed_back_and_says_so(shown):
     assert said in text
     worked = en_zh(shown, "G summed over dim 0: [2, 3] → [3] =", "G 在第 0 维上求和：[2, 3] → [3] =")
     assert re.search(re.escape(worked) + r"\s*\[2, 2, 2\]", text)
+    shoot(shown, "broadcast")
+
+
+@pytest.mark.screens(SCREENS)
+def test_a_sum_times_a_tensor_is_explained_in_the_students_names(shown):
+    """(a + b) * c with a = 2, b = −3, c = 10: the product's rules read u = a + b, not the rule's letters."""
+    page = shown.page
+    pick_example(page, "add-mul")
+    text = step_until(page, BACKWARD + "MulBackward0")
+    assert "u = a + b" in text, text  # what the name in the rules stands for
+    assert re.search(r"∂\w+/∂u = c", text) and re.search(r"∂\w+/∂c = u", text), text
+    assert re.search(r"c = 10\b", text) and re.search(r"u = -1\b", text), text  # the saved values, same names
+    assert "a = -1" not in text and "b = 10" not in text  # the old clash of letters
+    assert "G·c" in text and "G·u" in text
+    shoot(shown, "add-mul")
 
 
 @pytest.mark.screens(SCREENS)
@@ -148,6 +172,7 @@ def test_an_unsupported_op_says_so_and_where_the_list_is(shown):
     assert link.get_attribute("href") == f"/ops?lang={shown.lang}"
     if shown.lang == "zh":
         assert "not supported in gradviz: torch.linalg.inv" in text  # the original beside the translation
+    shoot(shown, "unsupported", "error")
 
 
 @pytest.mark.screens(SCREENS)
@@ -159,3 +184,8 @@ def test_pytorchs_own_error_stays_verbatim_with_a_sentence(shown):
     note = en_zh(shown, "call backward(retain_graph=True) the first time",
                  "第一次调用时要写 backward(retain_graph=True)")
     assert note in text
+    blur(page)
+    page.keyboard.press("End")  # the frame of the error: the explanation panel says it too
+    panel = explained(page)
+    assert "Trying to backward through the graph a second time" in panel and note in panel, panel
+    shoot(shown, "error")
