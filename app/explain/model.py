@@ -94,17 +94,60 @@ def node_model(trace: Trace, node: OpNode, syms: dict, rules: list | None, root:
 
 
 def _dry_rules(trace: Trace, node: OpNode, syms: dict, root: str = "L") -> list:
-    """The rule texts of a node no backward step visited (worked on a zero gradient)."""
+    """The rule texts of a node no backward step visited (worked on a zero gradient).
+
+    A rule's text depends on the op, its arguments and shapes, and the names, never on the numbers:
+    it is worked out once per op, arguments and shapes, with stand-ins for the names, which are
+    then put in (a graph of thousands of ops the program never differentiated costs little)."""
     if node.value.size > MAX_WORKED_ELEMENTS:
         return [None] * len(node.inputs)
-    out = []
-    g = np.zeros(node.shape)
-    for i in range(len(node.inputs)):
-        try:
-            out.append(_input(trace, node, syms, g, i, root)[0]["rule"])
-        except Exception:  # noqa: BLE001 - a rule that cannot be written for this node shows none
-            out.append(None)
-    return out
+    names = in_syms(trace, node, syms)
+    stand_ins = {f"\ue000{k}\ue001": name for k, name in
+                 enumerate([*names, syms.get(node.id, "y"), root])}
+    key = _rules_key(trace, node)
+    rules = _DRY.get(key) if key is not None else None
+    if rules is None:
+        marks = list(stand_ins)
+        marked = {}
+        for i, e in enumerate(node.inputs):  # an input used twice (x * x) keeps its first mark
+            marked.setdefault(trace.edges[e].source, marks[i])
+        marked[node.id] = marks[-2]
+        g = np.zeros(node.shape)
+        rules = []
+        for i in range(len(node.inputs)):
+            try:
+                rules.append(_input(trace, node, marked, g, i, marks[-1])[0]["rule"])
+            except Exception:  # noqa: BLE001 - a rule that cannot be written for this node shows none
+                rules.append(None)
+        if key is not None:
+            if len(_DRY) > 4096:
+                _DRY.clear()
+            _DRY[key] = rules
+    return [_put_names(r, stand_ins) for r in rules]
+
+
+_DRY: dict = {}  # (op, arguments, shapes) -> its rules with stand-ins for the names
+
+
+def _rules_key(trace: Trace, node: OpNode):
+    """What a node's rule texts depend on besides the names (None: too large to be a key)."""
+    params = repr(sorted(node.params.items(), key=lambda kv: kv[0]))
+    if len(params) > 2000:
+        return None
+    shapes = tuple(tuple(trace.edges[e].shape) for e in node.inputs)
+    sources = [trace.edges[e].source for e in node.inputs]
+    same = tuple(sources.index(src) for src in sources)  # which inputs are one tensor (x * x)
+    return node.op, params, shapes, same, tuple(node.shape), node.dtype
+
+
+def _put_names(rule, stand_ins: dict):
+    if rule is None:
+        return None
+    if isinstance(rule, dict):
+        return {lang: _put_names(text, stand_ins) for lang, text in rule.items()}
+    for mark, name in stand_ins.items():
+        rule = rule.replace(mark, name)
+    return rule
 
 
 # ---- one backward step ----------------------------------------------------------------------------

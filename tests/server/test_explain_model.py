@@ -130,3 +130,13 @@ def test_too_large_steps_keep_their_rules_without_arithmetic():
                   "loss = (W @ x).sum()\nloss.backward()\n")
     work = step_of(resp, by_label(resp)["MmBackward0"]["id"])["explain"]["inputs"][0]
     assert work["rule"] == "∂loss/∂W = G · xᵀ" and work["ok"] is None and not work.get("steps")
+
+
+def test_rules_no_step_visited_keep_each_nodes_own_names():
+    """Rules without a backward pass are worked out once per op and shapes, then given each node's
+    names: x * x and a * b (same op, same shapes) must not share their letters."""
+    resp = answer("x = torch.ones(2, requires_grad=True)\na = torch.ones(2, requires_grad=True)\n"
+                  "b = torch.ones(2, requires_grad=True)\ny = x * x\nz = a * b\nw = b * a\n")
+    rules = {n["sym"]: n["explain"]["rules"] for n in resp["graph"]["nodes"] if n["kind"] == "op"}
+    assert rules == {"y": ["∂y/∂x = x", "∂y/∂x = x"], "z": ["∂z/∂a = b", "∂z/∂b = a"],
+                     "w": ["∂w/∂b = a", "∂w/∂a = b"]}
