@@ -114,7 +114,7 @@ def draw_response(response: dict, settings: LayoutSettings | None = None, cache:
 
 # What the drawing reads of a node, an edge and a part (the rest of the response is not needed here).
 NODE_FIELDS = ("kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
-               "var", "module", "part")
+               "var", "module", "part", "label", "sym")
 EDGE_FIELDS = ("source", "target", "shape", "needs_grad")
 PART_FIELDS = ("kind", "label", "type_name", "parent", "view", "size", "key", "iterations")
 LINK_FIELDS = ("source", "target", "shape", "needs_grad", "edges", "targets")

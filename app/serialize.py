@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from . import values
+from .explain import annotate
 from .fold_plan import Fold, FoldPlan, part_out, plan_folds
 from .package import from_engine
 from .skeleton import compact_events, received_kept, steps_split
@@ -45,7 +46,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     backward = [_pass(bp, views[pass_view[bp.index]].index, shown) for bp in trace.passes
                 if bp.index in kept_pass]
     steps_kept = _kept_optimizer_steps(trace, kept_pass)
-    return {
+    out = {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
         "views": [_view(v, trace, plan) for v in kept_views],
@@ -56,6 +57,8 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
         "parts": _parts(plan),
     }
+    annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
+    return out
 
 
 def _parts(plan: FoldPlan) -> list[dict]:

@@ -16,7 +16,8 @@ linked to its node by a tag in its ``_trace`` slot, which only this module reads
 
 What the program runner sets on the active recorder:
 - ``rec.location = (line, col)`` before evaluating a statement or call: every node
-  and step recorded afterwards carries it;
+  and step recorded afterwards carries it; ``rec.location_node`` is that expression, and
+  ``rec.end_of(node)`` says where it ends (an op node keeps its end too);
 - ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name;
 - ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call;
 - ``rec.open_scope("loop", label)`` / ``rec.close_scope(frame)`` around a loop, and the same with
@@ -88,6 +89,8 @@ class OpNode:
     retains_grad: bool = False
     scope: int | None = None  # innermost Scope recorded around it (None: the program's top level)
     kind: str = "op"
+    end_line: int | None = None  # where the expression that ran it ends (col: just after it)
+    end_col: int | None = None
 
 
 @dataclass
@@ -234,6 +237,8 @@ class Recorder:
     def __init__(self, max_ops: int | None = None):
         self.trace = Trace()
         self.location: tuple[int, int] | None = None
+        self.location_node = None
+        self.end_of = None  # (AST node) -> (end line, end col), set by the program runner
         self.module_stack: list[str] = []
         self.frames: list[ScopeFrame] = []  # open scopes, outermost first
         # Leaves bound to a name before any op read them: id -> (weak reference, the innermost
@@ -350,12 +355,15 @@ class Recorder:
             if isinstance(value, np.ndarray):
                 saved.append(SavedTensor(key, value.shape, _copy(value)))
         line, col = self._loc()
+        end = self.end_of(self.location_node) if self.end_of is not None and self.location_node is not None \
+            else (None, None)
         self.trace.nodes.append(OpNode(
             id=nid, op=op.name, grad_fn=op.grad_fn, description=op.description, inputs=inputs,
             formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
             shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
             params=dict(params or {}), line=line, col=col, module=self.module,
-            scope=self._scope() if self.frames else None))
+            scope=self._scope() if self.frames else None,
+            end_line=end[0], end_col=end[1]))
         fn._trace = (self, nid)
         self.trace.events.append(("op", nid))
         return nid

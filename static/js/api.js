@@ -89,7 +89,7 @@ export function openParts(source, variables, view, open, direction, fingerprint)
 
 // What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas.py).
 const NODE_KEYS = ["id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
-  "var", "module", "part"];
+  "var", "module", "label", "sym", "part"];
 const PART_KEYS = ["id", "kind", "label", "type_name", "parent", "view", "size", "key", "iterations"];
 const EDGE_KEYS = ["id", "source", "target", "shape", "needs_grad"];
 
