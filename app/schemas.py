@@ -451,6 +451,8 @@ class GradCheckPass(BaseModel):
     hook_changed: bool = Field(default=False, description="a tensor hook of the program returned a new "
                                "gradient in this pass (autograd's .grad is then not ∂f/∂x)")
     leaves: list[GradCheckLeaf]
+    unlisted: int = Field(default=0, description="leaves of the pass after the listed ones, neither "
+                          "listed nor checked (a deep model's parameters)")
 
 
 class RunResponse(BaseModel):
