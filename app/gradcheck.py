@@ -6,7 +6,8 @@ are replayed in float64 from the table's forward functions with one leaf element
 ``(f(x+h) − f(x−h)) / 2h`` needs no second run of the program. ``f`` is the pass's root weighted by
 its seed (the root itself for a scalar loss). Tensors up to ``FULL`` elements are checked element
 by element, larger ones at ``SAMPLE`` positions; only the ops downstream of the moved leaf are
-replayed, and the whole check stops at its time budget, saying which leaves it could not check.
+replayed, and the whole check stops at its budget (op evaluations, and a time limit), saying which
+leaves it could not check.
 A pass lists its first ``LISTED`` leaves; the others are counted, so a model of thousands of
 parameters does not make the answer megabytes long.
 """
@@ -36,14 +37,37 @@ class OutOfTime(Exception):
     pass
 
 
-def check_passes(trace: Trace, passes: list[int], budget_s: float, hand=None) -> list[dict]:
+class Budget:
+    """What the check may still spend: a wall-clock deadline, and a number of op evaluations in the
+    replays. The count makes the check's share of a request the same on a busy machine as on an idle
+    one (so what is checked does not depend on load); the deadline only guards the request's time."""
+
+    def __init__(self, seconds: float, replayed_ops: int | None = None):
+        self.deadline = time.monotonic() + max(0.0, seconds)
+        self.ops_left = replayed_ops
+
+    def spend(self, ops: int) -> None:
+        if time.monotonic() >= self.deadline:
+            raise OutOfTime
+        if self.ops_left is not None:
+            if ops > self.ops_left:
+                raise OutOfTime
+            self.ops_left -= ops
+
+    def spent(self) -> bool:
+        return time.monotonic() >= self.deadline or self.ops_left == 0
+
+
+def check_passes(trace: Trace, passes: list[int], budget_s: float, hand=None,
+                 replayed_ops: int | None = None) -> list[dict]:
     """A ``GradCheckPass`` per pass index in ``passes`` (those the answer keeps), within ``budget_s``
-    seconds in all. ``hand(trace, bp)``: the course's formulas for this program, or None."""
-    deadline = time.monotonic() + max(0.0, budget_s)
-    return [_check(trace, trace.passes[i], deadline, hand) for i in passes]
+    seconds and ``replayed_ops`` op evaluations in all (None: no count). ``hand(trace, bp)``: the
+    course's formulas for this program, or None."""
+    budget = Budget(budget_s, replayed_ops)
+    return [_check(trace, trace.passes[i], budget, hand) for i in passes]
 
 
-def _check(trace: Trace, bp, deadline: float, hand) -> dict:
+def _check(trace: Trace, bp, budget: Budget, hand) -> dict:
     out = {"pass": bp.index, "status": "checked", "reason": None, "leaves": [], "unlisted": 0}
     leaf_steps = [s for s in bp.steps if s.kind == "leaf" and isinstance(trace.nodes[s.node], LeafNode)]
     out["unlisted"] = max(0, len(leaf_steps) - LISTED)
@@ -61,7 +85,7 @@ def _check(trace: Trace, bp, deadline: float, hand) -> dict:
     out["hook_changed"] = any(s.kind == "hook" and s.grad_after is not None for s in bp.steps)
     replay = None
     reason = None
-    if time.monotonic() >= deadline:
+    if budget.spent():
         reason = "time_budget"
     elif _runs_program_code(trace, bp):
         reason = "program_function"
@@ -81,7 +105,7 @@ def _check(trace: Trace, bp, deadline: float, hand) -> dict:
             entry["reason"] = reason
         else:
             try:
-                _numeric(entry, replay, leaf, s.upstream, deadline)
+                _numeric(entry, replay, leaf, s.upstream, budget)
             except OutOfTime:
                 entry["reason"] = "time_budget"
         out["leaves"].append(entry)
@@ -111,14 +135,14 @@ def _leaf_entry(leaf: LeafNode, grad, formula) -> dict:
     return entry
 
 
-def _numeric(entry: dict, replay: Replay, leaf: LeafNode, grad, deadline: float) -> None:
+def _numeric(entry: dict, replay: Replay, leaf: LeafNode, grad, budget: Budget) -> None:
     g = np.asarray(grad, dtype=np.float64)
     n = g.size
     if n <= FULL:
         flat = np.arange(n)
     else:
         flat = np.sort(np.random.default_rng(leaf.id).choice(n, SAMPLE, replace=False))
-    numeric = np.array([replay.derivative(leaf.id, int(i), deadline) for i in flat])
+    numeric = np.array([replay.derivative(leaf.id, int(i), budget) for i in flat])
     auto = g.reshape(-1)[flat]
     # A central difference cannot see below its rounding noise, about eps·|f| / h.
     noise = np.finfo(np.float64).eps * max(1.0, abs(replay.f(replay.base))) / STEP
@@ -213,11 +237,10 @@ class Replay:
             self._downstream[leaf] = out
         return self._downstream[leaf]
 
-    def derivative(self, leaf: int, i: int, deadline: float) -> float:
+    def derivative(self, leaf: int, i: int, budget: Budget) -> float:
         """∂f/∂leaf[i] by a central difference."""
-        if time.monotonic() >= deadline:
-            raise OutOfTime
         ops = self.downstream(leaf)
+        budget.spend(2 * len(ops))
         x = self.base[leaf]
         xi = float(x.reshape(-1)[i])
         h = STEP * max(1.0, abs(xi))

@@ -83,6 +83,19 @@ def test_no_time_left_says_so():
     assert p["leaves"][0]["ok"] is None and p["leaves"][0]["autograd"]["data"] == [2.0, 4.0]
 
 
+def test_the_replay_budget_stops_at_the_same_leaf_on_any_machine():
+    with recording() as rec:
+        a = engine.tensor([1.0, 2.0], requires_grad=True)
+        b = engine.tensor([3.0, 4.0], requires_grad=True)
+        (a * b).sum().backward()
+    # each element of a leaf costs two replays of the two ops below it (mul, sum): 8 a leaf
+    for _ in range(3):
+        (p,) = check_passes(rec.trace, [0], 60.0, replayed_ops=12)
+        assert [leaf["reason"] for leaf in p["leaves"]] == [None, "time_budget"]
+    (p,) = check_passes(rec.trace, [0], 60.0, replayed_ops=16)
+    assert all(leaf["ok"] for leaf in p["leaves"])
+
+
 def test_a_deep_model_lists_its_first_leaves_and_counts_the_others():
     source = ("layers = [nn.Linear(2, 2) for _ in range(40)]\nx = torch.ones(1, 2)\n"
               "for layer in layers:\n    x = torch.tanh(layer(x))\nx.sum().backward()\n")
