@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from . import values
+from .lenses import build_lenses
 from .package import from_engine
 from .views import View, build_views, trim_views, view_edges
 
@@ -47,6 +48,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
         "forward": [_forward_step(f, kept_nodes) for f in trace.forward_steps],
         "events": _events(trace, kept_nodes, kept_pass, steps_kept),
+        "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass),
     }
 
 

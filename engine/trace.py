@@ -23,6 +23,7 @@ What the program runner sets on the active recorder:
 
 from __future__ import annotations
 
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,9 @@ class LeafNode:
     col: int | None = None
     module: str | None = None
     kind: str = "leaf"
+    # Which tensor object this is: leaf nodes of the same object share it (a parameter gets a new
+    # node after an optimizer step, but stays the same object), numbered per trace
+    obj: int = 0
 
 
 @dataclass
@@ -83,6 +87,10 @@ class OpNode:
     module: str | None = None  # innermost nn.Module path, e.g. "fc1"
     retains_grad: bool = False
     kind: str = "op"
+    kept: list[str] = field(default_factory=list)  # the saved keys the grad_fn really holds
+    # A backward pass with create_graph=True recorded this op: (pass index, index of the step
+    # whose rule ran it); None for an op the program ran
+    made_by: tuple[int, int] | None = None
 
 
 @dataclass
@@ -181,6 +189,9 @@ class Trace:
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
     # | ("zero_grad", None)
     events: list[tuple[str, int | None]] = field(default_factory=list)
+    # grad_fn objects the program let go of (nothing referred to them any more: their saved
+    # tensors were freed), as (number of events recorded by then, node id)
+    frees: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _copy(x) -> np.ndarray | None:
@@ -203,6 +214,11 @@ class Recorder:
         self.module_stack: list[str] = []
         self.max_ops = max_ops
         self.op_total = 0
+        self.open_pass: BackwardPass | None = None  # the backward pass running now, if any
+        self.closed = False  # the recording block ended: frees after it are not the program's
+        self._objects: dict[int, tuple] = {}  # id(tensor) -> (weak reference, object number)
+        self._object_count = 0
+        self._alive: dict[int, weakref.ref] = {}  # node id -> weak reference to its grad_fn
 
     # ---- where the program is ------------------------------------------------------------
     @property
@@ -240,9 +256,20 @@ class Recorder:
         self.trace.nodes.append(LeafNode(
             id=nid, name=tensor._name, shape=tuple(tensor._data.shape), dtype=tensor.dtype.name,
             requires_grad=tensor.requires_grad, is_param=tensor._is_param, value=_copy(tensor),
-            line=line, col=col, module=self.module))
+            line=line, col=col, module=self.module, obj=self._object_number(tensor)))
         tensor._trace = (self, nid)
         return nid
+
+    def _object_number(self, tensor) -> int:
+        """The same number for the same tensor object for as long as it lives (checked by a weak
+        reference, so a recycled ``id`` never inherits one)."""
+        entry = self._objects.get(id(tensor))
+        if entry is not None and entry[0]() is tensor:
+            return entry[1]
+        self._object_count += 1
+        number = self._object_count
+        self._objects[id(tensor)] = (weakref.ref(tensor), number)
+        return number
 
     def op_node(self, fn, op, tensors, out, params, extras) -> int:
         """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
@@ -272,14 +299,28 @@ class Recorder:
             if isinstance(value, np.ndarray):
                 saved.append(SavedTensor(key, value.shape, _copy(value)))
         line, col = self._loc()
+        bp = self.open_pass
         self.trace.nodes.append(OpNode(
             id=nid, op=op.name, grad_fn=op.grad_fn, description=op.description, inputs=inputs,
             formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
             shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
-            params=dict(params or {}), line=line, col=col, module=self.module))
+            params=dict(params or {}), line=line, col=col, module=self.module,
+            kept=[key for key, _, _ in getattr(fn, "_saved", ())],
+            made_by=None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
+        try:
+            self._alive[nid] = weakref.ref(fn, self._freed_callback(nid))
+        except TypeError:  # a grad_fn without weak references: its lifetime is not followed
+            pass
         self.trace.events.append(("op", nid))
         return nid
+
+    def _freed_callback(self, nid: int):
+        def freed(_ref, rec=self, nid=nid):
+            if not rec.closed:
+                rec._alive.pop(nid, None)
+                rec.trace.frees.append((len(rec.trace.events), nid))
+        return freed
 
     def name_tensor(self, tensor, name: str) -> None:
         """The user bound ``tensor`` to ``name``: label its node (the first name wins)."""
@@ -309,7 +350,12 @@ class Recorder:
                           line=line, col=col)
         self.trace.passes.append(bp)
         self.trace.events.append(("backward", bp.index))
+        self.open_pass = bp
         return PassRecorder(self, bp)
+
+    def pass_done(self) -> None:
+        """The backward pass that ran ended (ops recorded after it are the program's again)."""
+        self.open_pass = None
 
     # ---- forward mode ----------------------------------------------------------------------
     def tangent_step(self, op, tensors, out, tangents, shares, tangent) -> None:
@@ -433,3 +479,5 @@ def recording(max_ops: int | None = None):
         yield rec
     finally:
         ACTIVE = prev
+        rec.closed = True
+        rec._alive.clear()
