@@ -252,15 +252,16 @@ print(x.grad, w.grad)
          "one per input number.",
           "反向模式一次反向传播就得到全部四个梯度；前向模式需要四遍，每个输入数一遍。"),
     _lens("orders", "second-derivative",
-          "Second derivative of x³",
-          "x³ 的二阶导数", """
-x = torch.tensor(2.0, requires_grad=True)
-y = x ** 3
-dy, = torch.autograd.grad(y, x, create_graph=True)   # 3x² = 12, with a graph of its own
-dy.backward()                                        # d(3x²)/dx = 6x = 12
+          "Second derivative of sin x",
+          "sin x 的二阶导数", """
+x = torch.tensor(1.0, requires_grad=True)
+y = torch.sin(x)
+dy, = torch.autograd.grad(y, x, create_graph=True)   # cos x, with a graph of its own
+dy.backward()                                        # d(cos x)/dx = −sin x
 print(dy.item(), x.grad)
-""", "With create_graph=True the first backward records its own nodes; the second backward walks them.",
-          "使用 create_graph=True 时，第一次反向传播会记录自己的节点；"
+""", "With create_graph=True the first backward records its own nodes (cos x · 1); the second backward "
+         "walks them.",
+          "使用 create_graph=True 时，第一次反向传播会记录自己的节点（cos x · 1）；"
           "第二次反向传播走过它们。"),
     _lens("compare", "new-graph",
           "A new graph every forward: same leaves, new nodes",
@@ -289,9 +290,9 @@ for x in [torch.tensor(1.0), torch.tensor(-0.5)]:
 torch.manual_seed(0)
 layers = []
 for i in range(8):
-    layers += [nn.Linear(4, 4), nn.Sigmoid()]
-net = nn.Sequential(*layers, nn.Linear(4, 1))
-x = torch.randn(16, 4)
+    layers += [nn.Linear(8, 8), nn.Sigmoid()]
+net = nn.Sequential(*layers, nn.Linear(8, 1))
+x = torch.randn(16, 8)
 loss = net(x).pow(2).mean()
 loss.backward()
 for i in range(0, 16, 2):   # smaller and smaller towards the input
@@ -305,11 +306,11 @@ for i in range(0, 16, 2):   # smaller and smaller towards the input
 torch.manual_seed(0)
 layers = []
 for i in range(8):
-    lin = nn.Linear(4, 4)
-    nn.init.kaiming_normal_(lin.weight, nonlinearity="relu")   # He init: keeps the variance
+    lin = nn.Linear(8, 8)
+    nn.init.kaiming_uniform_(lin.weight, nonlinearity="relu")   # He init: keeps the variance
     layers += [lin, nn.ReLU()]
-net = nn.Sequential(*layers, nn.Linear(4, 1))
-x = torch.randn(16, 4)
+net = nn.Sequential(*layers, nn.Linear(8, 1))
+x = torch.randn(16, 8)
 loss = net(x).pow(2).mean()
 loss.backward()
 for i in range(0, 16, 2):   # about the same size in every layer
@@ -337,6 +338,8 @@ print(y.item(), e.item())
           "内存：保存 loss 会保留它们的计算图", """
 torch.manual_seed(0)
 model = nn.Linear(64, 64)
+loss = model(torch.randn(32, 64)).pow(2).mean()
+loss.backward()                    # a training step: backward frees what the graph kept
 losses = []
 for i in range(4):                 # evaluation without torch.no_grad()
     x = torch.randn(32, 64)

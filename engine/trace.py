@@ -268,7 +268,12 @@ class Recorder:
             return entry[1]
         self._object_count += 1
         number = self._object_count
-        self._objects[id(tensor)] = (weakref.ref(tensor), number)
+        try:
+            ref = weakref.ref(tensor)
+        except TypeError:  # a stand-in without weak references (the recorder of real torch keeps it)
+            def ref(t=tensor):
+                return t
+        self._objects[id(tensor)] = (ref, number)
         return number
 
     def op_node(self, fn, op, tensors, out, params, extras) -> int:
