@@ -79,7 +79,8 @@ def test_forward_mode_passes_rules_and_tangents_match_torch_func_jvp():
         _, want_h = torch.func.jvp(lambda x, w, b: torch.tanh(x * w), primals, tuple(tangents))
         by_op = {s["op"]: s for s in p["steps"]}
         if k < 2:
-            np.testing.assert_allclose(value(by_op["tanh"]["tangent"]), want_h.numpy(), rtol=1e-12, atol=1e-15)
+            got = value(by_op["tanh"]["tangent"])
+            np.testing.assert_allclose(got, want_h.numpy(), rtol=1e-12, atol=1e-15)
         else:
             assert "tanh" not in by_op  # no tangent reaches it
     # the same gradients: forward mode's, reverse mode's, PyTorch's
@@ -163,9 +164,12 @@ def test_saved_bytes_rise_in_forward_fall_in_backward_stay_with_retain_graph_zer
     ops = [p["bytes"] for p in mem["points"] if p["kind"] == "op"]
     assert ops[:4] == [n, 2 * n, 3 * n, 3 * n]
     passes = d["backward"]
-    first = [p["bytes"] for p in mem["points"] if p["kind"] == "step" and p["pass_index"] == passes[0]["index"]]
+    def steps_of(bp):
+        return [p["bytes"] for p in mem["points"] if p["kind"] == "step" and p["pass_index"] == bp["index"]]
+
+    first = steps_of(passes[0])
     assert first[-1] == 0 and first == sorted(first, reverse=True)  # freed node by node
-    second = [p["bytes"] for p in mem["points"] if p["kind"] == "step" and p["pass_index"] == passes[1]["index"]]
+    second = steps_of(passes[1])
     assert second == [3 * n] * len(second)  # retain_graph=True keeps them
     assert ops[4:] == [n, 2 * n, 3 * n, 3 * n]  # the no_grad block recorded no op
     assert mem["peak"] == 3 * n and mem["end"] == 3 * n
@@ -248,7 +252,8 @@ def test_two_forwards_share_leaves_make_new_nodes_and_differ_where_control_flow_
     assert ops_a and ops_b and not ops_a & ops_b  # every op node of the second forward is new
     # x = 1: h = 1.5 doubles twice, then h ** 2; x = -0.5: h = -0.75 doubles three times, then -h
     assert [nodes[n]["name"] for n in p["only_first"]] == ["PowBackward0"]
-    assert sorted(nodes[n]["name"] for n in p["only_second"]) == ["AbsBackward0", "MulBackward0", "NegBackward0"]
+    only_second = sorted(nodes[n]["name"] for n in p["only_second"])
+    assert only_second == ["AbsBackward0", "MulBackward0", "NegBackward0"]
     assert not p["same_structure"]
     st = p["static"]
     assert st["static"]["data"] == 9.0 and st["dynamic"]["data"] == 6.0 and not st["agree"]  # (-3)² vs 6
@@ -265,7 +270,7 @@ def test_a_training_loop_keeps_its_parameters_and_its_structure():
     assert p["static"]["agree"]
 
 
-# ---- gradient heat ------------------------------------------------------------------------------------------
+# ---- gradient heat ----------------------------------------------------------------------------------------
 def test_edge_heat_is_the_norm_of_the_gradient_each_edge_carried():
     d, lenses = lenses_of(PROGRAM)
     (h,) = lenses["heat"]
@@ -280,7 +285,8 @@ def test_deep_sigmoid_gradients_vanish_towards_the_input_and_relu_he_keeps_them(
     def weights(example):
         d, lenses = lenses_of(example_source(example))
         (h,) = lenses["heat"]
-        written = {s["node"]: value(s["grad_after"]) for s in d["backward"][0]["steps"] if s["kind"] == "leaf"}
+        steps = d["backward"][0]["steps"]
+        written = {s["node"]: value(s["grad_after"]) for s in steps if s["kind"] == "leaf"}
         out = []
         for p in h["params"]:
             # what reached the parameter is what its .grad holds after this first pass
@@ -290,7 +296,8 @@ def test_deep_sigmoid_gradients_vanish_towards_the_input_and_relu_he_keeps_them(
         return out
 
     sigmoid = weights("deep-sigmoid")
-    assert None not in sigmoid and len(sigmoid) == 9 and sigmoid == sorted(sigmoid)  # smaller at every layer towards the input
+    assert None not in sigmoid and len(sigmoid) == 9
+    assert sigmoid == sorted(sigmoid)  # smaller at every layer towards the input
     assert sigmoid[-1] - sigmoid[0] > 6
     relu = weights("relu-he")
     assert len(relu) == 9 and max(relu) - min(relu) < 1.5 and None not in relu
