@@ -321,7 +321,7 @@ for i in range(0, 16, 2):   # about the same size in every layer
     _lens("memory", "memory-backward",
           "Memory: backward frees the saved tensors",
           "内存：反向传播释放保存的张量", """
-x = torch.randn(256, requires_grad=True)
+x = torch.randn(64, requires_grad=True)
 y = (x.exp() * x.sin()).sum()
 y.backward()                       # frees what exp, sin and mul saved, node by node
 z = (x.exp() * x.sin()).sum()

@@ -19,9 +19,10 @@ OPS, NP, SAVED_INPUT, Saved = from_engine("ops.table", "OPS", "NP", "SAVED_INPUT
 _SLOTS = tuple(SAVED_INPUT)
 
 MAX_DIRECTIONS = 64  # input elements replayed in forward mode (beyond: only counted)
-MAX_WORK = 20000  # directions × ops replayed
-SHOWN_DIRECTIONS = 12  # passes whose every step is sent to the page
-SHOWN_OPS = 60  # ops of a pass sent step by step
+MAX_OPS = 600  # ops of the output's graph replayed (beyond: only counted)
+MAX_WORK = 8000  # directions × ops replayed
+SHOWN_DIRECTIONS = 8  # passes whose every step is sent to the page
+SHOWN_OPS = 40  # ops of a pass sent step by step
 
 
 def _ancestry(trace, root: int) -> set[int]:
@@ -79,8 +80,11 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     if n_dirs == 0:
         out["unavailable"] = "no_inputs"
         return out
-    if n_dirs > MAX_DIRECTIONS or n_dirs * len(ops) > MAX_WORK:
+    if n_dirs > MAX_DIRECTIONS:
         out["unavailable"] = "too_many"
+        return out
+    if len(ops) > MAX_OPS or n_dirs * len(ops) > MAX_WORK:
+        out["unavailable"] = "too_large"
         return out
     try:
         out["forward"] = _replay(trace, ops, inputs, bp.root)

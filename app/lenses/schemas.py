@@ -62,7 +62,7 @@ class Modes(BaseModel):
     inputs: list[ModeInput]
     reverse: ReverseMode
     forward: ForwardMode | None
-    unavailable: Literal["no_inputs", "too_many", "rule_failed"] | None = None
+    unavailable: Literal["no_inputs", "too_many", "too_large", "rule_failed"] | None = None
     detail: str | None = None
 
 

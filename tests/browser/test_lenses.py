@@ -159,7 +159,7 @@ def test_saved_memory_chart(shown):
     page.locator("#step-first").click()
     assert now.get_attribute("data-bytes") == "0"
     pick_example(page, "memory-backward")
-    assert page.get_by_test_id("memory-chart").get_attribute("data-peak") == str(3 * 256 * 4)
+    assert page.get_by_test_id("memory-chart").get_attribute("data-peak") == str(3 * 64 * 4)
     _shot(shown, "memory-backward")
 
 

@@ -112,6 +112,19 @@ x = torch.randn(4, 10)
     assert m["reverse"]["passes"] == 1
 
 
+def test_forward_mode_is_counted_but_not_replayed_for_a_long_graph():
+    _, lenses = lenses_of("""
+x = torch.tensor(0.5, requires_grad=True)
+h = x
+for i in range(700):
+    h = torch.sin(h)
+h.backward()
+""")
+    (m,) = lenses["modes"]
+    assert m["directions"] == 1 and m["forward"] is None and m["unavailable"] == "too_large"
+    assert m["reverse"] == {"passes": 1, "rules": 700, "steps": 700}
+
+
 # ---- higher order -----------------------------------------------------------------------------------
 def test_second_derivative_nodes_are_made_by_the_first_backward_and_walked_by_the_second():
     source = example_source("second-derivative")
@@ -158,7 +171,7 @@ def test_saved_bytes_rise_in_forward_fall_in_backward_stay_with_retain_graph_zer
     source = example_source("memory-backward")
     d, lenses = lenses_of(source)
     mem = lenses["memory"]
-    n = 256 * 4  # one float32 vector of 256
+    n = 64 * 4  # one float32 vector of 64
     # by hand: exp keeps its result, sin keeps x, mul keeps both of its inputs (exp's result again,
     # sin's result), sum keeps nothing: three distinct tensors
     ops = [p["bytes"] for p in mem["points"] if p["kind"] == "op"]

@@ -89,8 +89,8 @@ export class ModesLens {
   forwardBody(e) {
     const f = e.forward;
     if (!f) {
-      const key = { too_many: "md_too_many", rule_failed: "md_rule_failed", no_inputs: "md_no_inputs" }[e.unavailable] || "md_rule_failed";
-      return h("p", { class: "warn", "data-testid": "mode-forward-body" }, t(key, { n: e.directions }));
+      const key = { too_many: "md_too_many", too_large: "md_too_large", rule_failed: "md_rule_failed", no_inputs: "md_no_inputs" }[e.unavailable] || "md_rule_failed";
+      return h("p", { class: "warn", "data-testid": "mode-forward-body" }, t(key, { n: e.directions, ops: e.reverse.steps }));
     }
     this.k = Math.min(this.k, f.passes.length - 1);
     const pass = f.passes[this.k];
