@@ -264,8 +264,8 @@ print(dy.item(), x.grad)
           "使用 create_graph=True 时，第一次反向传播会记录自己的节点（cos x · 1）；"
           "第二次反向传播走过它们。"),
     _lens("compare", "new-graph",
-          "A new graph every forward: same leaves, new nodes",
-          "每次前向都是新的图：叶子相同，节点是新的", """
+          "A new graph every forward pass",
+          "每次前向都是一张新的图", """
 w = torch.tensor(1.5, requires_grad=True)
 
 def f(x):
@@ -321,7 +321,7 @@ for i in range(0, 16, 2):   # about the same size in every layer
     _lens("memory", "memory-backward",
           "Memory: backward frees the saved tensors",
           "内存：反向传播释放保存的张量", """
-x = torch.randn(64, requires_grad=True)
+x = torch.randn(16, requires_grad=True)
 y = (x.exp() * x.sin()).sum()
 y.backward()                       # frees what exp, sin and mul saved, node by node
 z = (x.exp() * x.sin()).sum()
@@ -337,16 +337,16 @@ print(y.item(), e.item())
           "Memory: keeping losses keeps their graphs",
           "内存：保存 loss 会保留它们的计算图", """
 torch.manual_seed(0)
-model = nn.Linear(64, 64)
-loss = model(torch.randn(32, 64)).pow(2).mean()
+model = nn.Linear(8, 8)
+loss = model(torch.randn(32, 8)).pow(2).mean()
 loss.backward()                    # a training step: backward frees what the graph kept
 losses = []
 for i in range(4):                 # evaluation without torch.no_grad()
-    x = torch.randn(32, 64)
+    x = torch.randn(32, 8)
     loss = model(x).pow(2).mean()
     losses.append(loss)            # keeps each loss's whole graph alive
 for i in range(4):
-    x = torch.randn(32, 64)
+    x = torch.randn(32, 8)
     loss = model(x).pow(2).mean()
     print(loss.item())             # a number: the old graph is freed when loss is rebound
 """, "losses.append(loss) keeps every graph: the memory grows each iteration. loss.item() keeps a "

@@ -150,7 +150,7 @@ def test_saved_memory_chart(shown):
     pick_example(page, "memory-losses")
     assert _pressed(page, "lens-memory")
     chart = page.get_by_test_id("memory-chart")
-    per = 2 * 32 * 64 * 4
+    per = 2 * 32 * 8 * 4
     assert chart.get_attribute("data-peak") == str(6 * per)
     assert chart.get_attribute("data-end") == str(5 * per)
     now = page.get_by_test_id("memory-now")
@@ -159,7 +159,7 @@ def test_saved_memory_chart(shown):
     page.locator("#step-first").click()
     assert now.get_attribute("data-bytes") == "0"
     pick_example(page, "memory-backward")
-    assert page.get_by_test_id("memory-chart").get_attribute("data-peak") == str(3 * 64 * 4)
+    assert page.get_by_test_id("memory-chart").get_attribute("data-peak") == str(3 * 16 * 4)
     _shot(shown, "memory-backward")
 
 

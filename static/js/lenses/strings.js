@@ -15,7 +15,7 @@ const EN = {
   ln_memory: "Saved memory",
   ln_none_modes: "No backward pass from a single number in this run: forward and reverse mode need a scalar output.",
   ln_none_orders: "No backward pass here ran with create_graph=True, so backward recorded no nodes. Try “Second derivative of sin x”.",
-  ln_none_compare: "Only one forward pass with a backward here: two are needed to compare. Try “A new graph every forward”.",
+  ln_none_compare: "Only one forward pass with a backward here: two are needed to compare. Try “A new graph every forward pass”.",
   ln_none_heat: "No backward pass sent gradients in this run.",
   ln_none_memory: "Nothing was recorded.",
   // forward vs reverse
@@ -107,7 +107,7 @@ const ZH = {
   ln_memory: "保存的内存",
   ln_none_modes: "本次运行没有从单个数开始的反向传播：前向与反向模式的比较需要标量输出。",
   ln_none_orders: "这里没有以 create_graph=True 运行的反向传播，所以反向传播没有记录节点。试试“sin x 的二阶导数”。",
-  ln_none_compare: "这里只有一次带反向传播的前向计算：比较需要两次。试试“每次前向都是新的图”。",
+  ln_none_compare: "这里只有一次带反向传播的前向计算：比较需要两次。试试“每次前向都是一张新的图”。",
   ln_none_heat: "本次运行没有反向传播送出梯度。",
   ln_none_memory: "没有记录任何运算。",
   md_reverse: "反向模式",
