@@ -49,6 +49,10 @@ def _equal(a, b, where="result") -> None:
 
 def outcome(lib, program):
     """("ok", what it returned, warnings) or ("error", exception type name, message)."""
+    # PyTorch warns some things once per process; a run is a fresh process, so always warn here
+    always = lib is torch and not torch.is_warn_always_enabled()
+    if always:
+        torch.set_warn_always(True)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -58,6 +62,9 @@ def outcome(lib, program):
         return ("ok", _plain(value), texts)
     except Exception as exc:  # noqa: BLE001 - the point is to compare whatever was raised
         return ("error", type(exc).__name__, str(exc))
+    finally:
+        if always:
+            torch.set_warn_always(False)
 
 
 def same(program):
