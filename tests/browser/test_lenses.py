@@ -83,6 +83,9 @@ def test_the_nodes_a_create_graph_backward_made(shown):
     graph = page.get_by_test_id("graph")
     assert graph.locator("g.node[data-lens~=made]").count() == 2
     assert graph.locator("g.edge[data-lens~=reads]").count() == 2
+    badges = graph.locator("text.lens-badge")
+    assert badges.count() == 2
+    assert badges.first.text_content() == "∇1"
     page.get_by_test_id("higher-order-mark").uncheck()
     assert graph.locator("g.node[data-lens~=made]").count() == 0
     page.get_by_test_id("higher-order-mark").check()

@@ -35,10 +35,28 @@ export function mark(name, nodes = [], edges = []) {
   return found;
 }
 
+/** A small label `text` above the top right corner of each node (ids), part of mark `name`. */
+export function badge(name, nodes, text) {
+  for (const id of nodes) {
+    const g = element(`n${id}`);
+    if (!g || g.querySelector(`:scope > text.lens-badge[data-for="${name}"]`)) continue;
+    const box = g.getBBox();
+    const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    t.setAttribute("class", "lens-badge");
+    t.dataset.for = name;
+    t.setAttribute("x", String(box.x + box.width));
+    t.setAttribute("y", String(box.y - 2));
+    t.setAttribute("text-anchor", "end");
+    t.textContent = text;
+    g.appendChild(t);
+  }
+}
+
 /** Remove mark `name` (or every mark, and every heat colour, when name is null). */
 export function clear(name = null) {
   const svg = host() && host().querySelector("svg");
   if (!svg) return;
+  for (const t of svg.querySelectorAll(name === null ? "text.lens-badge" : `text.lens-badge[data-for="${name}"]`)) t.remove();
   for (const g of svg.querySelectorAll("g[data-lens]")) {
     const keep = name === null ? [] : g.dataset.lens.split(" ").filter((x) => x && x !== name);
     if (keep.length) g.dataset.lens = keep.join(" ");

@@ -6,7 +6,7 @@
 
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { clear, fill, mark } from "./marks.js";
+import { badge, clear, fill, mark } from "./marks.js";
 
 export class OrdersLens {
   constructor(host, { goto }) {
@@ -66,6 +66,7 @@ export class OrdersLens {
     for (const o of this.resp.lenses.orders) {
       mark("made", o.nodes.map((m) => m.node));
       mark("reads", [], o.reads);
+      badge("made", o.nodes.map((m) => m.node), t("ho_badge_short", { k: o.pass_index + 1 }));
     }
   }
 
