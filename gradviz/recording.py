@@ -8,11 +8,18 @@ How each part of the trace is read from torch:
   ``(None, 0)`` entry is the argument that needs no gradient: a tensor, or a Python number);
 - names: a line tracer on the user's own code names the tensors it binds (the first name wins, as
   in the runner), and module hooks give each op the ``nn.Module`` path it ran in;
+- a program's own ``torch.autograd.Function``: ``Function.apply`` is wrapped while the block runs;
+  the node it attaches (``CubeBackward``) is recorded as the engine records one: its tensor
+  arguments are its inputs (``next_functions`` says which need a gradient), what ``forward`` gave
+  ``ctx.save_for_backward`` its saved tensors; the ops of ``forward`` itself (run without
+  gradients) are not part of the graph;
 - backward: ``Tensor.backward`` / ``torch.autograd.backward`` / ``torch.autograd.grad`` are seen
   through a ``TorchFunctionMode``; before torch's engine runs, every Node it can reach gets a pre-hook
   (the gradient it is about to use, and the order the engine runs them in) and a hook (the
   gradients it sends to each input); an ``AccumulateGrad`` Node's hooks give a leaf's ``.grad``
-  before and after.
+  before and after;
+- tensor hooks: ``Tensor.register_hook`` (seen by the ``TorchFunctionMode``) registers the program's
+  hook wrapped, so each call is a hook step of the pass running then (gradviz/torch_backward.py).
 Everything is written through the recorder's named methods, as the engine writes a run. Nothing
 here runs on a server: it is for the user's own code, in the user's own process.
 """
@@ -31,7 +38,8 @@ import numpy as np
 
 from . import _parts
 from .errors import GradvizError
-from .torch_parts import Constant, FnView, TensorView, op_entry, param_value, to_numpy
+from .torch_backward import Walk, recorded_hook
+from .torch_parts import Constant, FnView, TensorView, function_entry, op_entry, param_value, to_numpy
 
 _ACTIVE = threading.local()
 
@@ -114,6 +122,7 @@ class _Session:
         self.pending: list[tuple] = []  # dispatched ops whose grad_fn is not attached yet
         self.paused = 0
         self.handles: list = []
+        self.walks: list[Walk] = []  # the backward passes running now (innermost last)
         self.modules: dict = {}  # nn.Module -> its label, for the module paths
         self.module_paths: list[dict] = []
         self.module_roots: list[bool] = []  # per open module call: is it an outermost one
@@ -145,6 +154,7 @@ class _Session:
         self.handles.append(optim.register_optimizer_step_pre_hook(self.optimizer_before))
         self.handles.append(optim.register_optimizer_step_post_hook(self.optimizer_after))
         self._patch_zero_grad()
+        self._patch_function_apply()
         self.calls_mode.__enter__()
         self.forward_mode.__enter__()
         self._prev_trace = sys.gettrace()
@@ -274,6 +284,72 @@ class _Session:
             view.snapshot = value
         return view
 
+    # ---- a program's own autograd.Function ---------------------------------------------------------
+    def _patch_function_apply(self) -> None:
+        """``MyFn.apply(...)`` is seen here (no mode sees it): its node is recorded once it exists."""
+        session = self
+        owner = self.torch.autograd.Function
+        original = owner.__dict__["apply"]
+        run = original.__func__
+
+        def apply(cls, *args, **kwargs):
+            if getattr(_ACTIVE, "session", None) is not session or session.paused:
+                return run(cls, *args, **kwargs)
+            return session.function_applied(cls, run, args, kwargs)
+
+        owner.apply = classmethod(apply)
+        self._patched.append((owner, "apply", original))
+
+    def function_applied(self, cls, run, args, kwargs):
+        """Run ``cls.apply``; record the node it attached to its output, as the engine does."""
+        self.resolve()
+        where, module = self.where(), self.rec.module
+        tensors = [(a, (to_numpy(a), a._version)) for a in args if isinstance(a, self.torch.Tensor)]
+        # forward runs without gradients: its ops are not nodes of the graph; nor are the aliases
+        # torch makes of a saved output while its saved tensors are read here
+        self.paused += 1
+        try:
+            result = run(cls, *args, **kwargs)
+            # the output the node is shown with: the first one it made (all share one grad_fn)
+            out = next((o for o in (result if isinstance(result, (tuple, list)) else (result,))
+                        if isinstance(o, self.torch.Tensor) and o.grad_fn is not None), None)
+            fn = out.grad_fn if out is not None else None
+            if fn is None or id(fn) in self.fns or not hasattr(fn, "saved_tensors"):
+                return result
+            extras = {f"saved{i}": to_numpy(t) for i, t in enumerate(fn.saved_tensors)
+                      if isinstance(t, self.torch.Tensor)}
+            value = to_numpy(out)
+        finally:
+            self.paused -= 1
+        inputs = [self.input_view(nxt, given, snap, value.dtype)
+                  for (nxt, _), (given, snap) in zip(fn.next_functions, tensors)]
+        fn_view = FnView(fn)
+        self.fns[id(fn)] = fn_view
+        out_view = self.view_of(out, fn_view, value)
+        self.outputs[id(fn)] = out_view
+        self.rec.location = where
+        self.rec.push_module(module)
+        try:
+            self.rec.op_node(fn_view, function_entry(cls.__name__), inputs, out_view,
+                             {"function": cls.__name__}, extras)
+        finally:
+            self.rec.pop_module()
+        return result
+
+    # ---- tensor hooks ------------------------------------------------------------------------------
+    def register_hook(self, func, args, kwargs):
+        """``tensor.register_hook(hook)``: register ``hook`` wrapped, so that each call of it is a
+        hook step of the backward pass running then (on the tensor's node: its grad_fn's, or the
+        leaf's), with where the program registered it."""
+        bound = _bind(func, args, kwargs)
+        tensor, hook = bound.get("self"), bound.get("hook")
+        if not isinstance(tensor, self.torch.Tensor) or not callable(hook):
+            return func(*args, **kwargs)  # torch's own error
+        self.resolve()
+        fn = tensor.grad_fn
+        target = self.fns.get(id(fn)) if fn is not None else self.view_of(tensor)
+        return func(tensor, recorded_hook(self, hook, target, self.where()))
+
     # ---- where the user's code is --------------------------------------------------------------------
     def is_user(self, code) -> bool:
         return code.co_filename in self.user_files
@@ -380,6 +456,8 @@ class _Session:
             return self.backward(func, args, kwargs, "backward")
         if name == "grad" and module.startswith("torch.autograd"):
             return self.backward(func, args, kwargs, "autograd.grad")
+        if name == "register_hook" and module.startswith("torch._tensor") and not self.paused:
+            return self.register_hook(func, args, kwargs)
         return func(*args, **kwargs)
 
     def backward(self, func, args, kwargs, api: str):
@@ -400,13 +478,15 @@ class _Session:
         where = self.where()
         self.rec.location = where
         pass_rec = self.rec.backward_pass(root_view, api, retain_graph, create_graph, to_numpy(seed0))
-        walk = _Walk(self, pass_rec, accumulate=api == "backward")
+        walk = Walk(self, pass_rec, accumulate=api == "backward")
         walk.hook(roots)
         if not create_graph:
             self.paused += 1
+        self.walks.append(walk)
         try:
             return func(*args, **kwargs)
         finally:
+            self.walks.pop()
             if not create_graph:
                 self.paused -= 1
             walk.unhook()
@@ -470,76 +550,6 @@ class _Session:
         return text
 
 
-class _Walk:
-    """The hooks of one backward pass on every Node torch's engine can reach from the roots."""
-
-    def __init__(self, session: _Session, pass_rec, accumulate: bool):
-        self.s = session
-        self.rec = pass_rec
-        self.accumulate = accumulate
-        self.handles: list = []
-        self.received: dict[int, list] = {}
-        self.upstream: dict[int, object] = {}
-        self.grad_at_start: dict[int, np.ndarray | None] = {}
-
-    def hook(self, roots) -> None:
-        seen = set()
-        stack = [r.grad_fn if r.grad_fn is not None else _accumulator(r) for r in roots]
-        while stack:
-            fn = stack.pop()
-            if fn is None or id(fn) in seen:
-                continue
-            seen.add(id(fn))
-            self.handles.append(fn.register_prehook(self._pre(fn)))
-            self.handles.append(fn.register_hook(self._post(fn)))
-            out = self.s.outputs.get(id(fn))
-            if out is not None and out.tensor.retains_grad:
-                self.s.rec.retains_grad(self.s.fns[id(fn)])
-                g = out.tensor.grad
-                self.grad_at_start[id(fn)] = None if g is None else to_numpy(g)
-            stack.extend(n for n, _ in fn.next_functions if n is not None)
-
-    def unhook(self) -> None:
-        for h in self.handles:
-            h.remove()
-        self.handles = []
-
-    def _pre(self, fn):
-        def pre(grad_outputs):
-            g = grad_outputs[0] if grad_outputs else None
-            self.upstream[id(fn)] = None if g is None else to_numpy(g)
-            if type(fn).__name__ == "AccumulateGrad":
-                v = fn.variable.grad
-                self.grad_at_start[id(fn)] = None if v is None else to_numpy(v)
-            return None
-        return pre
-
-    def _post(self, fn):
-        def post(grad_inputs, grad_outputs):
-            session = self.s
-            received = self.received.pop(id(fn), [])
-            upstream = self.upstream.pop(id(fn), None)
-            if type(fn).__name__ == "AccumulateGrad":
-                if self.accumulate:
-                    var = fn.variable
-                    after = None if var.grad is None else to_numpy(var.grad)
-                    self.rec.leaf_step(session.view_of(var), upstream, received,
-                                       self.grad_at_start.get(id(fn)), after)
-                return None
-            fv = session.fns.get(id(fn))
-            sent = [None if g is None else to_numpy(g) for g in grad_inputs]
-            step = self.rec.op_step(fv, upstream, received, sent) if fv is not None else None
-            out = session.outputs.get(id(fn))
-            if step is not None and out is not None and out.tensor.retains_grad and self.accumulate:
-                g = out.tensor.grad
-                self.rec.retained(step, self.grad_at_start.get(id(fn)), None if g is None else to_numpy(g))
-            for i, ((nxt, _), g) in enumerate(zip(fn.next_functions, sent)):
-                if nxt is not None and g is not None and fv is not None:
-                    self.received.setdefault(id(nxt), []).append((fv, i, g))
-            return None
-        return post
-
-
 def _writes_first(func) -> bool:
     """Does the aten op write its first argument (``add_``, ``clamp_``)?"""
     schema = getattr(func, "_schema", None)
@@ -562,16 +572,6 @@ def _with_value(view: TensorView, value) -> TensorView:
     if value is not None:
         view.keep(*value)
     return view
-
-
-def _accumulator(t):
-    """A leaf's AccumulateGrad Node (what backward from a leaf starts at)."""
-    if not t.requires_grad:
-        return None
-    try:
-        return t.view_as(t).grad_fn.next_functions[0][0]
-    except (AttributeError, IndexError, RuntimeError):
-        return None
 
 
 def _plain(v) -> bool:

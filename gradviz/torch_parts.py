@@ -132,6 +132,15 @@ def op_entry(fn, kwargs: dict, n_inputs: int):
                            save_keys=(), variadic=False, aux=0)
 
 
+def function_entry(name: str):
+    """The op table entry of a program's own ``torch.autograd.Function`` named ``name``, as the
+    engine writes the node of one (one rule for every tensor input: the program's backward)."""
+    function = _parts.engine("autograd.function")
+    grad_fn, description, formula = function.node_texts(name)
+    return SimpleNamespace(name=function.OP_NAME, grad_fn=grad_fn, description=description,
+                           formulas=(formula,), save_keys=(), variadic=True, aux=0)
+
+
 _BY_GRAD_FN: dict = {}
 
 

@@ -177,7 +177,7 @@ class GraphTask:
     sequence numbers (AccumulateGrad) leave it in the order they entered."""
 
     __slots__ = ("deps", "buffers", "received", "ready", "world", "keep_graph", "accumulate", "needed",
-                 "capture", "results", "rec")
+                 "runs", "capture", "results", "rec")
 
     def __init__(self, roots, seeds, world, keep_graph: bool, inputs, rec):
         root = GraphRoot(roots)
@@ -190,12 +190,13 @@ class GraphTask:
         self.ready = []
         self.accumulate = inputs is None  # backward writes .grad; autograd.grad captures instead
         self.capture: dict = {}
-        self.needed = None
+        self.needed = self.runs = None
         self.results = [None] * (0 if inputs is None else len(inputs))
         if inputs is not None:
             for i, x in enumerate(inputs):
                 self.capture.setdefault(_grad_fn(x), []).append(i)
-            self.needed = _leading_to(reachable, self.capture)
+            self.runs = _leading_to(reachable, self.capture)
+            self.needed = self.runs | self.capture.keys()  # the nodes a gradient is sent to
         _deliver(self, root, seeds)
 
 
@@ -222,13 +223,16 @@ def _dependencies(root: GraphRoot) -> tuple[dict, set]:
 
 
 def _leading_to(reachable: set, targets) -> set:
-    """The nodes from which some target can be reached (autograd.grad runs only those)."""
-    needed = set(targets)
+    """The nodes from which some target can be reached along an edge: autograd.grad runs only
+    those. A target itself runs only when another target lies below it (PyTorch captures the
+    gradient arriving at a non-leaf input and does not run its grad_fn)."""
+    needed: set = set()
     changed = True
     while changed:  # a fixed point over the (finite, acyclic) graph; small graphs in practice
         changed = False
         for fn in reachable:
-            if fn not in needed and any(nxt in needed for nxt in fn._next if nxt is not None):
+            if fn not in needed and any(nxt in needed or nxt in targets
+                                        for nxt in fn._next if nxt is not None):
                 needed.add(fn)
                 changed = True
     return needed
@@ -297,7 +301,7 @@ def _wanted(task: GraphTask, fn, g) -> bool:
     """autograd.grad: keep the gradient of each requested input; run ``fn`` only if it leads to one."""
     for i in task.capture.get(fn, ()):
         task.results[i] = g
-    return fn in task.needed
+    return fn in task.runs
 
 
 def _evaluate(fn: Node, g, world, needed) -> list:

@@ -203,13 +203,19 @@ def _op_for(cls, n: int) -> OpDef:
     op = _OPS.get(key)
     if op is None:
         name = cls.__name__
-        op = OpDef(  # texts in code only (they read the same in every language)
-            OP_NAME, f"{name}Backward", None, (_function_vjp,), (f"gₓ = {name}.backward(ctx, g)",),
-            saves=(), description=f"{name}.forward(ctx, …) (torch.autograd.Function)",
-            variadic=True, jvps=(_function_jvp,), jvp_formulas=(f"ẏ = {name}.jvp(ctx, ẋ)",))
+        grad_fn, description, formula = node_texts(name)
+        op = OpDef(OP_NAME, grad_fn, None, (_function_vjp,), (formula,), saves=(), description=description,
+                   variadic=True, jvps=(_function_jvp,), jvp_formulas=(f"ẏ = {name}.jvp(ctx, ẋ)",))
         object.__setattr__(op, "node_class", _backward_class(name))
         _OPS[key] = op
     return op
+
+
+def node_texts(name: str) -> tuple[str, str, str]:
+    """The node of Function ``name`` as the trace shows it: its grad_fn's name, what its forward
+    computes and its backward rule (texts in code only: they read the same in every language)."""
+    description = f"{name}.forward(ctx, …) (torch.autograd.Function)"
+    return f"{name}Backward", description, f"gₓ = {name}.backward(ctx, g)"
 
 
 def _backward_class(name: str) -> type:

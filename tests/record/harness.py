@@ -122,6 +122,10 @@ def differences(ours, theirs) -> list[str]:
     for n1, n2 in zip(ours.nodes, theirs.nodes):
         if not _close(n1.value, n2.value):
             out.append(f"node {n1.id} value: engine {n1.value} torch {n2.value}")
+        if n1.kind == "op" and n1.op == "autograd_function":  # a program's own Function: what ctx saved
+            if [t.name for t in n1.saved] != [t.name for t in n2.saved] or n1.params != n2.params or \
+                    not all(_close(t1.value, t2.value) for t1, t2 in zip(n1.saved, n2.saved)):
+                out.append(f"node {n1.id} saved: engine {n1.saved} {n1.params} torch {n2.saved} {n2.params}")
     for bp1, bp2 in zip(ours.passes, theirs.passes):
         if not _close(bp1.seed, bp2.seed):
             out.append(f"pass {bp1.index} seed")
@@ -145,4 +149,7 @@ def differences(ours, theirs) -> list[str]:
                     out.append(f"{where} {attr}: engine {getattr(s1, attr)} torch {getattr(s2, attr)}")
             if s1.retained != s2.retained:
                 out.append(f"{where} retained")
+            if (s1.hook, s1.hook_line, s1.hook_col) != (s2.hook, s2.hook_line, s2.hook_col):
+                out.append(f"{where} hook: engine {s1.hook} at {s1.hook_line}:{s1.hook_col} "
+                           f"torch {s2.hook} at {s2.hook_line}:{s2.hook_col}")
     return out

@@ -88,4 +88,101 @@ b.retain_grad()
 c = b * a
 c.backward()
 """,
+    "hook-on-leaf": """
+w = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+def show(grad):
+    print("gradient reaching w:", grad)
+w.register_hook(show)
+loss = (w * w * 3).sum()
+loss.backward()
+""",
+    "hook-modifies-gradient": """
+x = torch.tensor([0.5, -3.0, 2.0], requires_grad=True)
+h = torch.tanh(x) * 4
+h.register_hook(lambda g: g.clamp(min=-1.0, max=1.0))
+x.register_hook(lambda g: g * 0.5)
+loss = (h ** 2).sum()
+loss.backward()
+""",
+    "two-hooks-one-tensor": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.exp()
+y.retain_grad()
+y.register_hook(lambda g: g + 1)
+def triple(g):
+    return g * 3
+handle = y.register_hook(triple)
+z = (y * x).sum()
+z.backward(retain_graph=True)
+handle.remove()
+z.backward()
+""",
+    "hook-in-autograd-grad": """
+x = torch.tensor([1.0, -1.0, 2.0], requires_grad=True)
+y = torch.sin(x) * x
+y.register_hook(lambda g: g * 10)
+(gx,) = torch.autograd.grad(y.sum(), x)
+""",
+    "function-two-inputs": """
+class MaskedMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b, mask, scale):
+        ctx.save_for_backward(a, b, mask)
+        ctx.scale = scale
+        return a * b * mask * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, mask = ctx.saved_tensors
+        # a gradient for mask too: it needs none, so torch drops it
+        return grad * b * mask * ctx.scale, grad * a * mask * ctx.scale, grad * a * b, None
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+mask = torch.tensor([1.0, 0.0, 1.0])
+y = MaskedMul.apply(a, b, mask, 2.0)
+loss = (y ** 2).sum()
+loss.backward()
+""",
+    "function-used-twice": """
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x ** 2
+
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = x.exp()
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+x = torch.tensor([0.5, -1.0], requires_grad=True)
+y = Cube.apply(x)
+z = Cube.apply(y + 1)
+e = Exp.apply(x)
+e.register_hook(lambda g: g * 2)
+loss = (z + e).sum()
+loss.backward()
+""",
+    "grad-of-non-leaf": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+h = x * 3
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+y = (h * h * w).sum()
+gh, gw = torch.autograd.grad(y, (h, w), retain_graph=True)
+gx, = torch.autograd.grad(y, x)
+print(gh, gw, gx)
+""",
 }

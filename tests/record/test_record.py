@@ -17,9 +17,7 @@ from gradviz.errors import GradvizError
 from .harness import differences, engine_trace, torch_recording
 from .programs import PROGRAMS
 
-# The recorder does not read tensor hooks or a program's own autograd.Function from torch yet
-NOT_RECORDED = {"hook", "custom-function"}
-CASES = [(e["id"], e["source"], e["variables"]) for e in EXAMPLES if e["id"] not in NOT_RECORDED] + \
+CASES = [(e["id"], e["source"], e["variables"]) for e in EXAMPLES] + \
     [(name, src.strip("\n") + "\n", None) for name, src in PROGRAMS.items()]
 
 
@@ -143,4 +141,70 @@ def test_a_real_model_beyond_the_engine_is_recorded_whole():
     for s in leaf_steps:
         name = rec.trace.nodes[s.node].name
         assert abs(s.grad_after - params[name].grad.numpy()).max() < 1e-6, name
+    gradviz.html(rec)
+
+
+def test_hooks_and_functions_recorded_in_a_block_behave_as_torchs_after_it():
+    """The hook gradviz wraps is still the program's (torch names it in its errors, it runs after the
+    block, unrecorded), and ``Function.apply`` is torch's own again once the block has ended."""
+    apply = torch.autograd.Function.__dict__["apply"]
+
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with gradviz.record() as rec:
+        y = Twice.apply(x)
+
+        def bad(grad):
+            return grad.sum()
+
+        y.register_hook(lambda g: g * 3)
+        z = x * 1
+        z.register_hook(bad)
+        with pytest.raises(RuntimeError, match="hook 'bad' has changed the size"):
+            z.sum().backward()
+    assert torch.autograd.Function.__dict__["apply"] is apply
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0] and type(y.grad_fn).__name__ == "TwiceBackward"
+    assert len(rec.trace.passes) == 1 and not any(s.kind == "hook" for s in rec.trace.passes[0].steps)
+    assert [n.grad_fn for n in rec.trace.nodes if n.kind == "op"] == ["TwiceBackward", "MulBackward0",
+                                                                       "SumBackward0"]
+
+
+def test_a_function_with_two_outputs_is_one_node_and_so_is_a_modules_backward_hook():
+    """Beyond what the engine runs: a Function returning two tensors is one node (both outputs flow
+    from it), and torch's own Function behind a module's full backward hook is recorded too."""
+
+    class Halves(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[:2].clone(), x[2:].clone()
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return torch.cat([ga, gb])
+
+    torch.manual_seed(0)
+    net = torch.nn.Linear(2, 1)
+    net.register_full_backward_hook(lambda module, grad_in, grad_out: None)
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    with gradviz.record() as rec:
+        a, b = Halves.apply(x)
+        loss = (a * b).sum() + net(a).sum()
+        loss.backward()
+    nodes = rec.trace.nodes
+    ops = [n.grad_fn for n in nodes if n.kind == "op"]
+    assert ops.count("HalvesBackward") == 1 and "BackwardHookFunctionBackward" in ops
+    halves = next(n.id for n in nodes if n.kind == "op" and n.grad_fn == "HalvesBackward")
+    mul = next(n for n in nodes if n.kind == "op" and n.grad_fn == "MulBackward0")
+    assert [rec.trace.edges[e].source for e in mul.inputs] == [halves, halves]
+    step = next(s for s in rec.trace.passes[0].steps if s.node == halves)
+    assert abs(step.sent[0].grad - x.grad.numpy()).max() < 1e-6
     gradviz.html(rec)
