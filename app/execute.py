@@ -11,6 +11,8 @@ import time
 
 from . import values
 from .answer import prepare_answer
+from .course import hand_formulas
+from .gradcheck import check_passes
 from .package import from_engine
 from .schemas import error_info
 from .serialize import serialize_trace
@@ -19,10 +21,12 @@ from .serialize import serialize_trace
 (Tensor,) = from_engine("tensor", "Tensor")
 (node_id,) = from_engine("trace", "node_id")
 
+GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
+
 
 def run_and_serialize(source: str, variables: dict | None = None) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error."""
-    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
+    ProgramError, Settings, run_program = from_engine("runner", "ProgramError", "Settings", "run_program")
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():
@@ -34,7 +38,12 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
             return {"program_error": error_info(err.type, err.message, err.line, err.col)}
         t1 = time.perf_counter()
         response = serialize_result(result)
-        response["timings"] = {"run": t1 - t0, "serialize": time.perf_counter() - t1}
+        t2 = time.perf_counter()
+        budget = min(GRAD_CHECK_S, Settings().timeout_s - (t2 - t0))
+        kept = [bp["index"] for bp in response["backward"]]
+        response["grad_check"] = check_passes(result.trace, kept, budget, hand_formulas(source))
+        t3 = time.perf_counter()
+        response["timings"] = {"run": t1 - t0, "serialize": t2 - t1, "grad_check": t3 - t2}
         return {"response": response}
 
 

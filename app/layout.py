@@ -112,7 +112,7 @@ def draw_response(response: dict, settings: LayoutSettings | None = None, cache:
 
 # What the drawing reads of a node and of an edge (the rest of the response is not needed here).
 NODE_FIELDS = ("kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
-               "var", "module")
+               "var", "module", "label", "sym")
 EDGE_FIELDS = ("source", "target", "shape", "needs_grad")
 
 
@@ -325,12 +325,12 @@ def node_attrs(n: dict) -> dict:
             attrs = {"shape": "ellipse", "label": [clip(n["name"])], "style": "filled,dashed"}
         else:
             fill, border = COLORS["param" if n["requires_grad"] or n.get("is_param") else "input"]
-            attrs = {"shape": "ellipse", "label": [clip(n["name"]), shape_text(n["shape"])]}
+            attrs = {"shape": "ellipse", "label": [clip(n.get("label") or n["name"]), shape_text(n["shape"])]}
     else:
         fill, border = COLORS["output" if n.get("is_output") else "op"]
-        var = n.get("var")
+        var = n.get("sym") or n.get("var")  # the names the explanations use
         second = f"{clip(var)}: {shape_text(n['shape'])}" if var else shape_text(n["shape"])
-        attrs = {"shape": "box", "label": [n["name"], second], "style": "rounded,filled"}
+        attrs = {"shape": "box", "label": [n.get("label") or n["name"], second], "style": "rounded,filled"}
     attrs["fillcolor"] = fill
     attrs["color"] = border
     if n.get("is_output"):

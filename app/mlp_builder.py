@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .mlp_comments import localize
 from .schemas import MlpConfig
 
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid"}
@@ -161,8 +162,10 @@ def _plan(cfg: MlpConfig) -> Plan:
         return Plan("classification", k, 2, hidden, k, "one_hot", None)
     if cfg.output_size == 1 and k == 2:
         return Plan("classification", 2, 2, hidden, 1, "float_column", 0.5)
-    raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets)"
-                         + (" or 1" if k == 2 else ""), "output_size")
+    if k == 2:
+        raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets) or 1",
+                             "output_size")
+    raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets)", "output_size")
 
 
 # ---- sections ----------------------------------------------------------------------------------
@@ -355,4 +358,4 @@ def build_program(cfg: MlpConfig) -> tuple[str, Plan]:
     for section in (header_section, data_section, model_section, setup_section, loop_section,
                     result_section):
         lines += section(cfg, p)
-    return "\n".join(lines) + "\n", p
+    return "\n".join(localize(lines, cfg.lang)) + "\n", p

@@ -19,6 +19,20 @@ Num = float | int | str | None  # a JSON-safe number (non-finite ones as strings
 
 
 # ---- errors ---------------------------------------------------------------------------------------
+class LocalizedText(BaseModel):
+    en: str
+    zh: str
+
+
+class ErrorExplain(BaseModel):
+    """The error in the reader's language (app/error_text.py)."""
+
+    gradviz: bool = Field(description="the message is gradviz's own words (then ``zh`` is its Chinese)")
+    zh: str | None = None
+    note: LocalizedText | None = Field(
+        default=None, description="what PyTorch's or Python's verbatim text means, in each language")
+
+
 class ErrorInfo(BaseModel):
     """What went wrong, where: ``line`` and ``col`` are 1-based positions in the source (None if unknown)."""
 
@@ -26,6 +40,7 @@ class ErrorInfo(BaseModel):
     message: str
     line: int | None = None
     col: int | None = None
+    explain: ErrorExplain | None = None
 
 
 class ErrorResponse(BaseModel):
@@ -35,8 +50,12 @@ class ErrorResponse(BaseModel):
 
 
 def error_info(type_: str, message: str, line: int | None = None, col: int | None = None) -> dict:
-    """An ``ErrorInfo`` as plain data: how every failure is reported, built in this one place."""
-    return {"type": type_, "message": message, "line": line, "col": col}
+    """An ``ErrorInfo`` as plain data: how every failure is reported, built in this one place (with the
+    message in the reader's language beside it)."""
+    from .error_text import explain_error
+
+    return {"type": type_, "message": message, "line": line, "col": col,
+            "explain": explain_error(type_, message)}
 
 
 # ---- requests -------------------------------------------------------------------------------------
@@ -89,6 +108,67 @@ class VariableOut(BaseModel):
     grad_summary: Summary | None = None
 
 
+# ---- the explanation model (app/explain/) ------------------------------------------------------------
+Said = str | LocalizedText  # a text that reads the same in both languages (a formula), or one per language
+
+
+class NodeExplain(BaseModel):
+    """What an op node computes and each input's rule, in the student's names."""
+
+    expr: str = Field(description="the op over its inputs' names, e.g. 'u · c'")
+    about: LocalizedText
+    rules: list[Said | None] = Field(description="per input: ∂y/∂u = c (elementwise) or ∂L/∂A = G · Bᵀ")
+    local: bool = Field(description="elementwise: the gradient sent is G ⊙ the rule")
+
+
+class ExplainValue(BaseModel):
+    """A value a rule reads, under the name the rule uses."""
+
+    name: str
+    what: Literal["input", "output", "extra", "param", "count"]
+    value: Value
+    says: Said | None = None
+
+
+class WorkStep(BaseModel):
+    """One worked operation: ``op`` on ``args`` (refs: {"G": 1}, {"name"}, {"num"}, {"step": k}) with
+    ``how``, giving ``value`` (app/explain/steps.py recomputes it)."""
+
+    op: str
+    args: list[dict[str, Any]]
+    how: dict[str, Any] = Field(default_factory=dict)
+    text: Said
+    value: Value
+
+
+class Broadcast(BaseModel):
+    """An input broadcast in the forward pass: its gradient is summed back."""
+
+    grad_shape: list[int] = Field(alias="from")
+    input_shape: list[int] = Field(alias="to")
+    dims: list[int]
+    says: Said
+
+
+class InputWork(BaseModel):
+    """How the gradient sent to one input was computed."""
+
+    edge: int
+    name: str
+    rule: Said | None
+    broadcast: Broadcast | None = None
+    values: list[ExplainValue] = Field(default_factory=list)
+    steps: list[WorkStep] = Field(default_factory=list)
+    result: dict[str, Any] | None = None
+    ok: bool | None = Field(default=None, description="the worked numbers give the gradient sent (null: not "
+                                                      "worked out, the tensors are too large)")
+
+
+class StepExplain(BaseModel):
+    root: str = Field(description="the name of what the pass differentiates (L when unnamed)")
+    inputs: list[InputWork | None] = Field(description="per input edge; null where nothing was sent")
+
+
 # ---- graph ---------------------------------------------------------------------------------------------
 class SavedOut(BaseModel):
     name: str
@@ -123,6 +203,13 @@ class GraphNode(BaseModel):
     retains_grad: bool = False
     is_saved: bool = Field(default=False, description="an op saved this node's output for backward")
     iteration: int | None = Field(default=None, description="index into views when training loops are split")
+    label: str | None = Field(default=None, description="the node's distinct name in text and drawing: "
+                                                        "'MulBackward0 #2', or the tensor's name for a leaf")
+    sym: str | None = Field(default=None, description="the name rules give this node's tensor: 'z', 'h₂', or "
+                                                      "a letter ('u') for a tensor the program never named")
+    explain: NodeExplain | None = None
+    end_line: int | None = Field(default=None, description="where the expression that recorded the op ends")
+    end_col: int | None = None
 
 
 class GraphEdge(BaseModel):
@@ -159,6 +246,7 @@ class StepOut(BaseModel):
     grad_after: Value | None = None
     retained: bool = False
     is_sum: bool = False
+    explain: StepExplain | None = None
     hook: str | None = Field(default=None, description="hook steps: the hook function's name")
     hook_line: int | None = Field(default=None, description="hook steps: where the program registered it")
     hook_col: int | None = None
@@ -252,6 +340,50 @@ class Event(BaseModel):
     index: int | None = None
 
 
+class HandFormula(BaseModel):
+    """The course's hand-derived gradient of a built-in example's leaf, with the numbers filled in."""
+
+    formula: Said
+    filled: Said | None = None
+    value: Value
+    rel_error: Num = Field(default=None, description="against autograd's gradient")
+
+
+class GradCheckLeaf(BaseModel):
+    """One leaf's gradient from one backward pass, three ways."""
+
+    node: int
+    name: str
+    dtype: str
+    shape: list[int]
+    autograd: Value = Field(description="what this pass added to the leaf's .grad")
+    numeric: Value | None = Field(default=None, description="float64 central differences (at ``positions`` "
+                                                            "when sampled)")
+    positions: list[list[int]] | None = Field(default=None, description="the elements checked, when sampled")
+    autograd_at: Value | None = Field(default=None, description="autograd's gradient at ``positions``")
+    checked: int = 0
+    total: int
+    rel_error: Num = None
+    tolerance: float
+    ok: bool | None = None
+    reason: Literal["time_budget", "too_large", "replay_failed", "replay_mismatch",
+                    "below_resolution", "program_function"] | None = None
+    hand: HandFormula | None = None
+
+
+class GradCheckPass(BaseModel):
+    """The check by hand of one backward pass (the answer keeps it for every pass it keeps)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    pass_index: int = Field(alias="pass")
+    status: Literal["checked", "skipped"]
+    reason: Literal["autograd_grad", "no_leaves", "time_budget", "too_large", "replay_failed",
+                    "replay_mismatch", "program_function"] | None = None
+    hook_changed: bool = Field(default=False, description="a tensor hook of the program returned a new "
+                               "gradient in this pass (autograd's .grad is then not ∂f/∂x)")
+    leaves: list[GradCheckLeaf]
+
+
 from .lenses.schemas import Lenses  # noqa: E402  (it reads Value and Num above)
 
 
@@ -277,6 +409,9 @@ class RunResponse(BaseModel):
                                   "forwards compared, gradient sizes, bytes held for backward")
     timings: dict[str, float] = Field(default_factory=dict,
                                       description="seconds spent: run, serialize, layout, total")
+    grad_check: list[GradCheckPass] = Field(default_factory=list,
+                                            description="each kept backward pass checked by hand: autograd, "
+                                                        "finite differences, the course's formula")
 
 
 # ---- layout again (POST /api/layout) ---------------------------------------------------------------
@@ -307,6 +442,8 @@ class LayoutNodeIn(BaseModel):
     is_constant: bool = False
     var: Text | None = None
     module: Text | None = None
+    label: Text | None = None
+    sym: Text | None = None
 
 
 class LayoutEdgeIn(BaseModel):
@@ -437,6 +574,21 @@ class Limits(BaseModel):
     mlp: MlpLimits
 
 
+# ---- what gradviz supports (GET /api/ops) -----------------------------------------------------------------
+class SupportedOp(BaseModel):
+    op: str = Field(description="op table key")
+    grad_fn: str
+    forward: str = Field(description="what it computes, over its inputs {0}, {1}, ...")
+    about: LocalizedText
+    formulas: list[str]
+
+
+class SupportedOps(BaseModel):
+    ops: list[SupportedOp]
+    names: dict[str, list[str]] = Field(description="per module ('torch', 'torch.nn', ..., 'Tensor'): "
+                                                    "the names a program may use")
+
+
 # ---- other routes ----------------------------------------------------------------------------------------
 class SandboxLayers(BaseModel):
     language: bool = Field(description="the interpreter's allow-list and call policy")
@@ -464,11 +616,6 @@ class Health(BaseModel):
     status: Literal["ok"] = "ok"
     sandbox: SandboxHealth | None = Field(default=None, description="the containment layers in force")
     pool: PoolHealth | None = None
-
-
-class LocalizedText(BaseModel):
-    en: str
-    zh: str
 
 
 class Example(BaseModel):
@@ -505,6 +652,7 @@ class MlpConfig(BaseModel):
     style: Literal["module", "sequential"] = "module"
     dtype: Literal["float32", "float64"] = "float32"
     print_every: int | None = Field(default=None, ge=1, description="null: five prints per run")
+    lang: Literal["en", "zh"] = Field(default="en", description="the language of the program's comments")
 
 
 class MlpProgram(BaseModel):

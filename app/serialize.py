@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from . import values
+from .explain import annotate
 from .lenses import build_lenses
 from .package import from_engine
 from .views import View, build_views, trim_views, view_edges
@@ -39,7 +40,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
     kept_pass = {i for i, v in pass_view.items() if views[v].kept}
     backward = [_pass(bp, views[pass_view[bp.index]].index) for bp in trace.passes if bp.index in kept_pass]
     steps_kept = _kept_optimizer_steps(trace, kept_pass)
-    return {
+    out = {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
         "views": [_view(v, trace) for v in kept_views],
@@ -50,6 +51,8 @@ def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
         "events": _events(trace, kept_nodes, kept_pass, steps_kept),
         "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass),
     }
+    annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
+    return out
 
 
 # ---- nodes and edges ---------------------------------------------------------------------------

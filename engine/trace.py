@@ -16,7 +16,8 @@ linked to its node by a tag in its ``_trace`` slot, which only this module reads
 
 What the program runner sets on the active recorder:
 - ``rec.location = (line, col)`` before evaluating a statement or call: every node
-  and step recorded afterwards carries it;
+  and step recorded afterwards carries it; ``rec.location_node`` is that expression, and
+  ``rec.end_of(node)`` says where it ends (an op node keeps its end too);
 - ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name;
 - ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call.
 """
@@ -87,6 +88,8 @@ class OpNode:
     module: str | None = None  # innermost nn.Module path, e.g. "fc1"
     retains_grad: bool = False
     kind: str = "op"
+    end_line: int | None = None  # where the expression that ran it ends (col: just after it)
+    end_col: int | None = None
     kept: list[str] = field(default_factory=list)  # the saved keys the grad_fn really holds
     # A backward pass with create_graph=True recorded this op: (pass index, index of the step
     # whose rule ran it); None for an op the program ran
@@ -211,6 +214,8 @@ class Recorder:
     def __init__(self, max_ops: int | None = None):
         self.trace = Trace()
         self.location: tuple[int, int] | None = None
+        self.location_node = None
+        self.end_of = None  # (AST node) -> (end line, end col), set by the program runner
         self.module_stack: list[str] = []
         self.max_ops = max_ops
         self.op_total = 0
@@ -305,11 +310,14 @@ class Recorder:
                 saved.append(SavedTensor(key, value.shape, _copy(value)))
         line, col = self._loc()
         bp = self.open_pass
+        end = self.end_of(self.location_node) if self.end_of is not None and self.location_node is not None \
+            else (None, None)
         self.trace.nodes.append(OpNode(
             id=nid, op=op.name, grad_fn=op.grad_fn, description=op.description, inputs=inputs,
             formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
             shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
             params=dict(params or {}), line=line, col=col, module=self.module,
+            end_line=end[0], end_col=end[1],
             kept=[key for key, _, _ in getattr(fn, "_saved", ())],
             made_by=None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)

@@ -20,6 +20,7 @@ from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
 from .convert import to
 from .elementwise import leaky_relu, logistic, relu
+from .explain import X0, X1, G, P, Phi, Y, exp, gt, local, phi, sigmoid, sum_over, vjp, where
 from .table import OPS, public, register
 
 
@@ -76,12 +77,16 @@ register("softmax", "SoftmaxBackward0", _softmax,
          [_softmax_vjp],
          ["∂softmax(x)ᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ)  ⇒  gₓ = y·(g − Σ g·y)"], saves=("out",),
          description="softmax(x)ᵢ = eˣⁱ / Σⱼ eˣʲ along dim",
-         jvps=[_softmax_vjp], jvp_formulas=["ẏ = y·(ẋ − Σ y·ẋ)"])
+         jvps=[_softmax_vjp], jvp_formulas=["ẏ = y·(ẋ − Σ y·ẋ)"],
+         explain=vjp("softmax({0}, dim={dim})", "softmax：沿指定维度 eˣⁱ / Σⱼ eˣʲ",
+                     Y * (G - sum_over(G * Y))))
 register("log_softmax", "LogSoftmaxBackward0", _log_softmax,
          [_log_softmax_vjp],
          ["∂log_softmax(x)ᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ  ⇒  gₓ = g − eʸ·Σ g"], saves=("out",),
          description="log_softmax(x)ᵢ = xᵢ − log Σⱼ eˣʲ along dim",
-         jvps=[_log_softmax_jvp], jvp_formulas=["ẏ = ẋ − Σ eʸ·ẋ"])
+         jvps=[_log_softmax_jvp], jvp_formulas=["ẏ = ẋ − Σ eʸ·ẋ"],
+         explain=vjp("log_softmax({0}, dim={dim})", "log_softmax：沿指定维度 xᵢ − log Σⱼ eˣʲ",
+                     G - exp(Y) * sum_over(G)))
 
 
 # ---- leaky_relu_ (in place): torch's rule reads the result, not the overwritten input -----------
@@ -104,9 +109,11 @@ register("leaky_relu_", "LeakyReluBackward1",
          lambda a, negative_slope: np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False),
          [_leaky_relu_inplace_vjp],
          ["∂lrelu(x)/∂x = 1 if result > 0 else slope"], saves=("out",),
-         description="x if x > 0 else slope·x, in place",
+         description="leaky ReLU in place: x if x > 0 else slope·x",
          jvps=[lambda t, s: t * np.where(s.out > 0, 1.0, s.p["negative_slope"])],
-         jvp_formulas=["ẋ if result > 0 else slope·ẋ"])
+         jvp_formulas=["ẋ if result > 0 else slope·ẋ"],
+         explain=local("leaky_relu_({0}, {negative_slope})", "原地 Leaky ReLU：x > 0 时为 x，否则为 slope·x",
+                       where(gt(Y, 0), 1, P("negative_slope"))))
 
 
 # ---- smooth activations: silu, elu (and elu_ in place), softplus --------------------------------------
@@ -121,8 +128,9 @@ def _silu_vjp(g, s):
 
 register("silu", "SiluBackward0", _silu,
          [_silu_vjp],
-         ["∂(x·σ(x))/∂x = σ(x)·(1 + x·(1 − σ(x)))"], saves=("a",), description="x·σ(x)",
-         jvps=[_silu_vjp], jvp_formulas=["σ(x)·(1 + x·(1 − σ(x)))·ẋ"])
+         ["∂(x·σ(x))/∂x = σ(x)·(1 + x·(1 − σ(x)))"], saves=("a",), description="SiLU: x·σ(x)",
+         jvps=[_silu_vjp], jvp_formulas=["σ(x)·(1 + x·(1 − σ(x)))·ẋ"],
+         explain=local("{0}·σ({0})", "SiLU 激活：x·σ(x)", sigmoid(X0) * (1 + X0 * (1 - sigmoid(X0)))))
 
 
 def _elu(a, alpha):
@@ -142,13 +150,17 @@ def _elu_inplace_vjp(g, s):
 
 register("elu", "EluBackward0", _elu,
          [_elu_vjp],
-         ["∂elu(x)/∂x = 1 if x > 0 else α·eˣ"], saves=("a",), description="x if x > 0 else α·(eˣ − 1)",
-         jvps=[_elu_vjp], jvp_formulas=["ẋ if x > 0 else α·eˣ·ẋ"])
+         ["∂elu(x)/∂x = 1 if x > 0 else α·eˣ"], saves=("a",), description="ELU: x if x > 0 else α·(eˣ − 1)",
+         jvps=[_elu_vjp], jvp_formulas=["ẋ if x > 0 else α·eˣ·ẋ"],
+         explain=local("elu({0}, {alpha})", "ELU：x > 0 时为 x，否则为 α·(eˣ − 1)",
+                       where(gt(X0, 0), 1, P("alpha") * exp(X0))))
 register("elu_", "EluBackward1", _elu,
          [_elu_inplace_vjp],
          ["∂elu(x)/∂x = 1 if y > 0 else y + α"], saves=("out",),
-         description="x if x > 0 else α·(eˣ − 1), in place",
-         jvps=[_elu_inplace_vjp], jvp_formulas=["ẋ if y > 0 else (y + α)·ẋ"])
+         description="ELU in place: x if x > 0 else α·(eˣ − 1)",
+         jvps=[_elu_inplace_vjp], jvp_formulas=["ẋ if y > 0 else (y + α)·ẋ"],
+         explain=local("elu_({0}, {alpha})", "原地 ELU：x > 0 时为 x，否则为 α·(eˣ − 1)",
+                       where(gt(Y, 0), 1, Y + P("alpha"))))
 
 
 def _softplus(a, beta, threshold):
@@ -167,7 +179,10 @@ register("softplus", "SoftplusBackward0", _softplus,
          [_softplus_vjp],
          ["∂softplus(x)/∂x = σ(βx) (1 above the threshold)"], saves=("a",),
          description="log(1 + e^(βx)) / β, linear above the threshold",
-         jvps=[_softplus_vjp], jvp_formulas=["σ(βx)·ẋ (ẋ above the threshold)"])
+         jvps=[_softplus_vjp], jvp_formulas=["σ(βx)·ẋ (ẋ above the threshold)"],
+         explain=local("softplus({0}, {beta}, {threshold})",
+                       "softplus：log(1 + e^(βx)) / β，超过阈值后为线性",
+                       where(gt(P("beta") * X0, P("threshold")), 1, sigmoid(P("beta") * X0))))
 
 
 # ---- gelu (exact, with erf) and its backward as an op of its own, as torch has it ---------------------
@@ -212,14 +227,17 @@ def _gelu_backward_vjp_x(gg, s):
 
 register("gelu", "GeluBackward0", _gelu,
          [_gelu_vjp],
-         ["∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)"], saves=("a",), description="x·Φ(x), Φ the normal CDF",
-         jvps=[_gelu_vjp], jvp_formulas=["(Φ(x) + x·φ(x))·ẋ"])
+         ["∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)"], saves=("a",), description="GELU: x·Φ(x), Φ the normal CDF",
+         jvps=[_gelu_vjp], jvp_formulas=["(Φ(x) + x·φ(x))·ẋ"],
+         explain=local("{0}·Φ({0})", "GELU：x·Φ(x)，Φ 是标准正态分布函数", Phi(X0) + X0 * phi(X0)))
 register("gelu_backward", "GeluBackwardBackward0", _gelu_grad,
          [_gelu_backward_vjp_grad, _gelu_backward_vjp_x],
          ["∂(g·gelu′(x))/∂g = gelu′(x)", "∂(g·gelu′(x))/∂x = g·φ(x)·(2 − x²)"], saves=("a", "b"),
          promote=True, description="the gradient of gelu, g·(Φ(x) + x·φ(x))",
          jvps=[_gelu_backward_vjp_grad, _gelu_backward_vjp_x],
-         jvp_formulas=["gelu′(x)·ġ", "g·φ(x)·(2 − x²)·ẋ"])
+         jvp_formulas=["gelu′(x)·ġ", "g·φ(x)·(2 − x²)·ẋ"],
+         explain=local("{0}·(Φ({1}) + {1}·φ({1}))", "GELU 的梯度 g·(Φ(x) + x·φ(x))",
+                       Phi(X1) + X1 * phi(X1), X0 * phi(X1) * (2 - X1 ** 2)))
 
 
 # ---- functions -----------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ from .. import dtypes
 from ..dispatch import apply, apply_inplace
 from ..errors import not_supported
 from ..tensor import Tensor
+from . import explain as E
 from .convert import to
+from .explain import NO_DERIVATIVE, X0, X1, P, Y, both, eq, ge, gt, local, log, vjp, where
 from .table import OPS, public, register
 from .wrappers import binary, check_broadcast, is_number, operand, operator, reflected, unary
 
@@ -25,47 +27,61 @@ def _true_div(a, b):
 
 register("add", "AddBackward0", np.add,
          [lambda g, s: g, lambda g, s: g],
-         ["∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"], promote=True, description="a + b",
-         jvps=[lambda t, s: t, lambda t, s: t], jvp_formulas=["ȧ", "ḃ"])
+         ["∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"], promote=True,
+         description="sum of two tensors, element by element",
+         jvps=[lambda t, s: t, lambda t, s: t], jvp_formulas=["ȧ", "ḃ"],
+         explain=local("{0} + {1}", "两个张量逐元素相加", 1, 1))
 register("add_alpha", "AddBackward0", lambda a, b, alpha: a + alpha * b,
          [lambda g, s: g, lambda g, s: g * s.p["alpha"]],
-         ["∂(a+α·b)/∂a = 1", "∂(a+α·b)/∂b = α"], promote=True, description="a + α·b",
-         jvps=[lambda t, s: t, lambda t, s: t * s.p["alpha"]], jvp_formulas=["ȧ", "α·ḃ"])
+         ["∂(a+α·b)/∂a = 1", "∂(a+α·b)/∂b = α"], promote=True, description="a tensor plus α times another",
+         jvps=[lambda t, s: t, lambda t, s: t * s.p["alpha"]], jvp_formulas=["ȧ", "α·ḃ"],
+         explain=local("{0} + {alpha}·{1}", "加上第二个张量的 α 倍", 1, P("alpha")))
 register("sub", "SubBackward0", np.subtract,
          [lambda g, s: g, lambda g, s: -g],
-         ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True, description="a − b",
-         jvps=[lambda t, s: t, lambda t, s: -t], jvp_formulas=["ȧ", "−ḃ"])
+         ["∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"], promote=True,
+         description="difference of two tensors, element by element",
+         jvps=[lambda t, s: t, lambda t, s: -t], jvp_formulas=["ȧ", "−ḃ"],
+         explain=local("{0} − {1}", "两个张量逐元素相减", 1, -1))
 register("sub_alpha", "SubBackward0", lambda a, b, alpha: a - alpha * b,
          [lambda g, s: g, lambda g, s: -g * s.p["alpha"]],
-         ["∂(a−α·b)/∂a = 1", "∂(a−α·b)/∂b = −α"], promote=True, description="a − α·b",
-         jvps=[lambda t, s: t, lambda t, s: -t * s.p["alpha"]], jvp_formulas=["ȧ", "−α·ḃ"])
+         ["∂(a−α·b)/∂a = 1", "∂(a−α·b)/∂b = −α"], promote=True, description="a tensor minus α times another",
+         jvps=[lambda t, s: t, lambda t, s: -t * s.p["alpha"]], jvp_formulas=["ȧ", "−α·ḃ"],
+         explain=local("{0} − {alpha}·{1}", "减去第二个张量的 α 倍", 1, -P("alpha")))
 register("rsub_scalar", "RsubBackward1", lambda a, other: other - a,
          [lambda g, s: -g],
-         ["∂(c−a)/∂a = −1"], description="c − a",
-         jvps=[lambda t, s: -t], jvp_formulas=["−ȧ"])
+         ["∂(c−a)/∂a = −1"], description="a number minus a tensor",
+         jvps=[lambda t, s: -t], jvp_formulas=["−ȧ"],
+         explain=local("{other} − {0}", "一个数减去张量", -1))
 register("mul", "MulBackward0", np.multiply,
          [lambda g, s: g * s.b, lambda g, s: g * s.a],
-         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True, description="a · b",
+         ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"], saves=("a", "b"), promote=True,
+         description="product of two tensors, element by element",
          needs=(("b",), ("a",)),
-         jvps=[lambda t, s: t * s.b, lambda t, s: s.a * t], jvp_formulas=["ȧ·b", "a·ḃ"])
+         jvps=[lambda t, s: t * s.b, lambda t, s: s.a * t], jvp_formulas=["ȧ·b", "a·ḃ"],
+         explain=local("{0} · {1}", "两个张量逐元素相乘", X1, X0))
 register("div", "DivBackward0", _true_div,
          [lambda g, s: g / s.b, lambda g, s: -g * s.a / (s.b * s.b)],
-         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True, description="a / b",
+         ["∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"], saves=("a", "b"), promote=True,
+         description="quotient of two tensors, element by element",
          needs=(("b",), ("a", "b")),
-         jvps=[lambda t, s: t / s.b, lambda t, s: -t * s.a / (s.b * s.b)], jvp_formulas=["ȧ/b", "−a·ḃ/b²"])
+         jvps=[lambda t, s: t / s.b, lambda t, s: -t * s.a / (s.b * s.b)], jvp_formulas=["ȧ/b", "−a·ḃ/b²"],
+         explain=local("{0} / {1}", "两个张量逐元素相除", 1 / X1, -X0 / X1 ** 2))
 # tensor ÷ number as at::div(Tensor, Scalar) (cross_entropy with probability targets)
 register("div_scalar", "DivBackward1", lambda a, other: (a / other).astype(a.dtype, copy=False),
          [lambda g, s: g / s.p["other"]],
-         ["∂(a/c)/∂a = 1/c"], description="a / c for a number c",
-         jvps=[lambda t, s: t / s.p["other"]], jvp_formulas=["ȧ/c"])
+         ["∂(a/c)/∂a = 1/c"], description="a tensor divided by a number c",
+         jvps=[lambda t, s: t / s.p["other"]], jvp_formulas=["ȧ/c"],
+         explain=local("{0} / {other}", "张量除以一个数 c", 1 / P("other")))
 register("reciprocal", "ReciprocalBackward0", lambda a: 1.0 / a,
          [lambda g, s: -g * s.out * s.out],
-         ["∂(1/x)/∂x = −1/x²"], saves=("out",), description="1 / x",
-         jvps=[lambda t, s: -t * s.out * s.out], jvp_formulas=["−ẋ/x²"])
+         ["∂(1/x)/∂x = −1/x²"], saves=("out",), description="reciprocal 1/x",
+         jvps=[lambda t, s: -t * s.out * s.out], jvp_formulas=["−ẋ/x²"],
+         explain=local("1 / {0}", "倒数 1/x", -Y ** 2))
 neg = unary(register("neg", "NegBackward0", np.negative,
                      [lambda g, s: -g],
-                     ["∂(−x)/∂x = −1"], description="−x",
-                     jvps=[lambda t, s: -t], jvp_formulas=["−ẋ"]))
+                     ["∂(−x)/∂x = −1"], description="negation −x",
+                     jvps=[lambda t, s: -t], jvp_formulas=["−ẋ"],
+                     explain=local("−{0}", "取相反数", -1)))
 
 
 def _pow_scalar_vjp(g, s):
@@ -94,17 +110,22 @@ def _rpow_vjp(g, s):
 # the Jacobian is diagonal, so ẏ = ∂y/∂x · ẋ is the same product as the gradient g · ∂y/∂x.
 register("pow_scalar", "PowBackward0", lambda a, exponent: np.power(a, exponent).astype(a.dtype, copy=False),
          [_pow_scalar_vjp],
-         ["∂(xⁿ)/∂x = n·xⁿ⁻¹"], saves=("a",), description="xⁿ",
-         jvps=[_pow_scalar_vjp], jvp_formulas=["n·xⁿ⁻¹·ẋ"])
+         ["∂(xⁿ)/∂x = n·xⁿ⁻¹"], saves=("a",), description="power xⁿ with a number n",
+         jvps=[_pow_scalar_vjp], jvp_formulas=["n·xⁿ⁻¹·ẋ"],
+         explain=local("{0}^{exponent}", "幂 xⁿ（n 是一个数）",
+                       where(eq(P("exponent"), 0), 0, P("exponent") * X0 ** (P("exponent") - 1))))
 register("pow", "PowBackward1", lambda a, b: np.power(a, b),
          [_pow_tt_vjp_base, _pow_tt_vjp_exp],
          ["∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a"], saves=("a", "b", "out"), promote=True,
-         description="aᵇ", needs=(("a", "b"), ("a", "b", "out")),
-         jvps=[_pow_tt_vjp_base, _pow_tt_vjp_exp], jvp_formulas=["b·aᵇ⁻¹·ȧ", "aᵇ·ln a·ḃ"])
+         description="power aᵇ of two tensors", needs=(("a", "b"), ("a", "b", "out")),
+         jvps=[_pow_tt_vjp_base, _pow_tt_vjp_exp], jvp_formulas=["b·aᵇ⁻¹·ȧ", "aᵇ·ln a·ḃ"],
+         explain=local("{0}^{1}", "幂 aᵇ（底和指数都是张量）", X1 * X0 ** (X1 - 1),
+                       where(both(eq(X0, 0), ge(X1, 0)), 0, Y * log(X0))))
 register("rpow_scalar", "PowBackward2", lambda a, base: np.power(np.asarray(base, dtype=a.dtype), a),
          [_rpow_vjp],
-         ["∂(cˣ)/∂x = cˣ·ln c"], saves=("out",), description="cˣ",
-         jvps=[_rpow_vjp], jvp_formulas=["cˣ·ln c·ẋ"])
+         ["∂(cˣ)/∂x = cˣ·ln c"], saves=("out",), description="a number c to the power of a tensor, cˣ",
+         jvps=[_rpow_vjp], jvp_formulas=["cˣ·ln c·ẋ"],
+         explain=local("{base}^{0}", "指数 cˣ（c 是一个数）", where(gt(P("base"), 0), Y * log(P("base")), 0)))
 
 
 # ---- rounding divisions: floor_divide (//), div with a rounding mode, remainder (%) ------------------
@@ -160,21 +181,28 @@ register("floor_divide", "torch::autograd::NotImplemented", _floor_divide,
          [_no_floor_divide_derivative, _no_floor_divide_derivative],
          ["⌊a/b⌋: no derivative in PyTorch", "⌊a/b⌋: no derivative in PyTorch"], promote=True,
          description="⌊a / b⌋", jvps=[_no_floor_divide_tangent, _no_floor_divide_tangent],
-         jvp_formulas=["⌊a/b⌋: no forward-mode rule in PyTorch", "⌊a/b⌋: no forward-mode rule in PyTorch"])
+         jvp_formulas=["⌊a/b⌋: no forward-mode rule in PyTorch", "⌊a/b⌋: no forward-mode rule in PyTorch"],
+         explain=vjp("{0} // {1}", "整除 ⌊a / b⌋（PyTorch 没有定义它的导数）", NO_DERIVATIVE, NO_DERIVATIVE))
 register("floor_divide_scalar", "torch::autograd::NotImplemented", _floor_divide_scalar,
          [_no_floor_divide_derivative], ["⌊a/c⌋: no derivative in PyTorch"],
          description="⌊a / c⌋ (or ⌊c / a⌋) for a number c", jvps=[_no_floor_divide_tangent],
-         jvp_formulas=["⌊a/c⌋: no forward-mode rule in PyTorch"])
+         jvp_formulas=["⌊a/c⌋: no forward-mode rule in PyTorch"],
+         explain=vjp("{0} // {other}", "与一个数 c 整除（PyTorch 没有定义它的导数）", NO_DERIVATIVE,
+                     reversed_forward="{other} // {0}"))
 register("div_rounding", "DivBackward2", _rounded_div,
          [_zero, _zero], ["∂round(a/b)/∂a = 0", "∂round(a/b)/∂b = 0"], promote=True,
-         description="a / b rounded (floor or trunc)", jvps=[_zero, _zero], jvp_formulas=["0", "0"])
+         description="a / b rounded (floor or trunc)", jvps=[_zero, _zero], jvp_formulas=["0", "0"],
+         explain=local("torch.div({0}, {1}, rounding_mode={rounding_mode})",
+                       "取整的除法 a / b（向下取整或截断），几乎处处导数为 0", 0, 0))
 register("remainder_scalar", "RemainderBackward0", lambda a, other: _remainder(a, np.asarray(other, a.dtype)),
          [lambda g, s: g], ["∂(a mod c)/∂a = 1"], description="a mod c (the sign of c) for a number c",
-         jvps=[lambda t, s: t], jvp_formulas=["ȧ"])
+         jvps=[lambda t, s: t], jvp_formulas=["ȧ"],
+         explain=local("{0} % {other}", "对一个数 c 取余（结果与 c 同号）", 1))
 register("remainder", "RemainderBackward1", _remainder,
          [lambda g, s: g, _remainder_vjp_b], ["∂(a mod b)/∂a = 1", "∂(a mod b)/∂b = −⌊a/b⌋"],
          saves=("a", "b"), promote=True, description="a mod b (the sign of b)", needs=((), ("a", "b")),
-         jvps=[lambda t, s: t, _remainder_vjp_b], jvp_formulas=["ȧ", "−⌊a/b⌋·ḃ"])
+         jvps=[lambda t, s: t, _remainder_vjp_b], jvp_formulas=["ȧ", "−⌊a/b⌋·ḃ"],
+         explain=local("{0} % {1}", "两个张量逐元素取余（结果与 b 同号）", 1, -E.floor(X0 / X1)))
 
 
 # ---- functions ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
+from .explain import G, part, vjp
 from .table import OPS, public, register
 
 _FULL = slice(None)
@@ -42,11 +43,13 @@ def _stack_jvp(t, s):
 
 register("cat", "CatBackward0", lambda *arrays, dim, sizes: np.concatenate(arrays, axis=dim),
          [_cat_vjp], ["∂cat(x₀, x₁, …)/∂xᵢ = the gradient's slice for xᵢ"], promote=True, variadic=True,
-         description="join along an existing dim", jvps=[_cat_jvp], jvp_formulas=["cat(ẋ₀, ẋ₁, …)"])
+         description="join along an existing dim", jvps=[_cat_jvp], jvp_formulas=["cat(ẋ₀, ẋ₁, …)"],
+         explain=vjp("torch.cat([{*}], dim={dim})", "沿已有的维度拼接", part(G)))
 register("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, axis=dim),
          [_stack_vjp], ["∂stack(x₀, x₁, …)/∂xᵢ = the gradient's entry i along dim"], promote=True,
          variadic=True, description="join along a new dim", jvps=[_stack_jvp],
-         jvp_formulas=["stack(ẋ₀, ẋ₁, …)"])
+         jvp_formulas=["stack(ẋ₀, ẋ₁, …)"],
+         explain=vjp("torch.stack([{*}], dim={dim})", "沿新的维度堆叠", part(G)))
 
 
 def _seq(tensors, what: str) -> tuple:

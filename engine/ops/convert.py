@@ -9,15 +9,18 @@ from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply
 from ..tensor import Tensor
+from .explain import local
 from .table import OPS, public, register
 
 register("to_copy", "ToCopyBackward0", lambda a, dtype: a.astype(dtype),
          [lambda g, s: g],
          ["∂(x.to(dtype))/∂x = 1"], description="dtype conversion",
-         jvps=[lambda t, s: t], jvp_formulas=["ẋ (in the new dtype)"])
+         jvps=[lambda t, s: t], jvp_formulas=["ẋ (in the new dtype)"],
+         explain=local("{0}.to({dtype})", "转换数据类型", 1))
 register("clone", "CloneBackward0", lambda a, contiguous=False: np.array(a, order="C" if contiguous else "K"),
          [lambda g, s: g],
-         ["∂clone(x)/∂x = 1"], description="copy", jvps=[lambda t, s: t], jvp_formulas=["ẋ"])
+         ["∂clone(x)/∂x = 1"], description="copy", jvps=[lambda t, s: t], jvp_formulas=["ẋ"],
+         explain=local("{0}.clone()", "复制", 1))
 
 
 @public("torch", "Tensor")

@@ -12,6 +12,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply_inplace
 from ..tensor import Tensor
+from .explain import local
 from .table import OPS, public, register
 
 
@@ -25,18 +26,22 @@ def _copy(a, b):
 
 register("zero", "ZeroBackward0", np.zeros_like,
          [_nothing], ["∂(x.zero_())/∂x = 0"], description="fill with zeros in place",
-         jvps=[_nothing], jvp_formulas=["0"])
+         jvps=[_nothing], jvp_formulas=["0"],
+         explain=local("{0}.zero_()", "原地填充为 0", 0))
 register("fill", "FillBackward2", lambda a, value: np.full_like(a, value),
          [_nothing], ["∂(x.fill_(v))/∂x = 0"], description="fill with a number in place",
-         jvps=[_nothing], jvp_formulas=["0"])
+         jvps=[_nothing], jvp_formulas=["0"],
+         explain=local("{0}.fill_({value})", "原地填充为一个数", 0))
 register("fill_tensor", "FillBackward3", lambda a, b: np.full_like(a, b),
          [_nothing, lambda g, s: g],
          ["∂(x.fill_(v))/∂x = 0", "∂(x.fill_(v))/∂v = Σ g"], description="fill with a 0-dim tensor in place",
-         jvps=[_nothing, lambda t, s: t], jvp_formulas=["0", "v̇ everywhere"])
+         jvps=[_nothing, lambda t, s: t], jvp_formulas=["0", "v̇ everywhere"],
+         explain=local("{0}.fill_({1})", "原地填充为一个 0 维张量的值", 0, 1))
 register("copy", "torch::autograd::CopyBackwards", _copy,
          [_nothing, lambda g, s: g],
          ["∂(x.copy_(src))/∂x = 0", "∂(x.copy_(src))/∂src = 1"], description="copy src into x in place",
-         jvps=[_nothing, lambda t, s: t], jvp_formulas=["0", "ṡrc"])
+         jvps=[_nothing, lambda t, s: t], jvp_formulas=["0", "ṡrc"],
+         explain=local("{0}.copy_({1})", "把 src 原地复制到 x", 0, 1))
 
 
 @public("Tensor")

@@ -24,6 +24,7 @@ from .. import errors, grad_mode
 from .. import tangents as _tangents
 from ..dispatch import apply, apply_inplace, check_inplace
 from ..tensor import Tensor, as_tensor_like
+from .explain import G, pick, place, unless_written, vjp
 from .shape import unsqueeze
 from .table import OPS, public, register
 
@@ -124,35 +125,42 @@ def _slice_forward(a, dim, start, stop, step, in_shape):
 register("select", "SelectBackward0", _select_forward,
          [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], _select_key(s.p))],
          ["∂x[i]/∂x = 1 at i, 0 elsewhere"], view=True, description="x[i] along one dim",
-         jvps=[lambda t, s: s.xp.getitem(t, _select_key(s.p))], jvp_formulas=["ẋ[i]"])
+         jvps=[lambda t, s: s.xp.getitem(t, _select_key(s.p))], jvp_formulas=["ẋ[i]"],
+         explain=vjp("{0}[{key}]", "沿一个维度取出第 i 个", place(G)))
 register("slice", "SliceBackward0",
          _slice_forward,
          [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], _slice_key(s.p))],
          ["∂x[a:b]/∂x = 1 inside the slice, 0 outside"], view=True, description="x[a:b:c] along one dim",
-         jvps=[lambda t, s: s.xp.getitem(t, _slice_key(s.p))], jvp_formulas=["ẋ[a:b:c]"])
+         jvps=[lambda t, s: s.xp.getitem(t, _slice_key(s.p))], jvp_formulas=["ẋ[a:b:c]"],
+         explain=vjp("{0}[{key}]", "沿一个维度切片 x[a:b:c]", place(G)))
 register("alias", "AliasBackward0", lambda a: a.view(),
          [lambda g, s: g],
          ["∂x[...]/∂x = 1"], view=True, description="x[...] (the same data)",
-         jvps=[lambda t, s: t], jvp_formulas=["ẋ"])
+         jvps=[lambda t, s: t], jvp_formulas=["ẋ"],
+         explain=vjp("{0}[...]", "x[...]（同一份数据）", G))
 register("index", "IndexBackward0", lambda a, key, in_shape: a[decode_key(key)],
          [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], decode_key(s.p["key"]))],
          ["∂x[idx]/∂x: each picked position gets its gradient (repeats add up)"],
          saves=("indices",), description="x[indices] (integer tensors, lists or masks)",
-         jvps=[lambda t, s: s.xp.getitem(t, decode_key(s.p["key"]))], jvp_formulas=["ẋ[indices]"])
+         jvps=[lambda t, s: s.xp.getitem(t, decode_key(s.p["key"]))], jvp_formulas=["ẋ[indices]"],
+         explain=vjp("{0}[{key}]", "用整数张量、列表或掩码取元素 x[indices]", place(G)))
 register("index_put", "IndexPutBackward0",
          lambda a, b, key, accumulate: _put(a, b, decode_key(key), accumulate),
          [_put_self_vjp, _put_values_vjp],
          ["∂/∂x = 1 outside idx (and inside with accumulate)", "∂/∂v = 1 at idx"],
          saves=("indices",), description="x[idx] = v (or += with accumulate)",
          jvps=[_put_self_vjp, _put_values_jvp], jvp_formulas=["ẋ outside idx (everywhere with accumulate)",
-                                                              "v̇ at idx"])
+                                                              "v̇ at idx"],
+         explain=vjp("index_put({0}, {key}, {1})", "写入 x[idx] = v（accumulate 时为 +=）",
+                     unless_written(G), pick(G)))
 register("copy_slices", "torch::autograd::CopySlices",
          lambda a, b, key, accumulate: _put(a, b, decode_key(key), accumulate),
          [_put_self_vjp, _put_values_vjp],
          ["∂/∂x = 1 outside the written part, 0 inside", "∂/∂v = 1 at the written part"],
          saves=("indices",), description="x[key] = v (in place)",
          jvps=[_put_self_vjp, _put_values_jvp],
-         jvp_formulas=["ẋ outside the written part", "v̇ at the written part"])
+         jvp_formulas=["ẋ outside the written part", "v̇ at the written part"],
+         explain=vjp("{0}[{key}] = {1}", "原地写入 x[key] = v", unless_written(G), pick(G)))
 
 
 # ---- reading and writing ---------------------------------------------------------------------------

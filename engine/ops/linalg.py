@@ -8,6 +8,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..tensor import Tensor
+from .explain import X0, X1, X2, G, T, outer, vjp
 from .shape import reshape, unsqueeze
 from .table import OPS, public, register
 
@@ -28,6 +29,7 @@ register(
     needs=(("b",), ("a",)),
     jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
     jvp_formulas=["Ȧ·B", "A·Ḃ"],
+         explain=vjp("{0} @ {1}", "矩阵乘法 A @ B", G @ T(X1), T(X0) @ G),
 )
 register(
     "dot",
@@ -41,6 +43,7 @@ register(
     needs=(("b",), ("a",)),
     jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
     jvp_formulas=["ȧ·b", "a·ḃ"],
+         explain=vjp("{0} @ {1}", "向量点积 Σ aᵢbᵢ", G * X1, G * X0),
 )
 register(
     "mv",
@@ -57,6 +60,7 @@ register(
     needs=(("b",), ("a",)),
     jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
     jvp_formulas=["Ȧ·v", "A·v̇"],
+         explain=vjp("{0} @ {1}", "矩阵乘向量 A @ v", outer(G, X1), T(X0) @ G),
 )
 register(
     "bmm",
@@ -70,6 +74,7 @@ register(
     needs=(("b",), ("a",)),
     jvps=[lambda t, s: s.xp.matmul(t, s.b), lambda t, s: s.xp.matmul(s.a, t)],
     jvp_formulas=["Ȧ·B", "A·Ḃ"],
+         explain=vjp("{0} @ {1}", "批量矩阵乘法", G @ T(X1), T(X0) @ G),
 )
 register(
     "addmm",
@@ -87,6 +92,7 @@ register(
     needs=((), ("c",), ("b",)),
     jvps=[lambda t, s: t, lambda t, s: s.xp.matmul(t, s.c), lambda t, s: s.xp.matmul(s.b, t)],
     jvp_formulas=["ċ", "Ȧ·B", "A·Ḃ"],
+         explain=vjp("{0} + {1} @ {2}", "偏置 + 输入 @ 权重ᵀ（nn.Linear）", G, G @ T(X2), T(X1) @ G),
 )
 
 

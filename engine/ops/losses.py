@@ -20,6 +20,7 @@ from ..tensor import Tensor
 from .activations import log_softmax
 from .arithmetic import mul, neg, sub
 from .elementwise import abs, logistic
+from .explain import X0, X1, Ex, G, P, clamp_below, extra, if_param, log, scaled, sigmoid, vjp, weighted
 from .reduce import mean, sum
 from .shape import expand, reshape
 from .table import OPS, public, register
@@ -130,12 +131,16 @@ register("nll_loss", "NllLossBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ = −wₖ (÷ Σw for mean) if k = targetₙ, else 0"],
          description="negative log-likelihood: −w[t]·x[n, t], reduced",
-         jvps=[_nll_jvp], jvp_formulas=["−w[t]·ẋ[n, t] (÷ Σw for mean), reduced"])
+         jvps=[_nll_jvp], jvp_formulas=["−w[t]·ẋ[n, t] (÷ Σw for mean), reduced"],
+         explain=vjp("nll_loss({0}, {target})", "负对数似然：−w[t]·x[n, t]，再归约",
+                     Ex("per_class", (G,)) * extra("coef")))
 register("nll_loss2d", "NllLoss2DBackward0", _nll,
          [_nll_vjp],
          ["∂nll/∂xₙ,ₖ,ᵢ,ⱼ = −wₖ (÷ Σw for mean) if k = targetₙ,ᵢ,ⱼ, else 0"],
          description="negative log-likelihood per position of an (N, C, H, W) input, reduced",
-         jvps=[_nll_jvp], jvp_formulas=["−w[t]·ẋ[n, t, i, j] (÷ Σw for mean), reduced"])
+         jvps=[_nll_jvp], jvp_formulas=["−w[t]·ẋ[n, t, i, j] (÷ Σw for mean), reduced"],
+         explain=vjp("nll_loss({0}, {target})", "对 (N, C, H, W) 输入的每个位置计算负对数似然，再归约",
+                     Ex("per_class", (G,)) * extra("coef")))
 
 
 # ---- mse_loss -----------------------------------------------------------------------------------
@@ -157,7 +162,9 @@ register("mse_loss", "MseLossBackward0", _mse,
          ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
          saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced",
          jvps=[lambda t, s: _summed(_mse_vjp_a(t, s), s), lambda t, s: _summed(_mse_vjp_b(t, s), s)],
-         jvp_formulas=["2(x−y)·ẋ (÷ n for mean), reduced", "−2(x−y)·ẏ (÷ n for mean), reduced"])
+         jvp_formulas=["2(x−y)·ẋ (÷ n for mean), reduced", "−2(x−y)·ẏ (÷ n for mean), reduced"],
+         explain=vjp("mse_loss({0}, {1})", "均方误差 (x − y)²，再归约",
+                     2 * (X0 - X1) * scaled(G), -2 * (X0 - X1) * scaled(G)))
 
 
 # ---- binary_cross_entropy -----------------------------------------------------------------------
@@ -207,7 +214,11 @@ register("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce,
          description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100",
          jvps=[lambda t, s: _summed(_bce_vjp_input(t, s), s), lambda t, s: _summed(_bce_vjp_target(t, s), s)],
          jvp_formulas=["w(p − y)·ṗ / max(p(1 − p), 1e-12) (÷ n for mean), reduced",
-                       "−w·log(p / (1 − p))·ẏ (÷ n for mean), reduced"])
+                       "−w·log(p / (1 − p))·ẏ (÷ n for mean), reduced"],
+         explain=vjp("binary_cross_entropy({0}, {1})",
+                     "二元交叉熵 −w[y·log p + (1−y)·log(1−p)]，对数截断于 −100",
+                     weighted(scaled(G) * (X0 - X1) / clamp_below(X0 * (1 - X0), BCE_EPS)),
+                     weighted(-(log(X0) - log(1 - X0)) * scaled(G))))
 
 
 # ---- binary_cross_entropy_with_logits -----------------------------------------------------------
@@ -262,7 +273,14 @@ register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackwa
          description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced",
          jvps=[lambda t, s: _summed(_bcel_vjp_input(t, s), s),
                lambda t, s: _summed(_bcel_vjp_target(t, s), s)],
-         jvp_formulas=["w(σ(x) − y)·ẋ (÷ n for mean), reduced", "−w·x·ẏ (÷ n for mean), reduced"])
+         jvp_formulas=["w(σ(x) − y)·ẋ (÷ n for mean), reduced", "−w·x·ẏ (÷ n for mean), reduced"],
+         explain=vjp("binary_cross_entropy_with_logits({0}, {1})",
+                     "基于 logits 的二元交叉熵：(1−y)·x − log σ(x)，加权后归约",
+                     weighted(if_param("pos_weight", sigmoid(X0) - X1,
+                                       (P("pos_weight") * X1 + 1 - X1) * sigmoid(X0) - P("pos_weight") * X1)
+                              * scaled(G)),
+                     weighted(if_param("pos_weight", -X0,
+                                       log(sigmoid(-X0)) - log(sigmoid(X0)) * P("pos_weight")) * scaled(G))))
 
 
 # ---- reductions of the losses -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ..dtypes import scalar_name
 from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
 from .convert import to
+from .explain import X0, G, P, Y, absolute, eq, sign, spread, vjp, where
 from .reduce import _sum_dims
 from .table import OPS, public, register
 
@@ -83,10 +84,22 @@ def _norm_jvp(t, s):
     return _sum_dims(_coefficient(s) * t, s)
 
 
+# The same coefficient as the page explains it (0 where the norm is 0 and ties at p = ±∞ aside: there
+# the page says its numbers do not reproduce the engine's).
+_AT_MAX = where(eq(absolute(X0), spread(Y)), sign(X0), 0)  # p = ±∞: where |xᵢ| is the norm
+_GENERAL = sign(X0) * absolute(X0) ** (P("ord") - 1) / spread(Y) ** (P("ord") - 1)
+_COEFFICIENT = where(eq(P("ord"), 2), X0 / spread(Y),
+                     where(eq(P("ord"), 1), sign(X0),
+                           where(eq(P("ord"), 0), 0,
+                                 where(eq(absolute(P("ord")), math.inf), _AT_MAX, _GENERAL))))
+
+
 register("norm", "LinalgVectorNormBackward0", _vector_norm,
          [_norm_vjp], ["∂‖x‖ₚ/∂xᵢ = sign(xᵢ)·|xᵢ|ᵖ⁻¹ / ‖x‖ᵖ⁻¹ (xᵢ/‖x‖ for p = 2)"], saves=("a", "out"),
          description="vector p-norm (Σ|xᵢ|ᵖ)^(1/p), over all elements or along dims",
-         jvps=[_norm_jvp], jvp_formulas=["Σ sign(xᵢ)·|xᵢ|ᵖ⁻¹·ẋᵢ / ‖x‖ᵖ⁻¹"])
+         jvps=[_norm_jvp], jvp_formulas=["Σ sign(xᵢ)·|xᵢ|ᵖ⁻¹·ẋᵢ / ‖x‖ᵖ⁻¹"],
+         explain=vjp("torch.linalg.vector_norm({0}, {ord}, dim={dim})",
+                     "向量 p-范数 (Σ|xᵢ|ᵖ)^(1/p)，对全部元素或沿指定维度", spread(G) * _COEFFICIENT))
 
 
 # ---- functions -----------------------------------------------------------------------------------------

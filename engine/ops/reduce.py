@@ -10,6 +10,7 @@ from .. import dtypes
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
 from .convert import to
+from .explain import X0, G, N, P, Y, at_index, eq, share, spread, sum_over, vjp
 from .table import OPS, public, register
 from .wrappers import binary
 
@@ -44,19 +45,23 @@ def _sum_dims(t, s):
 
 register("sum", "SumBackward0", lambda a, shape: np.sum(a),
          [lambda g, s: s.xp.broadcast_to(g, s.p["shape"])],
-         ["∂(Σx)/∂xᵢ = 1"], description="Σ x", jvps=[_sum_dims], jvp_formulas=["Σ ẋ"])
+         ["∂(Σx)/∂xᵢ = 1"], description="sum of all elements", jvps=[_sum_dims], jvp_formulas=["Σ ẋ"],
+         explain=vjp("{0}.sum()", "所有元素之和", spread(G)))
 register("sum_dim", "SumBackward1", lambda a, shape, dim, keepdim: np.sum(a, axis=dim, keepdims=keepdim),
          [_expand_back],
-         ["∂(Σ_d x)/∂xᵢ = 1"], description="Σ over dim", jvps=[_sum_dims], jvp_formulas=["Σ_d ẋ"])
+         ["∂(Σ_d x)/∂xᵢ = 1"], description="sum along dims", jvps=[_sum_dims], jvp_formulas=["Σ_d ẋ"],
+         explain=vjp("{0}.sum(dim={dim})", "沿指定维度求和", spread(G)))
 register("mean", "MeanBackward0", lambda a, shape: np.mean(a, dtype=a.dtype),
          [lambda g, s: s.xp.broadcast_to(g / _count(s.p), s.p["shape"])],
-         ["∂(mean x)/∂xᵢ = 1/n"], description="mean of x",
-         jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean ẋ = Σ ẋ / n"])
+         ["∂(mean x)/∂xᵢ = 1/n"], description="mean of all elements",
+         jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean ẋ = Σ ẋ / n"],
+         explain=vjp("{0}.mean()", "所有元素的平均值", spread(G / N)))
 register("mean_dim", "MeanBackward1",
          lambda a, shape, dim, keepdim: np.mean(a, axis=dim, keepdims=keepdim, dtype=a.dtype),
          [lambda g, s: _expand_back(g / _count(s.p), s)],
-         ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean over dim",
-         jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean_d ẋ = Σ_d ẋ / n"])
+         ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean along dims",
+         jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean_d ẋ = Σ_d ẋ / n"],
+         explain=vjp("{0}.mean(dim={dim})", "沿指定维度求平均", spread(G / N)))
 
 
 def _keep(g, s):
@@ -119,16 +124,20 @@ def _at_index_jvp(t, s):
 
 register("max", "MaxBackward1", lambda a: np.max(a),
          [_evenly_vjp], ["∂max(x)/∂xᵢ = 1 at the max (shared by ties)"], saves=("a", "out"),
-         description="largest element", jvps=[_evenly_jvp], jvp_formulas=["ẋ at the max (mean over ties)"])
+         description="largest element", jvps=[_evenly_jvp], jvp_formulas=["ẋ at the max (mean over ties)"],
+         explain=vjp("{0}.max()", "所有元素中最大的一个", G * share(eq(X0, Y))))
 register("min", "MinBackward1", lambda a: np.min(a),
          [_evenly_vjp], ["∂min(x)/∂xᵢ = 1 at the min (shared by ties)"], saves=("a", "out"),
-         description="smallest element", jvps=[_evenly_jvp], jvp_formulas=["ẋ at the min (mean over ties)"])
+         description="smallest element", jvps=[_evenly_jvp], jvp_formulas=["ẋ at the min (mean over ties)"],
+         explain=vjp("{0}.min()", "所有元素中最小的一个", G * share(eq(X0, Y))))
 register("max_dim", "MaxBackward0", _max_dim,
          [_to_index_vjp], ["∂max_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
-         description="max along a dim", jvps=[_at_index_jvp], jvp_formulas=["ẋ at the chosen index"])
+         description="max along a dim", jvps=[_at_index_jvp], jvp_formulas=["ẋ at the chosen index"],
+         explain=vjp("{0}.max(dim={dim})", "沿一个维度取最大值", at_index(G)))
 register("min_dim", "MinBackward0", _min_dim,
          [_to_index_vjp], ["∂min_d(x)/∂xᵢ = 1 at the chosen index"], saves=("indices",),
-         description="min along a dim", jvps=[_at_index_jvp], jvp_formulas=["ẋ at the chosen index"])
+         description="min along a dim", jvps=[_at_index_jvp], jvp_formulas=["ẋ at the chosen index"],
+         explain=vjp("{0}.min(dim={dim})", "沿一个维度取最小值", at_index(G)))
 
 
 def _var_count(p):
@@ -163,11 +172,15 @@ def _std_jvp(t, s):
 register("var", "VarBackward0",
          lambda a, dim, correction, keepdim, shape: np.var(a, axis=dim, ddof=correction, keepdims=keepdim),
          [_var_vjp], ["∂var(x)/∂xᵢ = 2(xᵢ − x̄)/(n − c)"], saves=("a",), description="variance",
-         jvps=[_var_jvp], jvp_formulas=["2·Σ (xᵢ − x̄)·ẋᵢ / (n − c)"])
+         jvps=[_var_jvp], jvp_formulas=["2·Σ (xᵢ − x̄)·ẋᵢ / (n − c)"],
+         explain=vjp("{0}.var(dim={dim}, correction={correction})", "方差",
+                     spread(G) * (X0 - sum_over(X0) / N) * 2 / (N - P("correction"))))
 register("std", "StdBackward0",
          lambda a, dim, correction, keepdim, shape: np.std(a, axis=dim, ddof=correction, keepdims=keepdim),
          [_std_vjp], ["∂std(x)/∂xᵢ = (xᵢ − x̄)/((n − c)·std)"], saves=("a", "out"),
-         description="standard deviation", jvps=[_std_jvp], jvp_formulas=["Σ (xᵢ − x̄)·ẋᵢ / ((n − c)·std)"])
+         description="standard deviation", jvps=[_std_jvp], jvp_formulas=["Σ (xᵢ − x̄)·ẋᵢ / ((n − c)·std)"],
+         explain=vjp("{0}.std(dim={dim}, correction={correction})", "标准差",
+                     spread(G / Y) * (X0 - sum_over(X0) / N) / (N - P("correction"))))
 
 
 # ---- functions -----------------------------------------------------------------------------------------

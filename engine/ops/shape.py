@@ -8,6 +8,7 @@ import numpy as np
 from .. import arguments as A
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
+from .explain import G, permute_back, reshape_back, sum_back, vjp
 from .table import OPS, public, register
 
 
@@ -28,26 +29,34 @@ def _reshape_tangent(t, s):
     return s.xp.reshape(t, s.p["shape"])
 
 
-def _reshape_op(name: str, grad_fn: str, formula: str, description: str, view: bool = True) -> None:
+def _reshape_op(name: str, grad_fn: str, formula: str, description: str, about_zh: str,
+                view: bool = True) -> None:
     """An op that only changes the shape: forward reshapes, backward reshapes the gradient back,
     forward mode reshapes the tangent the same way."""
     register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape), [_reshape_back], [formula],
              view=view, description=description, jvps=[_reshape_tangent],
-             jvp_formulas=["ẋ reshaped like the output"])
+             jvp_formulas=["ẋ reshaped like the output"],
+             explain=vjp("{0}.reshape{shape}", about_zh, reshape_back(G)))
 
 
-_reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view / reshape")
+_reshape_op("view", "ViewBackward0", "reshape back to the input's shape", "view / reshape",
+            "改变形状（view / reshape），数据不变")
 _reshape_op("unsafe_view", "UnsafeViewBackward0", "reshape back to the input's shape",
-            "reshape of a fresh result", view=False)
+            "reshape of a fresh result", "把新算出的结果改成另一个形状", view=False)
 _reshape_op("reshape_alias", "ReshapeAliasBackward0", "reshape back to the input's shape",
-            "reshape of a non-contiguous tensor whose strides allow it (a view)")
-_reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1")
-_reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1")
-_reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1")
+            "reshape of a non-contiguous tensor whose strides allow it (a view)",
+            "改变一个不连续张量的形状（步长允许时为视图）")
+_reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1",
+            "插入一个大小为 1 的维度")
+_reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1",
+            "去掉大小为 1 的维度")
+_reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1",
+            "去掉一个大小为 1 的维度")
 _reshape_op("squeeze_tuple", "SqueezeBackward2", "unsqueeze the removed dims",
-            "remove the listed dims of size 1")
+            "remove the listed dims of size 1", "去掉列出的大小为 1 的维度")
 _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
-            "remove dims of size 1 (squeeze_ in matmul and F.linear)")
+            "remove dims of size 1 (squeeze_ in matmul and F.linear)",
+            "去掉大小为 1 的维度（matmul 与 F.linear 内部的 squeeze_）")
 
 
 def _permute_back(g, s):
@@ -58,17 +67,20 @@ def _permute_tangent(t, s):
     return s.xp.transpose(t, s.p["perm"])
 
 
-def _permute_op(name: str, grad_fn: str, formula: str, description: str) -> None:
+def _permute_op(name: str, grad_fn: str, formula: str, description: str, forward: str, about_zh: str) -> None:
     """An op that reorders dims: forward permutes, backward applies the inverse permutation,
     forward mode permutes the tangent the same way."""
     register(name, grad_fn, lambda a, perm: a.transpose(perm), [_permute_back], [formula], view=True,
              description=description, jvps=[_permute_tangent],
-             jvp_formulas=["ẋ with its dims permuted the same way"])
+             jvp_formulas=["ẋ with its dims permuted the same way"],
+             explain=vjp(forward, about_zh, permute_back(G)))
 
 
-_permute_op("transpose", "TransposeBackward0", "swap the two dims back", "transpose")
-_permute_op("t", "TBackward0", "transpose back", "matrix transpose")
-_permute_op("permute", "PermuteBackward0", "permute back by the inverse permutation", "permute dims")
+_permute_op("transpose", "TransposeBackward0", "swap the two dims back", "transpose", "{0}.permute{perm}",
+            "交换两个维度（转置）")
+_permute_op("t", "TBackward0", "transpose back", "matrix transpose", "{0}ᵀ", "矩阵转置")
+_permute_op("permute", "PermuteBackward0", "permute back by the inverse permutation", "permute dims",
+            "{0}.permute{perm}", "重新排列维度")
 register(
     "expand",
     "ExpandBackward0",
@@ -79,6 +91,7 @@ register(
     description="broadcast to a larger shape",
     jvps=[lambda t, s: s.xp.broadcast_to(t, s.p["shape"])],
     jvp_formulas=["ẋ broadcast to the larger shape"],
+    explain=vjp("{0}.expand{shape}", "广播（扩展）到更大的形状", sum_back(G)),
 )
 
 

@@ -23,7 +23,8 @@ Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``linalg``, ``shape
 each, its public function: derived from the entry (``atan = math_function(register(...))``), or
 written out with its argument checks and published with ``@public(...)``. ``engine.ops.api``
 builds ``torch``'s functions, the Tensor's methods and ``torch.nn.functional`` from those
-registrations, so a new op is its entry and its oracle case (tests/engine/oracle_cases*.py).
+registrations, so a new op is its entry (with its explanation for the page, ``explain=``, see
+``engine.ops.explain``) and its oracle case (tests/engine/oracle_cases*.py).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class OpDef:
     # tensor nobody will read is not an error. Derived: bitmask of grad inputs -> keys to keep.
     needs: tuple | None = None
     keep_by_mask: dict | None = None
+    explain: Any = None  # how the page explains it (``engine.ops.explain.Explain``): data, never a closure
     node_class: type | None = None  # the grad_fn class programs see (``function.node_class``), made once
     # Forward mode: one rule per tensor input, ``jvp(t, s) -> that input's share of the output's
     # tangent`` (``t`` the input's tangent; the shares add up, broadcast to the output), and its formula.
@@ -107,7 +109,7 @@ _PUBLISHED: set[int] = set()  # ids of the objects published so far (they stay a
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
              description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
-             needs=None, jvps=(), jvp_formulas=()) -> OpDef:
+             needs=None, jvps=(), jvp_formulas=(), explain=None) -> OpDef:
     """Add one entry to the table (each name once)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is registered twice")
@@ -124,8 +126,10 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
         for mask in range(1 << len(needs)):
             used = {k for i, ks in enumerate(needs) if mask >> i & 1 for k in ks}
             keep[mask] = tuple(k for k in save_keys if k in used)
+    if explain is not None and len(explain.rules()) != (1 if variadic else len(vjps)):
+        raise ValueError(f"op {name!r}: its explanation needs one rule per input")
     entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
-                  view, variadic, aux, save_keys, needs, keep, jvps=tuple(jvps),
+                  view, variadic, aux, save_keys, needs, keep, explain=explain, jvps=tuple(jvps),
                   jvp_formulas=tuple(jvp_formulas))
     OPS[name] = entry
     return entry

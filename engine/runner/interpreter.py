@@ -38,6 +38,8 @@ class Interpreter(Expressions):
         self.policy = policy
         self.positions = positions
         self.rec = rec
+        if rec is not None:
+            rec.end_of = positions.end_of
         self.prelude = prelude
         self.out = out  # an Output: write(text)
         self.user_classes = policy.user_classes
@@ -57,6 +59,7 @@ class Interpreter(Expressions):
         """Ops recorded from now on were made by ``node`` (innermost expression wins)."""
         if self.rec is not None:
             self.rec.location = self.positions.of(node)
+            self.rec.location_node = node  # where it ends is worked out only if an op is recorded
 
     def write(self, text: str) -> None:
         self.out.write(text)

@@ -28,6 +28,25 @@ class Positions:
         self._cache[key] = (line, col)
         return (line, col)
 
+    def end_of(self, node) -> tuple[int | None, int | None]:
+        """(line, col) just after ``node``'s last character, 1-based; (None, None) if unknown."""
+        line = getattr(node, "end_lineno", None)
+        off = getattr(node, "end_col_offset", None)
+        if line is None or off is None:
+            return (None, None)
+        hit = self._cache.get((line, off))
+        return hit if hit is not None else self.of(_At(line, off))
+
+
+class _At:
+    """A bare position, read by ``Positions.of``."""
+
+    __slots__ = ("lineno", "col_offset")
+
+    def __init__(self, lineno: int, col_offset: int):
+        self.lineno = lineno
+        self.col_offset = col_offset
+
 
 def tag_error(exc: BaseException, node) -> None:
     """Remember the innermost AST node an exception left (the first tag wins), for its position."""

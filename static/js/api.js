@@ -76,7 +76,7 @@ export function runProgram(source, variables, fold = "auto") {
 
 // What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas.py).
 const NODE_KEYS = ["id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
-  "var", "module"];
+  "var", "module", "label", "sym"];
 const EDGE_KEYS = ["id", "source", "target", "shape", "needs_grad"];
 
 function only(obj, keys) {

@@ -14,6 +14,7 @@ import { Controls } from "./panels/controls.js";
 import { DetailsPanel } from "./panels/details.js";
 import { Editor } from "./panels/editor.js";
 import { ExplainPanel } from "./panels/explain.js";
+import { GradCheckPanel } from "./panels/gradcheck.js";
 import { OutputPanels } from "./panels/output.js";
 import { PredictPanel } from "./panels/predict.js";
 import { VarsPanel } from "./panels/vars.js";
@@ -52,6 +53,7 @@ const graph = new GraphView($("[data-testid=graph]"), {
 });
 const explain = new ExplainPanel($("#explain"));
 const details = new DetailsPanel($("#details"));
+const gradcheck = new GradCheckPanel($("[data-testid=grad-check]"), $("#gradcheck"));
 const vars = new VarsPanel($("#vars"), {
   onEdit: (name, v) => {
     state.variables = { ...state.variables, [name]: v };
@@ -112,6 +114,7 @@ async function run(frame = null) {
     state.ranSource = null;
     graph.load(null);
     output.show(res.error, "");
+    gradcheck.render(state);
     vars.build(state);
     controls.build(null);
     player.load(0);
@@ -200,6 +203,7 @@ function paint(k, prev) {
   if (state.timeline && state.timeline.length) graph.render(state.timeline, k, prev, state.concealed);
   controls.update(k);
   explain.render(state);
+  gradcheck.render(state);
   details.render(state);
   vars.update(state);
   predict.render(state);

@@ -14,7 +14,8 @@
 
 import { fetchMlpProgram } from "./api.js";
 import { h } from "./dom.js";
-import { apply, t } from "./i18n.js";
+import { errorTexts } from "./errors.js";
+import { apply, getLang, t } from "./i18n.js";
 import { fieldRange, limitPhrase, load as loadLimits, maxSteps, maxStepsLimit } from "./limits.js";
 import { emit } from "./state.js";
 import { registerStrings } from "./training_i18n.js";
@@ -231,6 +232,7 @@ export class MlpBuilder {
       seed: num(el.seed),
       zero_grad: el.zero_grad.checked,
       style: el.style.value,
+      lang: getLang(), // the program's comments in the page's language
     };
     return cfg;
   }
@@ -256,9 +258,10 @@ export class MlpBuilder {
     const res = await fetchMlpProgram(cfg);
     if (!res.ok) {
       // "steps: at most ... (limit: max_ops)": the field's name in the reader's language first
-      const m = /^([a-z_]+): (.*)$/s.exec(res.error.message || "");
+      const { main } = errorTexts(res.error); // in the page's language
+      const m = /^([a-z_]+)[:：] ?(.*)$/s.exec(main);
       const field = m && this.form.elements[m[1]] ? t(`mlp_${m[1]}`) : null;
-      this._status(field ? t("mlp_fail_field", { field, msg: m[2] }) : res.error.message, "error");
+      this._status(field ? t("mlp_fail_field", { field, msg: m[2] }) : main, "error");
       return;
     }
     const body = res.data;

@@ -13,9 +13,10 @@ import { fetchBoundary, fetchMlpProgram } from "./api.js";
 import { drawBoundary } from "./boundary.js";
 import { PALETTE, lineChart } from "./charts.js";
 import { h } from "./dom.js";
+import { errorBody } from "./errors.js";
 import { apply, t } from "./i18n.js";
 import { icon, setIcon } from "./icons.js";
-import { limitPhrase, sayLimits } from "./limits.js";
+import { limitPhrase } from "./limits.js";
 import { MlpBuilder } from "./mlp_builder.js";
 import { emit, on, state } from "./state.js";
 import {
@@ -152,7 +153,7 @@ class TrainingView {
       ? t("mlp_fail_timeout", { limit: limitPhrase("timeout_s") })
       : t("mlp_fail_run", { type: error.type });
     this.failure.replaceChildren(h("p", { class: "fail-head" }, text),
-      h("p", { class: "fail-detail" }, sayLimits(error.message)));
+      h("div", { class: "fail-detail" }, ...errorBody(error, { pre: false })));
     this.failure.hidden = false;
     this.failedError = error;
     this.section.hidden = false;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { setLang } from "../../static/js/i18n.js";
-import { sayMessage } from "../../static/js/messages.js";
+import { errorTexts } from "../../static/js/errors.js";
 import { questions } from "../../static/js/predict.js";
 import { Timeline } from "../../static/js/timeline.js";
 
@@ -62,14 +62,25 @@ test("a hook writes no .grad and sends nothing; y's rules then send what the hoo
 });
 
 test("gradviz's own messages in the reader's language", () => {
+  // The ErrorInfo the server sends (app/error_text.py): its Chinese, and a note in both languages.
+  const notSupported = {
+    type: "NotSupportedError", message: "not supported in gradviz: Tensor.unfold",
+    explain: { gradviz: true, zh: "gradviz 不支持：Tensor.unfold",
+      note: { en: "PyTorch has this, but gradviz does not support it yet: the operations gradviz supports are listed at /ops.",
+        zh: "PyTorch 有这个功能，但 gradviz 暂不支持：gradviz 支持的运算列在 /ops。" } },
+  };
+  const noGpu = {
+    type: "AssertionError", message: "Torch not compiled with CUDA enabled",
+    explain: { gradviz: false, zh: null, note: { en: "gradviz computes on the CPU: there is no GPU here.", zh: "gradviz 在 CPU 上计算：这里没有 GPU。" } },
+  };
   setLang("en");
-  assert.deepEqual(sayMessage("not supported in gradviz: torch.fft"),
-    { text: "not supported in gradviz: torch.fft", note: null });
-  assert.equal(sayMessage("Torch not compiled with CUDA enabled").note.includes("torch.cuda.is_available()"), true);
-  assert.deepEqual(sayMessage("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)").note, null);
+  assert.deepEqual(errorTexts(notSupported), { main: "not supported in gradviz: Tensor.unfold", original: null,
+    note: notSupported.explain.note.en });
+  assert.match(errorTexts(noGpu).note, /CPU/);
   setLang("zh");
-  assert.equal(sayMessage("not supported in gradviz: Tensor.unfold").note, "gradviz 不支持：Tensor.unfold");
-  assert.equal(sayMessage("not supported in gradviz: Tensor.unfold").text, "not supported in gradviz: Tensor.unfold");
-  assert.match(sayMessage("Torch not compiled with CUDA enabled").note, /CPU/);
+  assert.deepEqual(errorTexts(notSupported), { main: "gradviz 不支持：Tensor.unfold",
+    original: "not supported in gradviz: Tensor.unfold", note: notSupported.explain.note.zh });
+  assert.equal(errorTexts(noGpu).main, "Torch not compiled with CUDA enabled", "PyTorch's text stays verbatim");
+  assert.match(errorTexts(noGpu).note, /CPU 上计算/);
   setLang("en");
 });

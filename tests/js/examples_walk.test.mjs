@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
+import { resolver } from "../../static/js/panels/work.js";
 import { Player } from "../../static/js/player.js";
 import { Timeline } from "../../static/js/timeline.js";
 import { frameOfPass, isTraining, keptIterations, openingFrame, passAtFrame } from "../../static/js/training_model.js";
@@ -46,6 +47,29 @@ for (const { id, resp } of answers) {
       assert.ok(resp.views.some((v) => v.index === f.view), `frame ${k} is drawn on view ${f.view}`);
       if (f.kind === "step") assert.equal(tl.nodeState(f.node, k), "cur", `frame ${k}`);
     });
+  });
+
+  test(`${id}: every op step is explained, and its worked result is the gradient it sent`, () => {
+    for (const pass of resp.backward) {
+      for (const step of pass.steps) {
+        const node = resp.graph.nodes.find((n) => n.id === step.node);
+        if (!node || node.kind !== "op" || step.kind === "hook") continue; // a hook step: its own panel
+        if (node.op === "autograd_function") { // the program's own backward: its rule is its code
+          assert.ok(!step.explain && node.formulas.every((f) => f.includes(".backward(")), node.label);
+          continue;
+        }
+        assert.ok(step.explain, `${node.label}: no explanation`);
+        assert.ok(node.explain && node.label && node.sym, `${node.name}: no label, name or model`);
+        const sent = new Map(step.sent.map((f) => [f.edge, f.grad]));
+        step.explain.inputs.forEach((w, i) => {
+          const grad = sent.get(node.inputs[i]);
+          if (!grad) return assert.equal(w, null);
+          assert.equal(w.ok, true, `${node.label} input ${i}`);
+          const result = resolver(w, step.upstream)(w.result).value;
+          close(result.data, grad.data, `${node.label} input ${i}`);
+        });
+      }
+    }
   });
 
   test(`${id}: moving one frame changes only what changed() lists`, () => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { compactText, num, num3, shortText, valueText } from "../../static/js/format.js";
-import { productText } from "../../static/js/panels/explain.js";
+import { dims, resolver } from "../../static/js/panels/work.js";
 import { Player } from "../../static/js/player.js";
 import { decodeShare, encodeShare } from "../../static/js/share.js";
 import { Timeline } from "../../static/js/timeline.js";
@@ -233,8 +233,15 @@ test("a large tensor in a table cell: min … max, then its mean", () => {
   eq(compactText(null), "None");
 });
 
-test("explain: upstream × local = sent", () => {
-  eq(productText(V(14), V(42)), "14 × 3 = 42");
-  eq(productText(V([1, 2], [2]), V([3, 8], [2])), "[1, 2] ⊙ [3, 4] = [3, 8]");
-  eq(productText(V(0), V(0)), null);
+test("explain: a worked step's arguments name the upstream, a saved value, a number or an earlier step", () => {
+  const work = { values: [{ name: "c", what: "input", value: V(10) }],
+    steps: [{ op: "mul", args: [{ G: 1 }, { name: "c" }], how: {}, text: "G·c", value: V(10) }] };
+  const resolve = resolver(work, V(1));
+  eq(resolve({ G: 1 }).label, "G");
+  eq(resolve({ G: 1 }).value.data, 1);
+  eq(resolve({ name: "c" }).value.data, 10);
+  eq(resolve({ num: 2 }).value, 2);
+  eq(resolve({ step: 0 }).label, "G·c");
+  eq(dims([2, 3]), "[2×3]");
+  eq(dims([]), "");
 });

@@ -55,7 +55,8 @@ def run(source: str, variables=None):
         out = PRODUCTION["run"]("x = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n")
         value, text = out
         for node in value["prepared"]["layout"]["nodes"]:
-            node["name"] = 'x" image="/etc/passwd" label="'
+            for field in ("name", "label", "sym"):  # every text the drawing writes
+                node[field] = 'x" image="/etc/passwd" label="'
         return value, text
     if kind == "bad-answer-text":
         value, _ = PRODUCTION["run"](source, variables)

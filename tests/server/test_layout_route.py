@@ -13,7 +13,7 @@ from app.schemas import LAYOUT_MAX_VIEWS
 from .helpers import svg_ids
 
 NODE_KEYS = ("id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved",
-             "is_constant", "var", "module")
+             "is_constant", "var", "module", "label", "sym")
 EDGE_KEYS = ("id", "source", "target", "shape", "needs_grad")
 
 

@@ -21,8 +21,10 @@ def run(client, source, variables=None):
 def assert_error_shape(resp, status):
     assert resp.status_code == status, resp.text
     err = resp.json()["error"]
-    assert set(err) == {"type", "message", "line", "col"}
+    assert set(err) == {"type", "message", "line", "col", "explain"}  # explain: the message in both languages
     assert err["type"] and err["message"]
+    ex = err["explain"]
+    assert (ex["gradviz"] and ex["zh"]) or (not ex["gradviz"] and ex["note"]["en"] and ex["note"]["zh"]), ex
     assert "Traceback" not in resp.text
     return err
 

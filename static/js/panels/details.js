@@ -5,8 +5,8 @@
 
 import { h, valueBox } from "../dom.js";
 import { heatMap, shapeText, valueText } from "../format.js";
-import { t } from "../i18n.js";
-import { nodeLabel } from "../names.js";
+import { pick, t } from "../i18n.js";
+import { nodeLabel, tensorName } from "../names.js";
 
 export class DetailsPanel {
   constructor(host) {
@@ -36,8 +36,14 @@ export class DetailsPanel {
     const out = [h("h3", {}, nodeLabel(n), " ", h("small", { class: "muted" }, kind))];
     const dl = h("dl", {});
     const row = (k2, ...v) => dl.append(h("dt", {}, k2), h("dd", {}, ...v));
-    if (n.description) row("", n.description);
-    (n.formulas || []).forEach((f) => row(t("formula"), h("code", { class: "formula" }, f)));
+    const model = n.explain;
+    if (model) {
+      row("", h("code", { class: "formula" }, `${tensorName(n)} = ${model.expr}`), ` (${pick(model.about)})`);
+      model.rules.forEach((r, i) => row(t("formula"), h("code", { class: "formula" }, r ? pick(r) : n.formulas[i] || "")));
+    } else {
+      if (n.description) row("", n.description);
+      (n.formulas || []).forEach((f) => row(t("formula"), h("code", { class: "formula" }, f)));
+    }
     row(t("shape"), shapeText(n.shape));
     row(t("dtype"), n.dtype);
     if (n.line) row(t("line"), `${n.line}:${n.col ?? ""}`);
@@ -52,8 +58,9 @@ export class DetailsPanel {
       const freed = tl.nodeState(id, k) === "freed";
       if (!n.saved.length) out.push(h("p", { class: "muted" }, t("saved_none")));
       for (const s of n.saved) {
+        const src = s.node !== null && s.node !== undefined ? tl.nodes.get(s.node) : null;
         out.push(h("div", { class: freed ? "saved freed" : "saved" },
-          h("b", {}, `${s.name} `), h("small", {}, shapeText(s.shape)),
+          h("b", {}, `${src ? tensorName(src) : s.name} `), h("small", {}, shapeText(s.shape)),
           freed ? h("small", { class: "muted" }, ` (${t("saved_freed")})`) : null,
           valueBox(valueText(s.value), heatMap(s.value))));
       }

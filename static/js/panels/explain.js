@@ -1,15 +1,18 @@
 /**
- * The step panel: explains the current frame in words and numbers.
- * Forward op: what it computes, from which line, inputs and output.
- * Backward step: upstream gradient (and the fan-out sum), each input's local rule with the saved
- * values, upstream × local = the gradient sent down; for a leaf, .grad before + contribution = after.
+ * The step panel: explains the current frame in words and numbers, from the answer's explanation
+ * model (app/explain/: every rule, name and worked number is the server's; this only lays it out).
+ * Forward op: which expression ran, the grad_fn it recorded, what it computes, inputs and output.
+ * Backward step: the upstream gradient G (and the fan-out sum), each input's rule in the student's
+ * names with the saved values and the worked arithmetic, the gradient sent down; for a leaf,
+ * .grad before + contribution = after.
  */
 
 import { h, valueBox } from "../dom.js";
-import { flat, heatMap, nested, num, shapeText, valueText } from "../format.js";
-import { t } from "../i18n.js";
-import { sayMessage } from "../messages.js";
-import { nodeLabel, sourceLine } from "../names.js";
+import { heatMap, num, shapeText, valueText } from "../format.js";
+import { pick, t } from "../i18n.js";
+import { nodeLabel, sourceLine, sourceSpan, tensorName } from "../names.js";
+import { errorBody } from "../errors.js";
+import { workBlock } from "./work.js";
 
 export class ExplainPanel {
   constructor(host) {
@@ -43,22 +46,32 @@ export class ExplainPanel {
   _op(st, f) {
     const tl = st.timeline;
     const op = tl.nodes.get(f.node);
-    const out = [h("h3", {}, t("ex_op", { name: op.name, desc: op.description || op.op || "" }))];
+    const model = op.explain;
+    const out = [h("h3", {}, t("ex_op_title", { name: nodeLabel(op) }))];
     const where = this._where(st, op);
     if (where) out.push(where);
+    const ran = sourceSpan(st.ranSource, op.line, op.col, op.end_line, op.end_col);
+    if (ran) out.push(h("p", { "data-testid": "ex-ran" }, t("ex_ran_a"), h("code", {}, ran), t("ex_ran_b", { name: op.label || op.name })));
+    else out.push(h("p", { "data-testid": "ex-ran" }, t("ex_recorded", { name: op.label || op.name })));
+    if (model) {
+      out.push(h("p", {}, t("ex_computes"), " ", h("code", { class: "formula" }, `${tensorName(op)} = ${model.expr}`),
+        h("span", { class: "muted" }, ` (${pick(model.about)})`)));
+    } else if (op.description) {
+      out.push(h("p", {}, t("ex_computes"), " ", op.description));
+    }
     const inputs = op.inputs.map((eid) => tl.edges.get(eid)).filter(Boolean);
     if (inputs.length) {
       out.push(h("p", { class: "lbl" }, t("ex_op_inputs")));
       const ul = h("ul", { class: "flows" });
       for (const e of inputs) {
         const src = tl.nodes.get(e.source);
-        ul.appendChild(h("li", {}, h("b", {}, nodeLabel(src)), " = ", h("code", {}, valueText(src && src.value, 200))));
+        ul.appendChild(h("li", {}, h("b", {}, tensorName(src)), " = ", h("code", {}, valueText(src && src.value, 200))));
       }
       out.push(ul);
     }
     const params = Object.entries(op.params || {});
     if (params.length) out.push(h("p", { class: "muted" }, params.map(([k, v]) => `${k} = ${paramText(v)}`).join(", ")));
-    out.push(h("p", { class: "lbl" }, t("ex_op_out", { var: op.var ? `${op.var} · ` : "", shape: shapeText(op.shape) })));
+    out.push(h("p", { class: "lbl" }, t("ex_op_out", { var: `${tensorName(op)} · `, shape: shapeText(op.shape) })));
     out.push(valueBox(valueText(op.value), heatMap(op.value)));
     return out;
   }
@@ -70,18 +83,25 @@ export class ExplainPanel {
     const node = tl.nodes.get(step.node);
     if (step.kind === "hook") return this._hook(st, pass, f, step, node);
     const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
+    if (node && node.kind === "op" && node.explain) {
+      out.push(h("p", {}, t("ex_node_computed"), " ", h("code", { class: "formula" }, `${tensorName(node)} = ${node.explain.expr}`)));
+      const defs = this._definitions(tl, node);
+      if (defs) out.push(defs);
+    }
+    const rootNode = tl.nodes.get(pass.root);
+    const root = step.explain ? step.explain.root : rootNode && rootNode.var ? tensorName(rootNode) : "L";
     if (f.step === 0) {
-      out.push(h("p", {}, t("ex_seed"), " ", h("code", {}, valueText(pass.seed))));
+      out.push(h("p", {}, t("ex_seed", { root }), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {
-      out.push(h("p", {}, t("ex_fanout", { n: step.received.length })));
+      out.push(h("p", {}, t("ex_fanout", { n: step.received.length, name: tensorName(node) })));
       const terms = step.received.map((fl) => {
         const e = tl.edges.get(fl.edge);
         const dst = e ? tl.nodes.get(e.target) : null;
-        return `${valueText(fl.grad, 80)} (${dst ? dst.name : "?"})`;
+        return `${valueText(fl.grad, 80)} ${t("ex_from", { label: dst ? dst.label || dst.name : "?", i: e ? e.index + 1 : "?" })}`;
       });
-      out.push(h("p", { class: "math" }, `${terms.join(" + ")} = ${valueText(step.upstream, 120)}`));
+      out.push(h("p", { class: "math" }, `${terms.join(" + ")} = G = ${valueText(step.upstream, 120)}`));
     } else {
-      out.push(h("p", {}, t("ex_upstream")));
+      out.push(h("p", {}, t("ex_upstream_g", { root, name: tensorName(node) })));
       out.push(valueBox(valueText(step.upstream), heatMap(step.upstream)));
     }
     // Predict mode: the numbers the student is asked for stay hidden ("?") until revealed.
@@ -91,10 +111,22 @@ export class ExplainPanel {
     return out;
   }
 
+  /** "u = a + b": what the names the program never gave stand for (the rules use them). */
+  _definitions(tl, node) {
+    const defs = [];
+    for (const eid of node.inputs) {
+      const e = tl.edges.get(eid);
+      const src = e ? tl.nodes.get(e.source) : null;
+      if (src && src.kind === "op" && !src.var && src.explain && src.sym) defs.push(`${src.sym} = ${src.explain.expr}`);
+    }
+    const unique = [...new Set(defs)];
+    return unique.length ? h("p", { class: "muted defs" }, t("ex_names"), " ", h("code", {}, unique.join(", "))) : null;
+  }
+
   /** A tensor hook of the program ran on the gradient reaching this node: what it saw, what it returned. */
   _hook(st, pass, f, step, node) {
     const out = [h("h3", {}, t("ex_hook_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length,
-      hook: step.hook || "hook", name: nodeLabel(node) }))];
+      hook: step.hook || "", name: tensorName(node) }))];
     if (step.hook_line) {
       out.push(h("p", { class: "where" }, t("ex_hook_where", { line: step.hook_line }), " ",
         h("code", {}, sourceLine(st.ranSource, step.hook_line))));
@@ -120,7 +152,7 @@ export class ExplainPanel {
       out.push(h("p", {}, t("ex_pass_grads")));
       const ul = h("ul", { class: "flows" });
       for (const s of writes) {
-        ul.appendChild(h("li", {}, h("b", {}, `${nodeLabel(tl.nodes.get(s.node))}.grad`), " = ",
+        ul.appendChild(h("li", {}, h("b", {}, `${tensorName(tl.nodes.get(s.node))}.grad`), " = ",
           h("code", { class: "math" }, valueText(s.grad_after, 160))));
       }
       out.push(ul);
@@ -132,34 +164,26 @@ export class ExplainPanel {
   _rules(tl, node, step, hidden) {
     const out = [];
     const sent = new Map(step.sent.map((fl) => [fl.edge, fl.grad]));
-    const saved = [
-      ...node.saved.map((s) => `${s.name} = ${valueText(s.value, 60)}`),
-      ...Object.entries(node.params || {}).map(([k, v]) => `${k} = ${paramText(v)}`),
-    ].join(", ");
+    const works = step.explain ? step.explain.inputs : [];
     node.inputs.forEach((eid, i) => {
       const e = tl.edges.get(eid);
       const src = e ? tl.nodes.get(e.source) : null;
-      const srcName = nodeLabel(src);
+      const srcName = src ? tensorName(src) : "?";
       const grad = sent.get(eid);
-      const box = h("div", { class: "rule" });
       if (!grad) {
-        box.appendChild(h("p", { class: "muted" }, t("ex_no_grad", { i: i + 1, src: srcName })));
-        out.push(box);
+        out.push(h("div", { class: "rule" }, h("p", { class: "muted" }, t("ex_no_grad", { i: i + 1, src: srcName }))));
         return;
       }
-      box.appendChild(h("p", {}, t("ex_rule", { i: i + 1, src: srcName }), " ", h("code", { class: "formula" }, node.formulas[i] || "")));
-      if (saved) box.appendChild(h("p", { class: "muted" }, `${t("ex_with")}: `, h("code", {}, saved)));
-      if (hidden && hidden.edges.has(eid)) {
-        box.appendChild(h("p", {}, t("ex_send_short", { src: srcName }), " ", h("code", { class: "math concealed" }, "?")));
-        out.push(box);
-        return;
-      }
-      const product = productText(step.upstream, grad);
-      if (product) {
-        box.appendChild(h("p", {}, t("ex_send", { src: srcName }), " ", h("code", { class: "math" }, product)));
-      } else {
-        box.appendChild(h("p", {}, t("ex_send_short", { src: srcName })));
-        box.appendChild(valueBox(valueText(grad), heatMap(grad)));
+      const isHidden = Boolean(hidden && hidden.edges.has(eid));
+      const work = works[i];
+      const rule = (node.explain && pick(node.explain.rules[i])) || (node.formulas && node.formulas[i]) || "";
+      const box = work
+        ? workBlock(work, step.upstream, { index: i, srcName, hidden: isHidden })
+        : h("div", { class: "rule" }, h("p", {}, t("ex_rule", { i: i + 1, src: srcName }), " ",
+          rule ? h("code", { class: "formula" }, rule) : t("ex_rule_none", { name: nodeLabel(node) })));
+      if (!isHidden) {
+        const to = src && src.kind === "op" ? `${srcName} (${src.label || src.name})` : srcName;
+        box.append(h("p", { class: "sent" }, t("ex_send_short", { src: to })), valueBox(valueText(grad), heatMap(grad)));
       }
       out.push(box);
     });
@@ -167,13 +191,13 @@ export class ExplainPanel {
   }
 
   _write(tl, node, step, hidden) {
-    const title = step.retained ? t("ex_retained") : t("ex_leaf", { name: nodeLabel(node) });
+    const title = step.retained ? t("ex_retained", { name: tensorName(node) }) : t("ex_leaf", { name: tensorName(node) });
     const before = step.grad_before ? valueText(step.grad_before, 120) : t("none");
     const contribution = valueText(step.upstream, 120);
     const after = hidden && hidden.nodes.has(node.id) ? "?" : valueText(step.grad_after, 120);
     return [
       h("p", {}, title),
-      h("p", { class: "lbl" }, t("ex_leaf_write")),
+      h("p", { class: "lbl" }, t("ex_leaf_write", { name: tensorName(node) })),
       h("p", { class: "math write" }, h("code", {}, `${before} + ${contribution} = `), h("code", { class: "after" }, after)),
     ];
   }
@@ -197,22 +221,8 @@ export class ExplainPanel {
   _error(st) {
     const e = st.response && st.response.error;
     if (!e) return [];
-    const said = sayMessage(e.message);
-    const out = [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}: `), said.text)];
-    if (said.note) out.push(h("p", { class: "errtext" }, said.note));
-    return out;
+    return [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}:`)), ...errorBody(e, { pre: false })];
   }
-}
-
-/** "2 × 3 = 6" when upstream and sent are small and of one size, else null. */
-export function productText(upstream, sent) {
-  if (!upstream || !sent || upstream.data == null || sent.data == null) return null;
-  const u = flat(upstream.data);
-  const s = flat(sent.data);
-  if (u.length !== s.length || u.length > 4 || u.some((x) => !x)) return null;
-  const local = s.map((x, i) => x / u[i]);
-  if (u.length === 1) return `${num(u[0])} × ${num(local[0])} = ${num(s[0])}`;
-  return `${nested(upstream.data)} ⊙ ${nested(reshapeLike(upstream.data, local))} = ${nested(sent.data)}`;
 }
 
 /** An op's parameter: a number as num() writes it, a long list (class targets) clipped. */
@@ -220,10 +230,4 @@ function paramText(v) {
   if (typeof v === "number") return num(v);
   if (Array.isArray(v)) return valueText(v, 60);
   return JSON.stringify(v);
-}
-
-function reshapeLike(like, values) {
-  let i = 0;
-  const walk = (x) => (Array.isArray(x) ? x.map(walk) : values[i++]);
-  return walk(like);
 }

@@ -4,8 +4,8 @@
  */
 
 import { h } from "../dom.js";
+import { errorBody } from "../errors.js";
 import { t } from "../i18n.js";
-import { sayMessage } from "../messages.js";
 
 export class OutputPanels {
   constructor(errorHost, consoleHost, editor) {
@@ -45,12 +45,8 @@ export class OutputPanels {
       const link = e.line
         ? h("button", { type: "button", class: "linkish", onclick: () => this.editor.goTo(e.line, e.col) }, where)
         : h("b", {}, where);
-      const said = sayMessage(e.message); // "(limit: max_ops)" in words, gradviz's own messages translated
-      this.errorHost.replaceChildren(
-        h("p", { class: "errhead" }, link),
-        h("pre", { class: "errmsg" }, said.text),
-        ...(said.note ? [h("p", { class: "errnote", "data-testid": "error-note" }, said.note)] : []),
-      );
+      // gradviz's own words in the page's language; PyTorch's text verbatim with what it means
+      this.errorHost.replaceChildren(h("p", { class: "errhead" }, link), ...errorBody(e, { noteId: "error-note" }));
     }
     this.consoleHost.textContent = this.stdout || t("console_empty");
     this.consoleHost.classList.toggle("muted", !this.stdout);

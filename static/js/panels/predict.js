@@ -9,7 +9,7 @@ import { h } from "../dom.js";
 import { valueText } from "../format.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
-import { nodeLabel } from "../names.js";
+import { tensorName } from "../names.js";
 import { isRight, parseGuess, questions, Score } from "../predict.js";
 import { emit, state } from "../state.js";
 
@@ -110,8 +110,8 @@ export class PredictPanel {
   }
 
   _question(tl, q) {
-    if (q.kind === "edge") return t("predict_q_edge", { src: nodeLabel(tl.nodes.get(q.node)) });
-    return t("predict_q_grad", { name: nodeLabel(tl.nodes.get(q.node)) });
+    if (q.kind === "edge") return t("predict_q_edge", { src: tensorName(tl.nodes.get(q.node)) });
+    return t("predict_q_grad", { name: tensorName(tl.nodes.get(q.node)) });
   }
 
   _ask(tl, qs) {

@@ -1,0 +1,69 @@
+"""What the page says about a run, derived from the op table's explanations: each node's label and
+name, what each op computes and its rules, and the worked arithmetic of every backward step.
+
+``annotate(trace, answer, node_view)`` adds it to a serialized answer (app/serialize.py) in place:
+``label``, ``sym``, ``explain`` (and the source span) on graph nodes, ``explain`` on op steps.
+"""
+
+from __future__ import annotations
+
+from ..package import from_engine
+from .model import _dry_rules, node_model, step_model
+from .names import name_nodes
+
+(OPS,) = from_engine("ops.table", "OPS")
+(Trace,) = from_engine("trace", "Trace")
+
+MAX_WORKED_INPUTS = 3000  # beyond this many, an answer's steps carry their rules without arithmetic
+
+
+def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
+    """Add the explanation model to ``answer`` (the dict ``serialize_trace`` builds)."""
+    graph = answer["graph"]["nodes"]
+    constant = {n["id"] for n in graph if n.get("is_constant")}
+    kept = [trace.nodes[n["id"]] for n in graph]
+    sources = {n.id: [trace.edges[e].source for e in n.inputs] for n in kept if n.kind == "op"}
+    names = name_nodes(kept, node_view, constant, sources)
+    syms = {nid: sym for nid, (_, sym) in names.items()}
+    rules: dict[int, list] = {}
+    roots: dict[int, str] = {}  # the name of the loss each node's rules differentiate
+    budget = MAX_WORKED_INPUTS
+    for bp_out in answer["backward"]:
+        bp = trace.passes[bp_out["index"]]
+        root = trace.nodes[bp.root]
+        root_name = syms.get(bp.root) if root.name and bp.root not in constant else "L"
+        for s_out, step in zip(bp_out["steps"], bp.steps):
+            node = trace.nodes[step.node]
+            if step.kind != "op" or not explained(node):
+                continue
+            model = step_model(trace, node, step, syms, root_name, worked=budget > 0)
+            budget -= sum(1 for w in model["inputs"] if w is not None)
+            s_out["explain"] = model
+            roots.setdefault(node.id, root_name)
+            known = rules.setdefault(node.id, [None] * len(node.inputs))
+            for i, w in enumerate(model["inputs"]):
+                if w is not None and known[i] is None:
+                    known[i] = w["rule"]
+    for n in graph:
+        n["label"], n["sym"] = names[n["id"]]
+        node = trace.nodes[n["id"]]
+        if n["kind"] == "op":
+            n["end_line"], n["end_col"] = node.end_line, node.end_col
+            if explained(node):
+                root = roots.get(node.id, "L")
+                known = _complete(trace, node, syms, rules.get(node.id), root)
+                n["explain"] = node_model(trace, node, syms, known, root)
+
+
+def explained(node) -> bool:
+    """Whether the op table explains ``node`` (a recording of real PyTorch may hold ops it lacks)."""
+    op = OPS.get(node.op) if node.kind == "op" else None
+    return op is not None and op.explain is not None
+
+
+def _complete(trace: Trace, node, syms: dict, known: list | None, root: str) -> list:
+    """The rule of every input: those steps wrote, the rest worked out on a zero gradient."""
+    if known is not None and all(r is not None for r in known):
+        return known
+    dry = _dry_rules(trace, node, syms, root)
+    return [k if k is not None else d for k, d in zip(known or dry, dry)]

@@ -1,0 +1,240 @@
+"""Check a backward pass by hand: each leaf's gradient from autograd beside a central finite
+difference in float64 (and, for the built-in examples, the course's hand-derived formula).
+
+It runs in the sandboxed worker, after the program, on the recorded graph: the pass's forward ops
+are replayed in float64 from the table's forward functions with one leaf element moved by ±h, so
+``(f(x+h) − f(x−h)) / 2h`` needs no second run of the program. ``f`` is the pass's root weighted by
+its seed (the root itself for a scalar loss). Tensors up to ``FULL`` elements are checked element
+by element, larger ones at ``SAMPLE`` positions; only the ops downstream of the moved leaf are
+replayed, and the whole check stops at its time budget, saying which leaves it could not check.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import values as V
+from .package import from_engine
+
+OPS, SAVED_INPUT = from_engine("ops.table", "OPS", "SAVED_INPUT")
+LeafNode, Trace = from_engine("trace", "LeafNode", "Trace")
+
+FULL = 64  # leaves with at most this many elements are checked in full
+SAMPLE = 16  # positions checked in a larger leaf
+MAX_OPS = 3000  # a pass with more recorded ops is not replayed
+TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 1e-2, "bfloat16": 1e-2}
+STEP = 6e-6  # h relative to max(1, |x|): float64's cube-root rule for central differences
+REPLAY_RTOL = {"float64": 1e-9, "float32": 1e-3}  # the replay must reproduce the recorded loss
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def check_passes(trace: Trace, passes: list[int], budget_s: float, hand=None) -> list[dict]:
+    """A ``GradCheckPass`` per pass index in ``passes`` (those the answer keeps), within ``budget_s``
+    seconds in all. ``hand(trace, bp)``: the course's formulas for this program, or None."""
+    deadline = time.monotonic() + max(0.0, budget_s)
+    return [_check(trace, trace.passes[i], deadline, hand) for i in passes]
+
+
+def _check(trace: Trace, bp, deadline: float, hand) -> dict:
+    out = {"pass": bp.index, "status": "checked", "reason": None, "leaves": []}
+    leaf_steps = [s for s in bp.steps if s.kind == "leaf" and isinstance(trace.nodes[s.node], LeafNode)]
+    if not leaf_steps:
+        out.update(status="skipped", reason="autograd_grad" if bp.api != "backward" else "no_leaves")
+        return out
+    formulas = {}
+    if hand is not None:
+        try:
+            formulas = hand(trace, bp) or {}
+        except Exception:  # noqa: BLE001 - a formula that does not fit this run is left out
+            formulas = {}
+    # A tensor hook that returned a new gradient makes autograd's .grad differ from ∂f/∂x on purpose.
+    out["hook_changed"] = any(s.kind == "hook" and s.grad_after is not None for s in bp.steps)
+    replay = None
+    reason = None
+    if time.monotonic() >= deadline:
+        reason = "time_budget"
+    elif _runs_program_code(trace, bp):
+        reason = "program_function"
+    else:
+        try:
+            replay = Replay(trace, bp)
+        except TooLarge:
+            reason = "too_large"
+        except Exception:  # noqa: BLE001 - an op the replay cannot run: say so, never fail the run
+            reason = "replay_failed"
+        if replay is not None and not replay.reproduces():
+            replay, reason = None, "replay_mismatch"
+    for s in leaf_steps:
+        leaf = trace.nodes[s.node]
+        entry = _leaf_entry(leaf, s.upstream, formulas.get(leaf.name))
+        if replay is None:
+            entry["reason"] = reason
+        else:
+            try:
+                _numeric(entry, replay, leaf, s.upstream, deadline)
+            except OutOfTime:
+                entry["reason"] = "time_budget"
+        out["leaves"].append(entry)
+    if replay is None:
+        out["reason"] = reason
+    return out
+
+
+def _runs_program_code(trace: Trace, bp) -> bool:
+    """Whether the pass goes through an op the table does not hold (a torch.autograd.Function of the
+    program): replaying it would run the program's code again, which the check never does."""
+    return any(trace.nodes[s.node].kind == "op" and trace.nodes[s.node].op not in OPS
+               for s in bp.steps if s.kind == "op")
+
+
+def _leaf_entry(leaf: LeafNode, grad, formula) -> dict:
+    g = np.asarray(grad)
+    entry = {"node": leaf.id, "name": leaf.name or "tensor", "dtype": str(g.dtype), "shape": list(g.shape),
+             "autograd": V.value(g), "numeric": None, "positions": None, "checked": 0, "total": int(g.size),
+             "rel_error": None, "tolerance": TOLERANCE.get(str(g.dtype), 1e-3), "ok": None, "reason": None,
+             "hand": None}
+    if formula is not None:
+        value = np.asarray(formula["value"], dtype=np.float64)
+        err = _rel(g.astype(np.float64).reshape(-1), value.reshape(-1)) if value.shape == g.shape else None
+        entry["hand"] = {"formula": formula["formula"], "filled": formula.get("filled"),
+                         "value": V.value(value), "rel_error": err}
+    return entry
+
+
+def _numeric(entry: dict, replay: Replay, leaf: LeafNode, grad, deadline: float) -> None:
+    g = np.asarray(grad, dtype=np.float64)
+    n = g.size
+    if n <= FULL:
+        flat = np.arange(n)
+    else:
+        flat = np.sort(np.random.default_rng(leaf.id).choice(n, SAMPLE, replace=False))
+    numeric = np.array([replay.derivative(leaf.id, int(i), deadline) for i in flat])
+    auto = g.reshape(-1)[flat]
+    # A central difference cannot see below its rounding noise, about eps·|f| / h.
+    noise = np.finfo(np.float64).eps * max(1.0, abs(replay.f(replay.base))) / STEP
+    entry["checked"] = int(flat.size)
+    if n <= FULL:
+        entry["numeric"] = V.value(numeric.reshape(g.shape))
+    else:
+        entry["numeric"] = V.value(numeric)
+        entry["positions"] = [list(map(int, np.unravel_index(int(i), g.shape))) for i in flat]
+        entry["autograd_at"] = V.value(auto)
+    if max(float(np.max(np.abs(auto))), float(np.max(np.abs(numeric)))) < 1e3 * noise:
+        entry["reason"] = "below_resolution"
+        return
+    err = _rel(auto, numeric)
+    entry["rel_error"] = V.number(err)
+    entry["ok"] = bool(err < entry["tolerance"])
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    """‖a − b‖ / max(‖a‖, ‖b‖) (0 when both are zero)."""
+    diff = float(np.linalg.norm(a - b))
+    scale = max(float(np.linalg.norm(a)), float(np.linalg.norm(b)))
+    return diff / scale if scale > 0 else 0.0
+
+
+class TooLarge(Exception):
+    pass
+
+
+class Replay:
+    """The forward ops of one backward pass, replayed in float64 from recorded leaf values."""
+
+    def __init__(self, trace: Trace, bp):
+        self.trace = trace
+        self.root = bp.root
+        self.seed = np.asarray(bp.seed, dtype=np.float64)
+        order, seen, stack = [], set(), [bp.root]
+        while stack:  # the nodes the root depends on
+            nid = stack.pop()
+            if nid in seen:
+                continue
+            seen.add(nid)
+            node = trace.nodes[nid]
+            if node.kind == "op":
+                stack.extend(trace.edges[e].source for e in node.inputs)
+        order = sorted(seen)  # ids grow in recording order: a source always has a smaller id
+        self.ops = [nid for nid in order if trace.nodes[nid].kind == "op"]
+        if len(self.ops) > MAX_OPS:
+            raise TooLarge
+        self.base = {nid: _f64(trace.nodes[nid].value) for nid in order if trace.nodes[nid].kind == "leaf"}
+        self.base.update(self._run(dict(self.base), self.ops))
+        self._downstream: dict[int, list[int]] = {}
+
+    def _run(self, vals: dict, ops: list[int]) -> dict:
+        nodes, edges = self.trace.nodes, self.trace.edges
+        for nid in ops:
+            node = nodes[nid]
+            op = OPS[node.op]
+            args = [vals[edges[e].source] for e in node.inputs]
+            if op.aux:
+                saved = {s.name: s.value for s in node.saved}
+                keys = [k for k, i in SAVED_INPUT.items() if i >= len(node.inputs)][:op.aux]
+                args += [saved[k] for k in keys]
+            out = op.forward(*args, **_params(node.params))
+            if isinstance(out, tuple):
+                out = out[0]
+            vals[nid] = _f64(np.asarray(out))
+        return vals
+
+    def f(self, vals: dict) -> float:
+        return float(np.sum(self.seed * vals[self.root]))
+
+    def reproduces(self) -> bool:
+        """The replay gives the loss the program recorded (to the run's precision)."""
+        recorded = np.asarray(self.trace.nodes[self.root].value)
+        got = self.base[self.root]
+        rtol = REPLAY_RTOL.get(str(recorded.dtype), 1e-3)
+        if got.shape != recorded.shape:
+            return False
+        atol = rtol * max(1.0, float(np.max(np.abs(got))))
+        return bool(np.allclose(got, recorded.astype(np.float64), rtol=rtol, atol=atol))
+
+    def downstream(self, leaf: int) -> list[int]:
+        """The ops whose value depends on ``leaf``, in order."""
+        if leaf not in self._downstream:
+            dirty = {leaf}
+            out = []
+            for nid in self.ops:
+                if any(self.trace.edges[e].source in dirty for e in self.trace.nodes[nid].inputs):
+                    dirty.add(nid)
+                    out.append(nid)
+            self._downstream[leaf] = out
+        return self._downstream[leaf]
+
+    def derivative(self, leaf: int, i: int, deadline: float) -> float:
+        """∂f/∂leaf[i] by a central difference."""
+        if time.monotonic() >= deadline:
+            raise OutOfTime
+        ops = self.downstream(leaf)
+        x = self.base[leaf]
+        xi = float(x.reshape(-1)[i])
+        h = STEP * max(1.0, abs(xi))
+        sides = []
+        for sign in (1.0, -1.0):
+            moved = x.copy()
+            moved.reshape(-1)[i] = xi + sign * h
+            vals = dict(self.base)
+            vals[leaf] = moved
+            sides.append(self.f(self._run(vals, ops)))
+        return (sides[0] - sides[1]) / (2 * h)
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    return a.astype(np.float64) if a.dtype.kind == "f" else a
+
+
+def _params(params: dict) -> dict:
+    """An op's arguments for the float64 replay: a cast to a floating dtype casts to float64."""
+    out = dict(params)
+    dt = out.get("dtype")
+    if dt is not None and np.dtype(dt).kind == "f":
+        out["dtype"] = np.dtype(np.float64)
+    return out

@@ -1,0 +1,95 @@
+/**
+ * Check it by hand: once a backward pass has finished, each leaf's gradient three ways side by
+ * side: autograd's, a central finite difference the server computed in float64, and, for the
+ * built-in examples, the course's hand-derived formula with the numbers filled in; the relative
+ * error of each, green within the tolerance of the leaf's dtype. The numbers are the answer's
+ * ``grad_check`` (app/gradcheck.py, app/course.py).
+ */
+
+import { h } from "../dom.js";
+import { num, shapeText, valueText } from "../format.js";
+import { pick, t } from "../i18n.js";
+
+const REASONS = {
+  time_budget: "gc_why_time",
+  too_large: "gc_why_large",
+  replay_failed: "gc_why_replay",
+  replay_mismatch: "gc_why_mismatch",
+  below_resolution: "gc_why_resolution",
+  autograd_grad: "gc_why_autograd_grad",
+  no_leaves: "gc_why_no_leaves",
+  program_function: "gc_why_function",
+};
+
+/** The backward pass (index into timeline.passes) that has finished by frame k, or -1. */
+export function finishedPass(tl, k) {
+  let found = -1;
+  tl.passes.forEach((p, pi) => {
+    const end = tl.passEnd[pi];
+    if (end >= 0 && end < k) found = pi;
+  });
+  return found;
+}
+
+/** "1.2e-4" for a relative error. */
+export function errText(x) {
+  if (x === null || x === undefined) return "—";
+  const v = Number(x);
+  if (v === 0) return "0";
+  return v <= 1e-3 || v >= 1e3 ? v.toExponential(1).replace(".0e", "e").replace("e-", "e−") : num(v);
+}
+
+export class GradCheckPanel {
+  constructor(panel, host) {
+    this.panel = panel;
+    this.host = host;
+  }
+
+  render(st) {
+    const tl = st.timeline;
+    const checks = st.response && st.response.grad_check;
+    const pi = tl && checks ? finishedPass(tl, st.frame) : -1;
+    const pass = pi >= 0 ? tl.passes[pi] : null;
+    const check = pass ? checks.find((c) => c.pass === pass.index) : null;
+    this.panel.hidden = !check;
+    if (!check) {
+      this.host.replaceChildren();
+      return;
+    }
+    const out = [h("p", {}, t("gc_intro", { n: pass.index + 1 }))];
+    if (check.status === "skipped") {
+      out.push(h("p", { class: "muted" }, t(REASONS[check.reason] || "gc_why_replay")));
+      this.host.replaceChildren(...out);
+      return;
+    }
+    if (check.hook_changed) out.push(h("p", { class: "note", "data-testid": "gc-hook" }, t("gc_hook_changed")));
+    out.push(...check.leaves.map((l) => this._leaf(l)));
+    out.push(h("p", { class: "note gc-note" }, t("gc_dtype_note")));
+    this.host.replaceChildren(...out);
+  }
+
+  /** One leaf: its verdict, then autograd, the finite difference and the course's formula, one per row. */
+  _leaf(l) {
+    const sampled = l.positions ? h("small", { class: "muted" }, ` ${t("gc_sampled", { k: l.checked, n: l.total })}`) : null;
+    const auto = l.positions ? l.autograd_at : l.autograd;
+    const verdict = l.ok === null || l.ok === undefined
+      ? h("span", { class: "muted" }, l.reason === "below_resolution" ? t("gc_too_small") : "—")
+      : h("span", { class: l.ok ? "gc-ok" : "gc-bad", "data-testid": "gc-verdict" },
+        `${l.ok ? "✓" : "✗"} ${errText(l.rel_error)} ${l.ok ? "<" : "≥"} ${errText(l.tolerance)}`);
+    const dl = h("dl", {});
+    const row = (label, ...v) => dl.append(h("dt", {}, label), h("dd", {}, ...v));
+    row(t("gc_autograd"), h("code", {}, valueText(auto, 90)), sampled);
+    if (l.numeric) row(t("gc_numeric"), h("code", {}, valueText(l.numeric, 90)), sampled ? sampled.cloneNode(true) : null);
+    else row(t("gc_numeric"), h("span", { class: "muted" }, t(REASONS[l.reason] || "gc_why_replay")));
+    if (l.hand) {
+      row(t("gc_hand"), h("code", { class: "formula" }, pick(l.hand.formula)),
+        l.hand.filled ? h("div", { class: "math" }, `= ${pick(l.hand.filled)}`) : null,
+        h("div", {}, h("code", {}, `= ${valueText(l.hand.value, 90)}`), " ",
+          h("small", { class: "muted" }, t("gc_vs_autograd", { e: errText(l.hand.rel_error) }))));
+    }
+    row(t("gc_error"), verdict);
+    return h("div", { class: "gc-leaf", "data-leaf": l.name },
+      h("p", { class: "gc-name" }, h("b", {}, l.name), " ", h("small", { class: "muted" }, `${l.dtype} ${shapeText(l.shape)}`)),
+      dl);
+  }
+}

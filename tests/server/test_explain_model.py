@@ -1,0 +1,142 @@
+"""The explanation model of an answer: labels that tell nodes apart, rules in the student's names,
+the saved values under those names, the algebra each rule really uses, the expression that ran."""
+
+from __future__ import annotations
+
+from app.examples import example_source
+from app.execute import run_and_serialize
+from app.layout import layout_input, node_attrs
+
+
+def answer(source: str, variables: dict | None = None) -> dict:
+    out = run_and_serialize(source, variables)
+    assert "response" in out, out
+    return out["response"]
+
+
+def by_label(resp: dict) -> dict:
+    return {n["label"]: n for n in resp["graph"]["nodes"]}
+
+
+def step_of(resp: dict, node_id: int, pass_index: int = 0) -> dict:
+    return next(s for s in resp["backward"][pass_index]["steps"] if s["node"] == node_id)
+
+
+def said(text, lang="en"):
+    return text if isinstance(text, str) else text[lang]
+
+
+def test_rules_use_the_students_names_and_saved_values_under_them():
+    v = {"a": {"value": 2.0}, "b": {"value": -3.0}, "c": {"value": 10.0}}
+    resp = answer("(a + b) * c", v)
+    nodes = by_label(resp)
+    add, mul = nodes["AddBackward0"], nodes["MulBackward0"]
+    assert add["sym"] == "u" and add["explain"]["expr"] == "a + b"  # a name for what the program did not name
+    assert mul["explain"]["expr"] == "u · c"
+    assert mul["explain"]["rules"] == [f"∂{mul['sym']}/∂u = c", f"∂{mul['sym']}/∂c = u"]
+    work = step_of(resp, mul["id"])["explain"]["inputs"]
+    assert [(v["name"], v["value"]["data"]) for v in work[0]["values"]] == [("c", 10.0)]
+    # the value of a + b under its name, not "a = -1"
+    assert [(v["name"], v["value"]["data"]) for v in work[1]["values"]] == [("u", -1.0)]
+    assert work[0]["steps"][0]["text"] == "G·c" and work[0]["ok"]
+
+
+def test_a_matrix_product_is_explained_as_a_product_with_shapes():
+    resp = answer("A = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)\n"
+                  "B = torch.tensor([[0.5, -1.0], [2.0, 1.0]], requires_grad=True)\n"
+                  "C = A @ B\nloss = (C * C).sum()\nloss.backward()\n")
+    mm = by_label(resp)["MmBackward0"]
+    work = step_of(resp, mm["id"])["explain"]["inputs"]
+    assert work[0]["rule"] == "∂loss/∂A = G · Bᵀ" and work[1]["rule"] == "∂loss/∂B = Aᵀ · G"
+    ops = [s["op"] for s in work[0]["steps"]]
+    assert ops == ["T", "matmul"]  # Bᵀ, then G · Bᵀ: no element-wise division anywhere
+    assert work[0]["steps"][1]["value"]["data"] == [[2.5, 20.0], [7.5, 40.0]]
+
+
+def test_addmm_names_bias_input_and_weight_as_the_program_does():
+    resp = answer(example_source("mlp"))
+    addmm = by_label(resp)["AddmmBackward0 #2"]
+    t = by_label(resp)["TBackward0 #2"]
+    assert t["explain"]["expr"] == "fc2.weightᵀ"
+    assert addmm["explain"]["expr"] == f"fc2.bias + p @ {t['sym']}"
+    rules = [said(r) for r in addmm["explain"]["rules"]]
+    assert rules[0] == "∂loss/∂fc2.bias = G" and rules[2] == "∂loss/∂q = pᵀ · G"
+    bias = step_of(resp, addmm["id"])["explain"]["inputs"][0]
+    assert bias["broadcast"]["dims"] == [0]
+    assert "fc2.bias was broadcast from [3] to [4, 3]" in said(bias["broadcast"]["says"])
+
+
+def test_a_broadcast_input_says_its_gradient_is_summed_back():
+    resp = answer(example_source("broadcast"))
+    add = by_label(resp)["AddBackward0"]
+    b = step_of(resp, add["id"])["explain"]["inputs"][1]
+    assert b["name"] == "b" and b["steps"][-1]["op"] == "sum_to"
+    assert said(b["steps"][-1]["text"]) == "G summed over dim 0: [2, 3] → [3]"
+    assert said(b["steps"][-1]["text"], "zh") == "G 在第 0 维上求和：[2, 3] → [3]"
+    assert b["steps"][-1]["value"]["data"] == [2.0, 2.0, 2.0]
+
+
+def test_a_mean_divides_by_n_and_copies_back():
+    resp = answer("x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"
+                  "m = x.mean()\nm.backward()\n")
+    work = step_of(resp, by_label(resp)["MeanBackward0"]["id"])["explain"]["inputs"][0]
+    assert [(v["name"], v["value"]["data"]) for v in work["values"]] == [("n", 6)]
+    assert [s["op"] for s in work["steps"]] == ["div", "spread"]
+    assert abs(work["steps"][0]["value"]["data"] - 1 / 6) < 1e-7  # shown to float32 precision
+
+
+def test_same_named_nodes_get_distinct_labels_in_text_and_drawing():
+    resp = answer(example_source("fan-out"))
+    labels = [n["label"] for n in resp["graph"]["nodes"] if n["kind"] == "op"]
+    assert sorted(labels) == ["AddBackward0", "MulBackward0 #1", "MulBackward0 #2"]
+    drawn = [node_attrs(n)["label"][0] for n in layout_input(resp)["nodes"] if n["kind"] == "op"]
+    assert sorted(drawn) == sorted(labels)
+    # x * x: the two inputs of MulBackward0 #1 are both x, told apart by position
+    mul = by_label(resp)["MulBackward0 #1"]
+    work = step_of(resp, mul["id"])["explain"]["inputs"]
+    assert [w["name"] for w in work] == ["x", "x"]
+
+
+def test_a_name_rebound_in_a_loop_is_numbered():
+    resp = answer(example_source("vanishing"))
+    syms = [n["sym"] for n in resp["graph"]["nodes"] if n["kind"] == "op"]
+    assert syms[:3] == ["h₁", "h₂", "h₃"] and len(set(syms)) == 20
+    labels = [n["label"] for n in resp["graph"]["nodes"] if n["kind"] == "op"]
+    assert labels[0] == "SigmoidBackward0 #1" and len(set(labels)) == 20
+
+
+def test_fresh_letters_avoid_the_programs_names():
+    resp = answer("u = torch.tensor(2.0, requires_grad=True)\nv = torch.tensor(3.0, requires_grad=True)\n"
+                  "y = (u * v + u).sum()\ny.backward()\n")
+    syms = {n["sym"] for n in resp["graph"]["nodes"]}
+    assert len(syms) == len(resp["graph"]["nodes"])  # no two nodes share a name
+    mul = by_label(resp)["MulBackward0"]
+    assert mul["sym"] not in ("u", "v")
+
+
+def test_forward_ops_know_the_expression_that_ran():
+    source = example_source("neuron")
+    resp = answer(source)
+    mul = by_label(resp)["MulBackward0"]
+    line = source.splitlines()[mul["line"] - 1]
+    assert mul["end_line"] == mul["line"] and line[mul["col"] - 1:mul["end_col"] - 1] == "x * w"
+    add = by_label(resp)["AddBackward0"]
+    assert line[add["col"] - 1:add["end_col"] - 1] == "x * w + b"
+    assert add["explain"]["about"]["en"] == "sum of two tensors, element by element"
+
+
+def test_too_large_steps_keep_their_rules_without_arithmetic():
+    resp = answer("W = torch.randn(100, 100, requires_grad=True)\nx = torch.randn(100, 100)\n"
+                  "loss = (W @ x).sum()\nloss.backward()\n")
+    work = step_of(resp, by_label(resp)["MmBackward0"]["id"])["explain"]["inputs"][0]
+    assert work["rule"] == "∂loss/∂W = G · xᵀ" and work["ok"] is None and not work.get("steps")
+
+
+def test_rules_no_step_visited_keep_each_nodes_own_names():
+    """Rules without a backward pass are worked out once per op and shapes, then given each node's
+    names: x * x and a * b (same op, same shapes) must not share their letters."""
+    resp = answer("x = torch.ones(2, requires_grad=True)\na = torch.ones(2, requires_grad=True)\n"
+                  "b = torch.ones(2, requires_grad=True)\ny = x * x\nz = a * b\nw = b * a\n")
+    rules = {n["sym"]: n["explain"]["rules"] for n in resp["graph"]["nodes"] if n["kind"] == "op"}
+    assert rules == {"y": ["∂y/∂x = x", "∂y/∂x = x"], "z": ["∂z/∂a = b", "∂z/∂b = a"],
+                     "w": ["∂w/∂b = a", "∂w/∂a = b"]}

@@ -1,0 +1,97 @@
+"""Both languages everywhere: every string of the page, the examples, the MLP builder's comments and
+the limit names exist in Chinese, and a Chinese string is not the English one (except the few that
+are the same in both: code, grad_fn names, a language's own name)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from app.examples import EXAMPLES
+from app.mlp_builder import MlpConfigError, build_program
+from app.schemas import MlpConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# The same in both languages on purpose: code and API names, symbols, a language's name for itself.
+SAME = {"col_rg", "col_grad", "error_noloc", "none", "gc_autograd", "mlp_relu", "mlp_tanh", "mlp_sigmoid",
+        "mlp_sgd", "mlp_adam", "mlp_style_sequential", "tr_iteration_of"}
+
+
+@pytest.fixture(scope="module")
+def page_strings() -> dict:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = ("const i = await import('./static/js/i18n.js');"
+              "const tr = await import('./static/js/training_i18n.js');"
+              "const en = {...i.STRINGS.en, ...tr.EN}, zh = {...i.STRINGS.zh, ...tr.ZH};"
+              "console.log(JSON.stringify({en, zh}));")
+    out = subprocess.run([node, "--input-type=module", "-e", script], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_every_page_string_is_in_chinese(page_strings):
+    en, zh = page_strings["en"], page_strings["zh"]
+    assert set(en) == set(zh), (sorted(set(en) - set(zh)), sorted(set(zh) - set(en)))
+    same = sorted(k for k in en if en[k] == zh[k] and k not in SAME)
+    assert not same, same
+    for k in en:
+        code = r"\{\w+\}|\b[a-z_]+\(\)|[\w.]+_\w+|grad_fn|autograd|PyTorch|gradviz|float\d+|\.grad"
+        words = re.sub(code, "", en[k])
+        if k not in SAME and re.search(r"[A-Za-z]{4,}", words):
+            assert CJK.search(zh[k]), f"{k}: {zh[k]!r}"
+    for k in en:  # the same placeholders in both
+        assert set(re.findall(r"\{(\w+)\}", en[k])) == set(re.findall(r"\{(\w+)\}", zh[k])), k
+
+
+def test_every_limit_has_its_words_in_both_languages(page_strings):
+    from engine.runner import Settings
+
+    names = [k for k, v in asdict(Settings()).items() if isinstance(v, int | float) and k != "seed"]
+    for name in names:
+        key = f"lim_{name}"
+        assert key in page_strings["en"] and CJK.search(page_strings["zh"][key]), key
+
+
+def test_examples_are_titled_and_described_in_both_languages():
+    for ex in EXAMPLES:
+        assert CJK.search(ex["title"]["zh"]) and ex["title"]["zh"] != ex["title"]["en"], ex["id"]
+        assert CJK.search(ex["description"]["zh"]), ex["id"]
+
+
+def _configs():
+    datasets = {"linear": dict(input_size=1, output_size=1, loss="mse", hidden=""),
+                "xor": {}, "moons": {}, "circles": dict(loss="mse", output_size=1),
+                "blobs": dict(output_size=3, loss="mse")}
+    choices = itertools.product(datasets.items(), (1, 2), (True, False), ("module", "sequential"),
+                                ("float32", "float64"))
+    for (ds, kw), acc, zero, style, dtype in choices:
+        yield MlpConfig(dataset=ds, accumulate=acc, zero_grad=zero, style=style, dtype=dtype, batch_size=50,
+                        lang="zh", steps=10, **kw)
+
+
+def test_the_mlp_builders_comments_follow_the_page(page_strings):
+    seen = 0
+    for cfg in _configs():
+        try:
+            zh, _ = build_program(cfg)
+        except MlpConfigError:
+            continue
+        en, _ = build_program(cfg.model_copy(update={"lang": "en"}))
+        code = [line.partition("#")[0] for line in zh.splitlines()]
+        assert code == [line.partition("#")[0] for line in en.splitlines()], "only the comments change"
+        for line in zh.splitlines():
+            if "#" in line:
+                assert CJK.search(line.partition("#")[2]), line
+                seen += 1
+    assert seen > 100
