@@ -289,13 +289,13 @@ for x in [torch.tensor(1.0), torch.tensor(-0.5)]:
           "深层 sigmoid 网络：梯度消失", """
 torch.manual_seed(0)
 layers = []
-for i in range(8):
+for i in range(7):
     layers += [nn.Linear(8, 8), nn.Sigmoid()]
 net = nn.Sequential(*layers, nn.Linear(8, 1))
-x = torch.randn(16, 8)
+x = torch.randn(12, 8)
 loss = net(x).pow(2).mean()
 loss.backward()
-for i in range(0, 16, 2):   # smaller and smaller towards the input
+for i in range(0, 14, 2):   # smaller and smaller towards the input
     print(i // 2, net[i].weight.grad.norm().item())
 """, "Each sigmoid multiplies the gradient by at most 0.25: the layers near the input get almost "
          "nothing.",
@@ -305,15 +305,15 @@ for i in range(0, 16, 2):   # smaller and smaller towards the input
           "同一网络改用 ReLU 与 He 初始化", """
 torch.manual_seed(0)
 layers = []
-for i in range(8):
+for i in range(7):
     lin = nn.Linear(8, 8)
     nn.init.kaiming_uniform_(lin.weight, nonlinearity="relu")   # He init: keeps the variance
     layers += [lin, nn.ReLU()]
 net = nn.Sequential(*layers, nn.Linear(8, 1))
-x = torch.randn(16, 8)
+x = torch.randn(12, 8)
 loss = net(x).pow(2).mean()
 loss.backward()
-for i in range(0, 16, 2):   # about the same size in every layer
+for i in range(0, 14, 2):   # about the same size in every layer
     print(i // 2, net[i].weight.grad.norm().item())
 """, "ReLU passes the gradient unchanged where it is active and He init keeps its size: every layer "
          "learns.",
