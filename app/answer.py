@@ -24,7 +24,7 @@ def prepare_answer(response: dict) -> dict:
     nonce = secrets.token_hex(8)
     data = layout_input(response)
     for i, view in enumerate(response["views"]):
-        for key in ("folded", "folds", "undrawn"):
+        for key in ("folded", "folds", "undrawn", "open", "segments"):
             view.pop(key, None)
         view["svg"] = f"@@{nonce}-view{i}@@"
     response.pop("svg", None)  # the first view's drawing is views[0].svg: no second copy
@@ -35,7 +35,8 @@ def prepare_answer(response: dict) -> dict:
         from .schemas import RunResponse
 
         text = RunResponse.model_validate(response).model_dump_json()
-    return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"])}
+    return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"]),
+            "fingerprint": response.get("fingerprint", "")}
 
 
 def splice_answer(prepared: dict, drawings: list[Drawing], timings: dict) -> str:
@@ -44,7 +45,8 @@ def splice_answer(prepared: dict, drawings: list[Drawing], timings: dict) -> str
     parts = {"timings": f'"timings":{_dumps(timings)}'}
     for i, d in enumerate(drawings):
         parts[f"view{i}"] = (f'"svg":{_dumps(d.svg)},"folded":{_dumps(d.folded)},"folds":{_dumps(d.folds)},'
-                             f'"undrawn":{_dumps(d.undrawn)}')
+                             f'"undrawn":{_dumps(d.undrawn)},"open":{_dumps(d.open)},'
+                             f'"segments":{_dumps(d.segments)}')
     text = prepared["json"]
     out, pos, marker = [], 0, f'":"@@{nonce}-'
     while (hit := text.find(marker, pos)) >= 0:  # str.find: a regex over megabytes of JSON is slow

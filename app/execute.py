@@ -7,6 +7,7 @@ program could not run at all.
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 from . import values
@@ -22,10 +23,14 @@ from .serialize import serialize_trace
 (node_id,) = from_engine("trace", "node_id")
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
+# The check may cost a share of what the run and its serialization cost (and always a little), so a
+# big model's run is not slowed several times over by its check; leaves past it say they were not checked.
+GRAD_CHECK_SHARE, GRAD_CHECK_MIN_S = 0.5, 0.05
 
 
-def run_and_serialize(source: str, variables: dict | None = None) -> dict:
-    """Run ``source`` with the runner and return the response data (no svg) or the program error."""
+def run_and_serialize(source: str, variables: dict | None = None, fold="auto") -> dict:
+    """Run ``source`` with the runner and return the response data (no svg) or the program error.
+    ``fold``: which parts of each view are open (app/fold_plan.py)."""
     ProgramError, Settings, run_program = from_engine("runner", "ProgramError", "Settings", "run_program")
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
@@ -37,9 +42,11 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
             err = exc.error
             return {"program_error": error_info(err.type, err.message, err.line, err.col)}
         t1 = time.perf_counter()
-        response = serialize_result(result)
+        response = serialize_result(result, fold)
         t2 = time.perf_counter()
-        budget = min(GRAD_CHECK_S, Settings().timeout_s - (t2 - t0))
+        spent = t2 - t0
+        budget = min(GRAD_CHECK_S, max(GRAD_CHECK_MIN_S, GRAD_CHECK_SHARE * spent),
+                     Settings().timeout_s - spent)
         kept = [bp["index"] for bp in response["backward"]]
         response["grad_check"] = check_passes(result.trace, kept, budget, hand_formulas(source))
         t3 = time.perf_counter()
@@ -47,9 +54,9 @@ def run_and_serialize(source: str, variables: dict | None = None) -> dict:
         return {"response": response}
 
 
-def run_for_http(source: str, variables: dict | None = None) -> dict:
+def run_for_http(source: str, variables: dict | None = None, fold="auto") -> dict:
     """``run_and_serialize``, then the answer as JSON text with slots for the drawings (app/answer.py)."""
-    out = run_and_serialize(source, variables)
+    out = run_and_serialize(source, variables, fold)
     if "program_error" in out:
         return out
     with gc_paused():
@@ -59,11 +66,35 @@ def run_for_http(source: str, variables: dict | None = None) -> dict:
         return {"prepared": prepared}
 
 
-def serialize_result(result) -> dict:
+def open_for_http(source: str, variables: dict | None, view: int, opened: list[str]) -> dict:
+    """``POST /api/open``: run the program again (runs are deterministic) with the parts ``opened``
+    of view ``view`` open; that view's nodes, steps and parts as JSON text with a slot for its
+    drawing (app/answer.py), or ``{"program_error": ...}``."""
+    out = run_and_serialize(source, variables, {view: list(opened)})
+    if "program_error" in out:
+        return out
+    resp = out["response"]
+    if not 0 <= view < len(resp["views"]):
+        return {"program_error": error_info("ValueError", f"the run has no view {view}")}
+    with gc_paused():
+        v = resp["views"][view]
+        shown, edges = set(v["nodes"]), set(v["edges"])
+        part = {"views": [v], "fingerprint": resp["fingerprint"],
+                "graph": {"nodes": [n for n in resp["graph"]["nodes"] if n["id"] in shown],
+                          "edges": [e for e in resp["graph"]["edges"] if e["id"] in edges], "omitted_ops": 0},
+                "backward": [bp for bp in resp["backward"] if bp["view"] == view],
+                "parts": [p for p in resp["parts"] if p["view"] == view], "timings": resp["timings"]}
+        timings = part["timings"]
+        prepared = prepare_answer(part)
+        prepared["timings"] = timings
+        return {"prepared": prepared}
+
+
+def serialize_result(result, fold="auto") -> dict:
     """A runner RunResult → the RunResponse fields except the drawings."""
     trace = result.trace
     output = node_id(trace, result.result) if result.result is not None else None
-    out = serialize_trace(trace, output_node=output)
+    out = serialize_trace(trace, output_node=output, fold=fold)
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
                         if isinstance(t, Tensor)}
     kept = {n["id"] for n in out["graph"]["nodes"]}
@@ -77,7 +108,19 @@ def serialize_result(result) -> dict:
     out["free_names"] = list(result.free_names or [])
     out["auto_backward"] = bool(result.auto_backward)
     out["svg"] = ""
+    out["fingerprint"] = fingerprint(trace)
     return out
+
+
+def fingerprint(trace) -> str:
+    """A digest of what a run recorded (its ops in order, its passes and their lengths): the same
+    program run again must give the same one, or the page's answer and a part opened later would
+    not fit together."""
+    h = hashlib.sha1()
+    h.update(" ".join(n.op if n.kind == "op" else "l" for n in trace.nodes).encode())
+    h.update(" ".join(str(len(bp.steps)) for bp in trace.passes).encode())
+    h.update(str(len(trace.edges)).encode())
+    return h.hexdigest()[:16]
 
 
 def variable(t: Tensor, trace) -> dict:

@@ -7,6 +7,8 @@ are replayed in float64 from the table's forward functions with one leaf element
 its seed (the root itself for a scalar loss). Tensors up to ``FULL`` elements are checked element
 by element, larger ones at ``SAMPLE`` positions; only the ops downstream of the moved leaf are
 replayed, and the whole check stops at its time budget, saying which leaves it could not check.
+A pass lists its first ``LISTED`` leaves; the others are counted, so a model of thousands of
+parameters does not make the answer megabytes long.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ OPS, SAVED_INPUT = from_engine("ops.table", "OPS", "SAVED_INPUT")
 LeafNode, Trace = from_engine("trace", "LeafNode", "Trace")
 
 FULL = 64  # leaves with at most this many elements are checked in full
+LISTED = 64  # leaves of a pass listed (and checked); a deep model's others are only counted
 SAMPLE = 16  # positions checked in a larger leaf
 MAX_OPS = 3000  # a pass with more recorded ops is not replayed
 TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 1e-2, "bfloat16": 1e-2}
@@ -41,8 +44,10 @@ def check_passes(trace: Trace, passes: list[int], budget_s: float, hand=None) ->
 
 
 def _check(trace: Trace, bp, deadline: float, hand) -> dict:
-    out = {"pass": bp.index, "status": "checked", "reason": None, "leaves": []}
+    out = {"pass": bp.index, "status": "checked", "reason": None, "leaves": [], "unlisted": 0}
     leaf_steps = [s for s in bp.steps if s.kind == "leaf" and isinstance(trace.nodes[s.node], LeafNode)]
+    out["unlisted"] = max(0, len(leaf_steps) - LISTED)
+    leaf_steps = leaf_steps[:LISTED]
     if not leaf_steps:
         out.update(status="skipped", reason="autograd_grad" if bp.api != "backward" else "no_leaves")
         return out

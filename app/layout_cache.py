@@ -1,4 +1,6 @@
 """The layout cache: structure key → SVG template, so each graph structure is laid out once.
+The same interface keeps other shareable answers for a while (``put`` with ``ttl_s``): a structure
+``dot`` could not lay out in time, a part of a run the page opened.
 
 In one process by default (``LayoutCache``, least recently used out first, bounded in entries and
 characters). With ``GRADVIZ_CACHE_URL=redis://host:port/db`` the templates are shared through
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 
 log = logging.getLogger("gradviz")
@@ -24,6 +27,7 @@ class LayoutCache:
         self.max_chars = max_chars  # drawings of big graphs are large: bound the memory too
         self.chars = 0
         self._items: OrderedDict[str, str] = OrderedDict()
+        self._expires: dict[str, float] = {}  # key -> time.monotonic() after which it is gone
         self._lock = threading.Lock()
         self.renders = 0  # dot runs (cache misses)
         self.hits = 0
@@ -31,19 +35,30 @@ class LayoutCache:
     def get(self, key: str) -> str | None:
         with self._lock:
             svg = self._items.get(key)
+            if svg is not None and key in self._expires and time.monotonic() > self._expires[key]:
+                self.chars -= len(self._items.pop(key))
+                del self._expires[key]
+                svg = None
             if svg is not None:
                 self._items.move_to_end(key)
                 self.hits += 1
             return svg
 
-    def put(self, key: str, svg: str) -> None:
+    def put(self, key: str, svg: str, ttl_s: float | None = None) -> None:
+        """Keep ``svg`` under ``key`` (for ``ttl_s`` seconds, or until it is the least recently
+        used one over the bounds)."""
         with self._lock:
+            if ttl_s is None:
+                self._expires.pop(key, None)
+            else:
+                self._expires[key] = time.monotonic() + ttl_s
             old = self._items.pop(key, None)
             self.chars -= len(old) if old is not None else 0
             self._items[key] = svg
             self.chars += len(svg)
             while len(self._items) > 1 and (len(self._items) > self.size or self.chars > self.max_chars):
-                _, dropped = self._items.popitem(last=False)
+                gone, dropped = self._items.popitem(last=False)
+                self._expires.pop(gone, None)
                 self.chars -= len(dropped)
 
     def stats(self) -> dict:
@@ -57,6 +72,7 @@ class LayoutCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._expires.clear()
             self.renders = self.hits = self.chars = 0
 
     def __len__(self) -> int:
@@ -91,9 +107,9 @@ class RedisLayoutCache:
             self.hits += 1
         return value.decode("utf-8")
 
-    def put(self, key: str, svg: str) -> None:
+    def put(self, key: str, svg: str, ttl_s: float | None = None) -> None:
         try:
-            self._redis.set(self.PREFIX + key, svg.encode("utf-8"), ex=self.ttl_s)
+            self._redis.set(self.PREFIX + key, svg.encode("utf-8"), ex=int(ttl_s or self.ttl_s))
         except self._errors as exc:
             log.warning("layout cache unavailable (%s): not stored", exc)
 

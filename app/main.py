@@ -11,7 +11,7 @@ from .errors import install_error_handlers
 from .metrics import Metrics, MetricsMiddleware
 from .package import STATIC
 from .pool import lifespan
-from .routes import examples, health, layout, limits, metrics, mlp, offline, ops, page, run
+from .routes import examples, health, layout, limits, metrics, mlp, offline, open_parts, ops, page, run
 from .settings import AppSettings, load_settings
 
 
@@ -26,7 +26,7 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.metrics = Metrics()
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     install_error_handlers(app)
-    for module in (page, offline, health, metrics, examples, limits, run, layout, mlp, ops):
+    for module in (page, offline, health, metrics, examples, limits, run, open_parts, layout, mlp, ops):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
     return app

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from functools import lru_cache
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -105,21 +104,20 @@ def all_layouts(answer: dict) -> dict:
     """Every drawing the page may ask for: ``{"svgs": [...], "keys": {"<level>|<direction>": [svg
     index of each view, ...]}}`` (equal drawings are kept once)."""
     from .layout import LayoutSettings, draw_views, layout_data, layout_input
-    from .routes.run import fold_settings
+    from .routes.run import direction_settings
     from .schemas import LayoutInput
 
     if not answer.get("views"):
         return {"svgs": [], "keys": {}, "folded": {}}
     data = layout_data(LayoutInput.model_validate(layout_input(answer)))
+    # each level's own open set (within what the answer holds), not the one the answer was drawn at
+    data["views"] = [dict(v, open=None) for v in data["views"]]
     svgs: list[str] = []
     index: dict[str, int] = {}
     keys, folded = {}, {}
     for level in LEVELS:
         for direction in DIRECTIONS:
-            settings = fold_settings(LayoutSettings(), level)
-            if direction == "down":
-                settings = replace(settings, max_lr_depth=-1)
-            drawings = draw_views(data, settings)
+            drawings = draw_views(data, direction_settings(LayoutSettings(), direction), fold=level)
             ids = []
             for d in drawings:
                 if d.svg not in index:
@@ -128,7 +126,8 @@ def all_layouts(answer: dict) -> dict:
                 ids.append(index[d.svg])
             key = f"{level}|{direction}"
             keys[key] = ids
-            folded[key] = [{"folded": d.folded, "folds": d.folds} for d in drawings]
+            folded[key] = [{"folded": d.folded, "folds": d.folds, "open": d.open, "segments": d.segments,
+                            "undrawn": d.undrawn} for d in drawings]
     return {"svgs": svgs, "keys": keys, "folded": folded}
 
 

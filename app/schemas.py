@@ -70,8 +70,12 @@ class RunRequest(BaseModel):
     source: str
     variables: dict[str, VariableIn] | None = None
     fold: Literal["auto", "module", "op"] = Field(
-        default="auto", description="graph level of the drawing: each nn.Module call one box ('module'), "
-                                    "every op ('op'), or folded only when large ('auto')")
+        default="auto", description="graph level of the drawing: every part (nn.Module call, loop) "
+                                    "closed ('module'), as much open as can be drawn ('op'), or open "
+                                    "within a budget of about 300 nodes and boxes ('auto')")
+    direction: Literal["auto", "down"] = Field(
+        default="auto", description="'auto': short graphs left to right, deep ones top to bottom; "
+                                    "'down': always top to bottom (a narrow screen)")
 
 
 # ---- values -------------------------------------------------------------------------------------
@@ -203,6 +207,8 @@ class GraphNode(BaseModel):
     retains_grad: bool = False
     is_saved: bool = Field(default=False, description="an op saved this node's output for backward")
     iteration: int | None = Field(default=None, description="index into views when training loops are split")
+    part: str | None = Field(default=None, description="the innermost part (parts[].id) it is drawn in; "
+                                                       "null: the view itself")
     label: str | None = Field(default=None, description="the node's distinct name in text and drawing: "
                                                         "'MulBackward0 #2', or the tensor's name for a leaf")
     sym: str | None = Field(default=None, description="the name rules give this node's tensor: 'z', 'h₂', or "
@@ -250,6 +256,16 @@ class StepOut(BaseModel):
     hook: str | None = Field(default=None, description="hook steps: the hook function's name")
     hook_line: int | None = Field(default=None, description="hook steps: where the program registered it")
     hook_col: int | None = None
+    received_count: int | None = Field(
+        default=None, description="how many gradients arrived, when ``received`` holds only the first "
+                                  "and the last of a very long fan-out sum")
+
+
+class HiddenSteps(BaseModel):
+    """Consecutive backward steps of nodes hidden in closed parts: their order and nodes only."""
+
+    index: int = Field(description="the first step's index")
+    nodes: list[int]
 
 
 class BackwardPassOut(BaseModel):
@@ -259,7 +275,9 @@ class BackwardPassOut(BaseModel):
     retain_graph: bool
     create_graph: bool
     seed: Value
-    steps: list[StepOut]
+    steps: list[StepOut] = Field(description="the steps of nodes in graph.nodes, in visiting order")
+    hidden: list[HiddenSteps] = Field(default_factory=list, description="the other steps (nodes hidden in "
+                                                                          "closed parts), by index")
     line: int | None = None
     col: int | None = None
     view: int = Field(default=0, description="index into views")
@@ -307,6 +325,48 @@ class FoldOut(BaseModel):
     nodes: list[int]
 
 
+PartId = Annotated[str, Field(pattern=r"^p\d{1,9}$")]
+Ref = Annotated[str, Field(pattern=r"^[np]\d{1,10}$", description="'n<id>': a node; 'p<k>': a part")]
+
+
+class PartOut(BaseModel):
+    """A part of a view the drawing can fold: an nn.Module call, a loop, a chunk of a loop's
+    iterations or a segment of consecutive nodes. Closed, it is one box (SVG element id ``id``)
+    and the nodes inside it are not in graph.nodes; ``span`` and ``outside`` tell which node ids
+    are inside it (for the steps and ops the answer names by id only)."""
+
+    id: PartId
+    kind: Literal["module", "loop", "chunk", "segment"]
+    label: str = Field(description="module path, the loop's header, '#1–#100' (iterations), 'L3–L40' (lines)")
+    type_name: str | None = Field(default=None, description="a module call's class")
+    parent: PartId | None = Field(description="the part around it; null: the view itself")
+    view: int
+    line: int | None = None
+    col: int | None = None
+    ops: int = Field(description="op nodes inside, at any depth")
+    size: int = Field(description="nodes and boxes it shows when opened")
+    key: str = Field(description="parts with the same key show the same structure")
+    iterations: int | None = Field(default=None, description="a loop's or chunk's iterations")
+    first_iteration: int | None = Field(default=None, description="a chunk's first iteration, from 0")
+    iters: list[list[int]] | None = Field(
+        default=None, description="a loop: [first node id, iteration number from 0] of each iteration")
+    span: list[int] = Field(description="[smallest, largest] node id inside, at any depth")
+    outside: list[int] = Field(default_factory=list, description="node ids within span that are not inside")
+    open: bool = Field(description="drawn open in this answer's drawing")
+
+
+class LinkOut(BaseModel):
+    """Edges drawn as one between two things when at least one is a closed part's box."""
+
+    source: Ref
+    target: Ref
+    shape: list[int] = Field(description="the tensors' shape ([] when they differ)")
+    needs_grad: bool
+    edges: list[int] = Field(description="the edges it stands for")
+    targets: list[int] = Field(description="each edge's target node (the op whose backward step sends "
+                                           "the gradient back along it)")
+
+
 class ViewOut(BaseModel):
     """One drawable graph: a training iteration, a micro-batch, or the whole program."""
 
@@ -321,6 +381,12 @@ class ViewOut(BaseModel):
     undrawn: Literal["too_many_nodes", "time_budget", "graphviz_failed"] | None = Field(
         default=None, description="why ``svg`` is only a note: too many nodes to lay out, the request's "
                                   "time budget ran out, or graphviz failed")
+    open: list[PartId] = Field(default_factory=list, description="parts drawn open")
+    links: list[LinkOut] = Field(default_factory=list, description="edges drawn to and from closed parts")
+    segments: dict[str, list[int]] = Field(
+        default_factory=dict, description="SVG edge elements that stand for several edges (a link, or an "
+                                          "edge drawn in pieces across an open loop's frame): element id "
+                                          "-> edge ids")
 
 
 class IterationSummary(BaseModel):
@@ -334,10 +400,13 @@ class IterationSummary(BaseModel):
 
 
 class Event(BaseModel):
-    """Program order: an op recorded, a backward pass, an optimizer step, a zero_grad."""
+    """Program order: an op recorded, a backward pass, an optimizer step, a zero_grad; ``ops``: ops
+    recorded one after the other whose nodes are hidden in closed parts (``nodes``, in ``view``)."""
 
     kind: str
     index: int | None = None
+    nodes: list[int] | None = None
+    view: int | None = None
 
 
 class HandFormula(BaseModel):
@@ -382,6 +451,8 @@ class GradCheckPass(BaseModel):
     hook_changed: bool = Field(default=False, description="a tensor hook of the program returned a new "
                                "gradient in this pass (autograd's .grad is then not ∂f/∂x)")
     leaves: list[GradCheckLeaf]
+    unlisted: int = Field(default=0, description="leaves of the pass after the listed ones, neither "
+                          "listed nor checked (a deep model's parameters)")
 
 
 from .lenses.schemas import Lenses  # noqa: E402  (it reads Value and Num above)
@@ -409,9 +480,42 @@ class RunResponse(BaseModel):
                                   "forwards compared, gradient sizes, bytes held for backward")
     timings: dict[str, float] = Field(default_factory=dict,
                                       description="seconds spent: run, serialize, layout, total")
+    parts: list[PartOut] = Field(default_factory=list,
+                                 description="the parts of each view the drawings show open or as boxes")
+    fingerprint: str = Field(default="", description="a digest of what the run recorded (POST /api/open "
+                                                     "checks that running it again gives the same)")
+
     grad_check: list[GradCheckPass] = Field(default_factory=list,
                                             description="each kept backward pass checked by hand: autograd, "
                                                         "finite differences, the course's formula")
+
+
+# ---- a part opened (POST /api/open) ---------------------------------------------------------------
+class OpenRequest(BaseModel):
+    """Open parts of one view of a run: the program runs again (runs are deterministic) and the
+    answer holds that view at the new open set, with the values of every node it shows."""
+
+    source: str
+    variables: dict[str, VariableIn] | None = None
+    view: int = Field(ge=0, le=10_000, description="index into the run's views")
+    open: list[PartId] = Field(max_length=1000, description="the parts to draw open, the most recently "
+                                                            "opened last (the oldest stay closed when "
+                                                            "all of them would show too much)")
+    direction: Literal["auto", "down"] = "auto"
+    fingerprint: str | None = Field(default=None, max_length=64,
+                                    description="the run's fingerprint: a different run answers 409")
+
+
+class OpenResponse(BaseModel):
+    """One view of a run again: its drawing, the nodes and edges it shows, its backward passes and
+    its parts (replacing what the run's answer had for that view)."""
+
+    views: list[ViewOut] = Field(description="the one view, drawn at the new open set")
+    graph: Graph
+    backward: list[BackwardPassOut]
+    parts: list[PartOut]
+    fingerprint: str
+    timings: dict[str, float] = Field(default_factory=dict)
 
 
 # ---- layout again (POST /api/layout) ---------------------------------------------------------------
@@ -442,6 +546,7 @@ class LayoutNodeIn(BaseModel):
     is_constant: bool = False
     var: Text | None = None
     module: Text | None = None
+    part: PartId | None = None
     label: Text | None = None
     sym: Text | None = None
 
@@ -457,12 +562,43 @@ class LayoutEdgeIn(BaseModel):
     needs_grad: bool
 
 
+class LayoutPartIn(BaseModel):
+    """What the drawing shows of a part (the fields of ``PartOut`` it reads)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: PartId
+    kind: Literal["module", "loop", "chunk", "segment"]
+    label: Text
+    type_name: Text | None = None
+    parent: PartId | None = None
+    view: Annotated[int, Field(ge=0, le=LAYOUT_MAX_VIEWS)] = 0
+    first: Id = 0
+    size: Annotated[int, Field(ge=0, le=2**31 - 1)] = 1
+    key: Annotated[str, Field(max_length=64, pattern=r"^[^\x00-\x1f\x7f]*$")] = ""
+    iterations: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
+
+
+class LayoutLinkIn(BaseModel):
+    """Edges drawn as one, to or from a closed part (a ``LinkOut``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    source: Ref
+    target: Ref
+    shape: Shape
+    needs_grad: bool
+    edges: list[Id]
+    targets: list[Id]
+
+
 class LayoutViewIn(BaseModel):
-    """One drawing: the node and edge ids of a ``ViewOut``."""
+    """One drawing: the node and edge ids of a ``ViewOut``, and the parts drawn open (null: the
+    request's ``fold`` level decides)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     nodes: list[Id]
     edges: list[Id]
+    open: list[PartId] | None = None
+    links: list[LayoutLinkIn] = Field(default_factory=list)
 
 
 class LayoutInput(BaseModel):
@@ -472,6 +608,7 @@ class LayoutInput(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     nodes: list[LayoutNodeIn]
     edges: list[LayoutEdgeIn]
+    parts: list[LayoutPartIn] = Field(default_factory=list)
     views: list[LayoutViewIn]
     direction: Literal["auto", "down"] = Field(
         default="auto", description="'auto': short graphs left to right, deep ones top to bottom (as "
@@ -488,6 +625,19 @@ class LayoutInput(BaseModel):
         for e in self.edges:
             if e.source not in nodes or e.target not in nodes:
                 raise ValueError(f"edge {e.id} joins a node that is not in nodes")
+        parts = {p.id: p for p in self.parts}
+        if len(parts) != len(self.parts):
+            raise ValueError("part ids must be unique")
+        for p in self.parts:
+            seen, q = {p.id}, p.parent
+            while q is not None:  # every parent defined, and no part inside itself
+                if q not in parts or q in seen:
+                    raise ValueError(f"part {p.id} has an undefined or circular parent")
+                seen.add(q)
+                q = parts[q].parent
+        for n in self.nodes:
+            if n.part is not None and n.part not in parts:
+                raise ValueError(f"node {n.id} names a part that is not in parts")
         for i, v in enumerate(self.views):
             members = set(v.nodes)
             if not members <= nodes:
@@ -498,6 +648,15 @@ class LayoutInput(BaseModel):
                     raise ValueError(f"view {i} names an edge that is not in edges")
                 if e.source not in members or e.target not in members:
                     raise ValueError(f"view {i}: edge {eid} joins a node outside the view")
+            if v.open is not None and not set(v.open) <= set(parts):
+                raise ValueError(f"view {i} opens a part that is not in parts")
+            for ln in v.links:
+                for ref in (ln.source, ln.target):
+                    known = int(ref[1:]) in members if ref[0] == "n" else ref in parts
+                    if not known:
+                        raise ValueError(f"view {i}: a link names {ref}, which is not in the view")
+                if len(ln.targets) != len(ln.edges):
+                    raise ValueError(f"view {i}: a link needs one target per edge")
         return self
 
 
@@ -506,8 +665,10 @@ class LayoutRequest(LayoutInput):
 
     nodes: list[LayoutNodeIn] = Field(min_length=1, max_length=LAYOUT_MAX_NODES)
     edges: list[LayoutEdgeIn] = Field(max_length=LAYOUT_MAX_NODES)
+    parts: list[LayoutPartIn] = Field(default_factory=list, max_length=LAYOUT_MAX_NODES)
     views: list[LayoutViewIn] = Field(min_length=1, max_length=LAYOUT_MAX_VIEWS)
-    fold: Fold = Field(default="auto", description="as in RunRequest")
+    fold: Fold = Field(default="auto", description="as in RunRequest, for views without an open set")
+
 
 class DrawingOut(BaseModel):
     """One view drawn again."""
@@ -517,6 +678,9 @@ class DrawingOut(BaseModel):
     folded: bool
     folds: list[FoldOut]
     undrawn: Literal["too_many_nodes", "time_budget", "graphviz_failed"] | None = None
+    open: list[PartId] = Field(default_factory=list, description="the parts drawn open (those of the "
+                                                                  "request whose contents it held)")
+    segments: dict[str, list[int]] = Field(default_factory=dict, description="as in ViewOut")
 
 
 class LayoutResponse(BaseModel):
@@ -533,6 +697,7 @@ class PreparedRun(BaseModel):
     layout: LayoutInput
     views: int = Field(ge=0)
     timings: dict[str, float]
+    fingerprint: str = Field(default="", max_length=64)
 
 
 class WorkerRunReply(BaseModel):

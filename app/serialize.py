@@ -13,45 +13,62 @@ import numpy as np
 
 from . import values
 from .explain import annotate
+from .fold_plan import Fold, FoldPlan, part_out, plan_folds
 from .lenses import build_lenses
 from .package import from_engine
-from .views import View, build_views, trim_views, view_edges
+from .skeleton import compact_events, received_kept, steps_split
+from .views import View, build_views, trim_views
 
 LeafNode, OpNode, Trace = from_engine("trace", "LeafNode", "OpNode", "Trace")
 
 
-def serialize_trace(trace: Trace, output_node: int | None = None) -> dict:
-    """graph, backward, views (svg empty), optimizer_steps, iterations and events of a trace."""
+def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto") -> dict:
+    """graph, backward, views (svg empty), optimizer_steps, iterations, events and parts of a
+    trace; nodes hidden in closed parts (``fold``: see app/fold_plan.py) only by id."""
     views, pass_view = build_views(trace)
     trim_views(views)
     kept_views = [v for v in views if v.kept]
     kept_nodes: set[int] = set().union(*(v.nodes for v in kept_views)) if kept_views else set()
+    plan = plan_folds(trace, kept_views, fold)
+    shown = plan.shown
     node_view = _first_view(kept_views)
     outputs = {bp.root for bp in trace.passes}
     if not outputs:
         outputs = {output_node} if output_node is not None else _sinks(trace)
     saved_nodes = {s.node for n in trace.nodes if n.kind == "op" for s in n.saved if s.node is not None}
 
-    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id))
-             for n in trace.nodes if n.id in kept_nodes]
-    edges = [_edge(e) for e in trace.edges if e.target in kept_nodes and e.source in kept_nodes]
+    node_part = plan.node_part()
+    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id)) | {"part": node_part[n.id]}
+             for n in trace.nodes if n.id in shown]
+    edges = [_edge(trace.edges[e]) for e in sorted({e for v in plan.views for e in v.edges})]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
 
     kept_pass = {i for i, v in pass_view.items() if views[v].kept}
-    backward = [_pass(bp, views[pass_view[bp.index]].index) for bp in trace.passes if bp.index in kept_pass]
+    backward = [_pass(bp, views[pass_view[bp.index]].index, shown) for bp in trace.passes
+                if bp.index in kept_pass]
     steps_kept = _kept_optimizer_steps(trace, kept_pass)
     out = {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
-        "views": [_view(v, trace) for v in kept_views],
-        "optimizer_steps": [_optimizer_step(s, kept_nodes) for s in trace.optimizer_steps
+        "views": [_view(v, trace, plan) for v in kept_views],
+        "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
-        "forward": [_forward_step(f, kept_nodes) for f in trace.forward_steps],
-        "events": _events(trace, kept_nodes, kept_pass, steps_kept),
+        "forward": [_forward_step(f, shown) for f in trace.forward_steps],
+        "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
+        "parts": _parts(plan),
         "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass),
     }
     annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
+    return out
+
+
+def _parts(plan: FoldPlan) -> list[dict]:
+    """The parts the answer describes: in each view, the open ones and the closed boxes."""
+    out = []
+    for v in plan.views:
+        opened = set(v.open)
+        out.extend(part_out(v.parts.parts[pid], pid in opened) for pid in v.known)
     return out
 
 
@@ -115,31 +132,37 @@ def _flow(f) -> dict:
 
 
 def _step(s) -> dict:
-    return {
+    out = {
         "index": s.index, "node": s.node, "kind": s.kind,
-        "received": [_flow(f) for f in s.received], "upstream": values.value(s.upstream),
+        "received": [_flow(f) for f in received_kept(s.received)], "upstream": values.value(s.upstream),
         "sent": [_flow(f) for f in s.sent],
         "grad_before": values.value(s.grad_before), "grad_after": values.value(s.grad_after),
         "retained": s.retained, "is_sum": len(s.received) > 1,
         "hook": s.hook, "hook_line": s.hook_line, "hook_col": s.hook_col,
     }
+    if len(out["received"]) < len(s.received):
+        out["received_count"] = len(s.received)
+    return out
 
 
-def _pass(bp, view: int) -> dict:
+def _pass(bp, view: int, shown: set[int]) -> dict:
+    steps, hidden = steps_split(bp.steps, shown)
     return {
         "index": bp.index, "root": bp.root, "api": bp.api, "retain_graph": bp.retain_graph,
         "create_graph": bp.create_graph, "seed": values.value(bp.seed),
-        "steps": [_step(s) for s in bp.steps], "line": bp.line, "col": bp.col, "view": view,
-        "freed": not bp.retain_graph,
+        "steps": [_step(s) for s in steps], "hidden": hidden, "line": bp.line, "col": bp.col,
+        "view": view, "freed": not bp.retain_graph,
     }
 
 
-def _view(v: View, trace: Trace) -> dict:
+def _view(v: View, trace: Trace, plan: FoldPlan) -> dict:
     loss = None
     if v.passes:
         loss = _scalar(trace.nodes[trace.passes[v.passes[0]].root].value)
-    return {"index": v.index, "passes": list(v.passes), "nodes": sorted(v.nodes),
-            "edges": view_edges(trace, v.nodes), "svg": "", "folded": False, "loss": loss, "folds": []}
+    fold = plan.views[v.index]
+    return {"index": v.index, "passes": list(v.passes), "nodes": fold.nodes, "edges": fold.edges,
+            "svg": "", "folded": len(fold.known) > len(fold.open), "loss": loss, "folds": [],
+            "open": fold.open, "links": fold.links}
 
 
 def _scalar(arr: np.ndarray):
@@ -160,11 +183,11 @@ def _iteration(bp, trace: Trace, view: View) -> dict:
             "view": view.index if view.kept else None, "params": params}
 
 
-def _forward_step(f, kept_nodes: set[int]) -> dict:
+def _forward_step(f, shown: set[int]) -> dict:
     return {
         "index": f.index, "op": f.op, "formulas": list(f.formulas),
-        "inputs": [n if n in kept_nodes else None for n in f.inputs],
-        "node": f.node if f.node in kept_nodes else None,
+        "inputs": [n if n in shown else None for n in f.inputs],
+        "node": f.node if f.node in shown else None,
         "tangents": [values.value(t) for t in f.tangents], "shares": [values.value(x) for x in f.shares],
         "tangent": values.value(f.tangent), "line": f.line, "col": f.col,
     }

@@ -38,7 +38,7 @@ class AppSettings:
     run_timeout_s: float | None = field(
         default_factory=lambda: _env_float("GRADVIZ_RUN_TIMEOUT_S", 0.0) or None)  # None: the runner's
     layout: LayoutSettings = field(default_factory=LayoutSettings)
-    layout_budget_s: float = 8.0  # on top of the run's deadline: what a request may spend drawing
+    layout_budget_s: float = 8.0  # what a request may spend drawing after its run (within its budget)
     language: str = field(default_factory=lambda: os.environ.get("GRADVIZ_LANG", "en"))
 
     @property

@@ -19,7 +19,9 @@ What the program runner sets on the active recorder:
   and step recorded afterwards carries it; ``rec.location_node`` is that expression, and
   ``rec.end_of(node)`` says where it ends (an op node keeps its end too);
 - ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name;
-- ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call.
+- ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call;
+- ``rec.open_scope("loop", label)`` / ``rec.close_scope(frame)`` around a loop, and the same with
+  ``"iteration"`` around each of its iterations (see ``Scope``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class LeafNode:
     line: int | None = None
     col: int | None = None
     module: str | None = None
+    scope: int | None = None  # innermost Scope recorded around it (None: the program's top level)
     kind: str = "leaf"
     # Which tensor object this is: leaf nodes of the same object share it (a parameter gets a new
     # node after an optimizer step, but stays the same object), numbered per trace
@@ -87,6 +90,7 @@ class OpNode:
     col: int | None = None
     module: str | None = None  # innermost nn.Module path, e.g. "fc1"
     retains_grad: bool = False
+    scope: int | None = None  # innermost Scope recorded around it (None: the program's top level)
     kind: str = "op"
     end_line: int | None = None  # where the expression that ran it ends (col: just after it)
     end_col: int | None = None
@@ -164,6 +168,34 @@ class OptimizerStep:
 
 
 @dataclass
+class Scope:
+    """A stretch of the program that recorded nodes: an ``nn.Module`` call, a loop, or one
+    iteration of a loop. Scopes nest (``parent``); a node names the innermost one it was recorded
+    in. Only scopes in which a node was recorded exist (a loop that records nothing leaves none)."""
+
+    id: int
+    kind: str  # "module" | "loop" | "iteration"
+    label: str  # the module path ("fc1"), the loop's header ("for t in range(250)")
+    parent: int | None
+    line: int | None = None
+    col: int | None = None
+    index: int | None = None  # an iteration's number in its loop, from 0
+    type_name: str | None = None  # a module call's class, e.g. "Linear"
+
+
+class ScopeFrame:
+    """An open scope (``Recorder.open_scope``): it becomes a ``Scope`` when the first node is
+    recorded inside it, and keeps that id if it is opened again (a generator's loop resumes)."""
+
+    __slots__ = ("kind", "label", "line", "col", "index", "type_name", "id")
+
+    def __init__(self, kind: str, label: str, line, col, index, type_name: str | None = None):
+        self.kind, self.label, self.line, self.col, self.index = kind, label, line, col, index
+        self.type_name = type_name
+        self.id: int | None = None
+
+
+@dataclass
 class ForwardStep:
     """One op run in forward mode (a dual level was open): its rules turned the tangents of its
     inputs into its output's tangent."""
@@ -195,6 +227,7 @@ class Trace:
     # grad_fn objects the program let go of (nothing referred to them any more: their saved
     # tensors were freed), as (number of events recorded by then, node id)
     frees: list[tuple[int, int]] = field(default_factory=list)
+    scopes: list[Scope] = field(default_factory=list)  # a scope's id is its position
 
 
 def _copy(x) -> np.ndarray | None:
@@ -217,6 +250,10 @@ class Recorder:
         self.location_node = None
         self.end_of = None  # (AST node) -> (end line, end col), set by the program runner
         self.module_stack: list[str] = []
+        self.frames: list[ScopeFrame] = []  # open scopes, outermost first
+        # Leaves bound to a name before any op read them: id -> (weak reference, the innermost
+        # open scope then), so a leaf made before a loop is not taken for part of the loop.
+        self._bound: dict[int, tuple] = {}
         self.max_ops = max_ops
         self.op_total = 0
         self.open_pass: BackwardPass | None = None  # the backward pass running now, if any
@@ -230,12 +267,52 @@ class Recorder:
     def module(self) -> str | None:
         return self.module_stack[-1] if self.module_stack else None
 
-    def push_module(self, path: str) -> None:
-        """An ``nn.Module`` call starts: ops recorded until ``pop_module`` ran inside it."""
+    def push_module(self, path: str, type_name: str | None = None) -> None:
+        """An ``nn.Module`` call starts (``type_name``: its class): ops recorded until
+        ``pop_module`` ran inside it."""
         self.module_stack.append(path)
+        line, col = self._loc()
+        self.frames.append(ScopeFrame("module", path, line, col, None, type_name))
 
     def pop_module(self) -> None:
         self.module_stack.pop()
+        self.frames.pop()
+
+    def open_scope(self, kind: str, label: str, line: int | None = None, col: int | None = None,
+                   index: int | None = None, frame: ScopeFrame | None = None) -> ScopeFrame:
+        """A loop (``kind="loop"``) or one of its iterations (``"iteration"``, ``index`` its
+        number) starts; pass an earlier ``frame`` to open the same scope again. Close it with
+        ``close_scope``."""
+        if frame is None:
+            frame = ScopeFrame(kind, label, line, col, index)
+        self.frames.append(frame)
+        return frame
+
+    def close_scope(self, frame: ScopeFrame) -> None:
+        """The scope ``frame`` (and any scope a failure left open inside it) is over."""
+        frames = self.frames
+        while frames:
+            if frames.pop() is frame:
+                return
+
+    def _scope(self, depth: int | None = None) -> int | None:
+        """The innermost open scope (or the ``depth``-th, from 1) as a ``Scope`` id, making
+        ``Scope``s of the open frames that have recorded nothing yet; None outside every scope."""
+        frames = self.frames if depth is None else self.frames[:depth]
+        if not frames:
+            return None
+        last = frames[-1]
+        if last.id is not None:
+            return last.id
+        scopes = self.trace.scopes
+        parent = None
+        for f in frames:
+            if f.id is None:
+                f.id = len(scopes)
+                scopes.append(Scope(id=f.id, kind=f.kind, label=f.label, parent=parent, line=f.line,
+                                    col=f.col, index=f.index, type_name=f.type_name))
+            parent = f.id
+        return last.id
 
     def _loc(self) -> tuple[int | None, int | None]:
         return self.location if self.location is not None else (None, None)
@@ -261,7 +338,8 @@ class Recorder:
         self.trace.nodes.append(LeafNode(
             id=nid, name=tensor._name, shape=tuple(tensor._data.shape), dtype=tensor.dtype.name,
             requires_grad=tensor.requires_grad, is_param=tensor._is_param, value=_copy(tensor),
-            line=line, col=col, module=self.module, obj=self._object_number(tensor)))
+            line=line, col=col, module=self.module, scope=self._leaf_scope(tensor),
+            obj=self._object_number(tensor)))
         tensor._trace = (self, nid)
         return nid
 
@@ -317,6 +395,7 @@ class Recorder:
             formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
             shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
             params=dict(params or {}), line=line, col=col, module=self.module,
+            scope=self._scope() if self.frames else None,
             end_line=end[0], end_col=end[1],
             kept=[key for key, _, _ in getattr(fn, "_saved", ())],
             made_by=None if bp is None else (bp.index, len(bp.steps))))
@@ -335,14 +414,34 @@ class Recorder:
                 rec.trace.frees.append((len(rec.trace.events), nid))
         return freed
 
-    def name_tensor(self, tensor, name: str) -> None:
-        """The user bound ``tensor`` to ``name``: label its node (the first name wins)."""
+    def _leaf_scope(self, tensor) -> int | None:
+        """The scope a new leaf node belongs to: where the program bound it to a name, while that
+        scope is still open (a tensor made before a loop and read in it), else where it is read."""
+        if not self.frames:
+            return None
+        entry = self._bound.pop(id(tensor), None)
+        if entry is not None and entry[0]() is tensor:
+            frame = entry[1]
+            if frame is None:
+                return None
+            for depth, f in enumerate(self.frames, 1):
+                if f is frame:
+                    return self._scope(depth)
+        return self._scope()
+
+    def name_tensor(self, tensor, name: str, bound: bool = True) -> None:
+        """The user bound ``tensor`` to ``name``: label its node (the first name wins). ``bound``
+        False: a name given without a binding in the program (a module's parameter)."""
         if tensor._name is None:
             tensor._name = name
         fn = tensor._grad_fn
         nid = self._mine(fn) if fn is not None else self._mine(tensor)
         if nid is not None and self.trace.nodes[nid].name is None:
             self.trace.nodes[nid].name = name
+        if bound and nid is None and fn is None:
+            old = self._bound.get(id(tensor))
+            if old is None or old[0]() is not tensor:
+                self._bound[id(tensor)] = (weakref.ref(tensor), self.frames[-1] if self.frames else None)
 
     def retains_grad(self, fn) -> None:
         """``retain_grad()`` was called on the output of ``fn``."""

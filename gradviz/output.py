@@ -97,16 +97,13 @@ def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int 
 
 
 def _png(answer: dict, view: int) -> bytes:
-    """The view drawn by ``dot -Tpng`` from the same DOT text as its SVG, labels filled in."""
+    """The view drawn by ``dot -Tpng`` (open loops as boxes: in the SVG each is a drawing of its own)."""
     app_layout = _parts.app("layout")
     schemas = _parts.app("schemas")
     data = app_layout.layout_data(schemas.LayoutInput.model_validate(app_layout.layout_input(answer)))
-    nodes, edges = data["nodes"], data["edges"]
-    node_ids, edge_ids = data["views"][view]
-    plan = app_layout.plan_view(nodes, edges, node_ids, edge_ids, app_layout.LayoutSettings())
-    if not plan.dot:
-        raise GradvizError(f"the graph has {plan.drawn} nodes: too many to draw")
-    dot = app_layout.filled_dot(plan)
+    dot = app_layout.view_dot(data, view)
+    if dot is None:
+        raise GradvizError("the graph has too many nodes to draw")
     try:
         proc = subprocess.run(["dot", "-Tpng", "-Gdpi=144", "-Gbgcolor=white"], input=dot.encode(),
                               capture_output=True, timeout=120)

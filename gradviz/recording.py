@@ -246,11 +246,12 @@ class _Session:
         out_view = self.view_of(out, fn_view, value)
         self.outputs[id(fn)] = out_view
         self.rec.location = where
-        self.rec.push_module(module)  # the module it ran in, back then
+        again = self.enter_module(module)
         try:
             self.rec.op_node(fn_view, op, inputs, out_view, params, None)
         finally:
-            self.rec.pop_module()
+            if again:
+                self.rec.pop_module()
 
     def input_view(self, nxt, given, value, dtype):
         """What fed one input of an op: the leaf of an AccumulateGrad, the output of another
@@ -328,13 +329,24 @@ class _Session:
         out_view = self.view_of(out, fn_view, value)
         self.outputs[id(fn)] = out_view
         self.rec.location = where
-        self.rec.push_module(module)
+        again = self.enter_module(module)
         try:
             self.rec.op_node(fn_view, function_entry(cls.__name__), inputs, out_view,
                              {"function": cls.__name__}, extras)
         finally:
-            self.rec.pop_module()
+            if again:
+                self.rec.pop_module()
         return result
+
+    def enter_module(self, module) -> bool:
+        """Record what follows in the module call an op ran in, back then; True when that needed a
+        ``push_module`` (undo it with ``pop_module``). Nearly always that call is still open (ops are
+        recorded at the next op or at the call's end) and the op joins its scope; an op outside
+        every module call stays outside."""
+        if module is None or module == self.rec.module:
+            return False
+        self.rec.push_module(module)
+        return True
 
     # ---- tensor hooks ------------------------------------------------------------------------------
     def register_hook(self, func, args, kwargs):
@@ -409,7 +421,7 @@ class _Session:
             paths[module] = label
             path = label
             for name, p in module.named_parameters():
-                self.rec.name_tensor(self.view_of(p), name if "." in name else f"{label}.{name}")
+                self.rec.name_tensor(self.view_of(p), name if "." in name else f"{label}.{name}", bound=False)
             self.module_paths.append(paths)
         self.module_roots.append(root)
         self.rec.push_module(path)

@@ -48,7 +48,7 @@ class TensorView:
     engine's in-place ops do)."""
 
     __slots__ = ("tensor", "_name", "_tag", "_tag_version", "fn_view", "snapshot", "snap_version",
-                 "_is_param", "dtype", "requires_grad")
+                 "_is_param", "dtype", "requires_grad", "__weakref__")
 
     def __init__(self, tensor, fn_view=None, snapshot: np.ndarray | None = None):
         import torch

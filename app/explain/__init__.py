@@ -19,9 +19,13 @@ MAX_WORKED_INPUTS = 3000  # beyond this many, an answer's steps carry their rule
 
 def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
     """Add the explanation model to ``answer`` (the dict ``serialize_trace`` builds)."""
+    from ..serialize import is_constant  # (serialize calls this module)
+
     graph = answer["graph"]["nodes"]
-    constant = {n["id"] for n in graph if n.get("is_constant")}
-    kept = [trace.nodes[n["id"]] for n in graph]
+    # every node of the kept views is named, drawn or inside a closed part: a name does not change
+    # when a part opens or the graph is drawn at another level
+    kept = [trace.nodes[nid] for nid in sorted(node_view)] or [trace.nodes[n["id"]] for n in graph]
+    constant = {n.id for n in kept if n.kind == "leaf" and is_constant(n)}
     sources = {n.id: [trace.edges[e].source for e in n.inputs] for n in kept if n.kind == "op"}
     names = name_nodes(kept, node_view, constant, sources)
     syms = {nid: sym for nid, (_, sym) in names.items()}
@@ -32,7 +36,8 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
         bp = trace.passes[bp_out["index"]]
         root = trace.nodes[bp.root]
         root_name = syms.get(bp.root) if root.name and bp.root not in constant else "L"
-        for s_out, step in zip(bp_out["steps"], bp.steps):
+        for s_out in bp_out["steps"]:  # the steps the answer holds (not those inside closed parts)
+            step = bp.steps[s_out["index"]]
             node = trace.nodes[step.node]
             if step.kind != "op" or not explained(node):
                 continue

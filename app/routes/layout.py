@@ -11,13 +11,12 @@ workers) and within one time budget for all its views; a view cut short by it sa
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from fastapi import APIRouter, Request
 
 from ..layout import draw_views, layout_data
 from ..schemas import ErrorResponse, LayoutRequest, LayoutResponse
-from .run import fold_settings
+from .run import direction_settings
 
 router = APIRouter(prefix="/api", tags=["layout"])
 
@@ -29,10 +28,9 @@ ERRORS = {413: {"model": ErrorResponse, "description": "request body over 256 KB
 def layout(body: LayoutRequest, request: Request):
     """Each view of the request drawn at the requested level (views in the request's order)."""
     app_settings = request.app.state.settings
-    settings = fold_settings(app_settings.layout, body.fold)
-    if body.direction == "down":
-        settings = replace(settings, max_lr_depth=-1)  # no graph is short enough to lie on its side
+    settings = direction_settings(app_settings.layout, body.direction)
     deadline = time.monotonic() + app_settings.layout_budget_s
-    drawings = draw_views(layout_data(body), settings, deadline=deadline)
+    drawings = draw_views(layout_data(body), settings, deadline=deadline, fold=body.fold)
     return LayoutResponse(views=[{"index": i, "svg": d.svg, "folded": d.folded, "folds": d.folds,
-                                  "undrawn": d.undrawn} for i, d in enumerate(drawings)])
+                                  "undrawn": d.undrawn, "open": d.open, "segments": d.segments}
+                                 for i, d in enumerate(drawings)])

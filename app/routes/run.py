@@ -30,12 +30,10 @@ ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run (
           503: {"model": ErrorResponse, "description": "every worker is busy: retry after Retry-After s"}}
 
 
-def fold_settings(layout: LayoutSettings, fold: str) -> LayoutSettings:
-    """The layout settings for the requested graph level ("auto": the server's threshold)."""
-    if fold == "module":
-        return replace(layout, fold_threshold=0)
-    if fold == "op":
-        return replace(layout, fold_threshold=layout.max_nodes)
+def direction_settings(layout: LayoutSettings, direction: str) -> LayoutSettings:
+    """The layout settings for a direction ("down": every piece top to bottom, for a phone)."""
+    if direction == "down":
+        return replace(layout, max_lr_depth=-1)  # no graph is short enough to lie on its side
     return layout
 
 
@@ -47,8 +45,8 @@ def run(body: RunRequest, request: Request) -> Response:
     t0 = time.perf_counter()
     budget_end = time.monotonic() + request_budget(settings)
     try:
-        reply = request.app.state.pool.call("run", body.source, variables, timeout=run_deadline(settings),
-                                            client=client_of(request.scope),
+        reply = request.app.state.pool.call("run", body.source, variables, body.fold,
+                                            timeout=run_deadline(settings), client=client_of(request.scope),
                                             keep_for=worker_key_of(request.scope))
     except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
         return worker_error_response(exc)
@@ -62,19 +60,30 @@ def run(body: RunRequest, request: Request) -> Response:
             return error_response(400, err.type, err.message, err.line, err.col)
         if out.prepared is None or reply.body is None or out.prepared.views != len(out.prepared.layout.views):
             return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
-        return _drawn(out.prepared, reply.body, settings, body.fold, t0, budget_end)
+        return _drawn(out.prepared, reply.body, settings, body.direction, t0, budget_end)
 
 
-def _drawn(prepared, text: str, settings, fold: str, t0: float, budget_end: float) -> Response:
+def _drawn(prepared, text: str, settings, direction: str, t0: float, budget_end: float) -> Response:
     """Lay out the views within what is left of the budget, splice the drawings in, and check the
     whole answer against the schema before it leaves (the worker wrote most of it)."""
+    answer, _ = drawn_answer(prepared, text, settings, direction, t0, budget_end, RunResponse)
+    if answer is None:
+        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+    return Response(answer.encode(), media_type="application/json")
+
+
+def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budget_end: float, model):
+    """The answer text with its drawings (laid out within what is left of the budget), checked
+    against ``model``, and whether every view was drawn; (None, False) when it does not fit."""
     t1 = time.perf_counter()
-    drawings = draw_views(layout_data(prepared.layout), fold_settings(settings.layout, fold),
-                          deadline=budget_end)
+    # what is left of the request's budget, and never more than the drawing's own share of it
+    deadline = min(budget_end, time.monotonic() + settings.layout_budget_s)
+    drawings = draw_views(layout_data(prepared.layout), direction_settings(settings.layout, direction),
+                          deadline=deadline)
     timings = dict(prepared.timings, layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
     try:
         answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)
-        RunResponse.model_validate_json(answer)
+        model.model_validate_json(answer)
     except (ValidationError, KeyError, ValueError):
-        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
-    return Response(answer.encode(), media_type="application/json")
+        return None, False
+    return answer, all(d.undrawn is None for d in drawings)

@@ -7,12 +7,28 @@ already written as JSON) travels as the frame's body.
 from __future__ import annotations
 
 
-def run(source: str, variables: dict | None = None, fold: str = "auto"):
+def run(source: str, variables: dict | None = None, fold="auto"):
     """``POST /api/run``: the answer's JSON text (with slots for the drawings) as the body, and what
-    the server needs to draw and splice as the value; or ``{"program_error": ...}``."""
+    the server needs to draw and splice as the value; or ``{"program_error": ...}``. ``fold``: the
+    level ("auto", "module", "op"), or ``{view: [part ids to open]}`` (``POST /api/open``)."""
     from ..execute import run_for_http
 
-    out = run_for_http(source, variables)
+    if isinstance(fold, dict):  # JSON keys are strings
+        fold = {int(k): v for k, v in fold.items()}
+    out = run_for_http(source, variables, fold)
+    if "program_error" in out:
+        return out
+    prepared = out["prepared"]
+    text = prepared.pop("json")
+    return {"prepared": prepared}, text
+
+
+def open_part(source: str, variables: dict | None, view: int, opened: list):
+    """``POST /api/open``: the program run again with parts of one view open: that view's answer as
+    the body (with a slot for its drawing), and what the server draws; or ``{"program_error": ...}``."""
+    from ..execute import open_for_http
+
+    out = open_for_http(source, variables, int(view), [str(p) for p in opened])
     if "program_error" in out:
         return out
     prepared = out["prepared"]
@@ -27,7 +43,7 @@ def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     return boundary_job(config, source, grid, frames)
 
 
-JOBS = {"run": run, "boundary": boundary}
+JOBS = {"run": run, "open": open_part, "boundary": boundary}
 
 WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmoid(x * 3) ** 2).sum()\n" \
           "loss.backward()\nprint(x.grad)\n"

@@ -36,9 +36,9 @@ def traced_call(module: Module, rec, args, kwargs):
         paths[module] = label
         path = label
         for name, p in module.named_parameters():
-            rec.name_tensor(p, name if "." in name else f"{label}.{name}")
+            rec.name_tensor(p, name if "." in name else f"{label}.{name}", bound=False)
         _ROOT_PATHS.append(paths)
-    rec.push_module(path)
+    rec.push_module(path, type(module).__name__)
     try:
         return module.forward(*args, **kwargs)
     finally:

@@ -40,7 +40,8 @@ UNBOUND = _Unbound()
 
 
 class Expressions:
-    """Expression evaluation. Expects ``self.guard``, ``self.policy``, ``self.rec``, ``self.pos``."""
+    """Expression evaluation. Expects ``self.guard``, ``self.policy``, ``self.rec``, ``self.pos``,
+    ``self.loops``."""
 
     def eval(self, node, scope: Scope):
         """The value of expression ``node``; an exception leaving it is tagged with its position."""
@@ -207,16 +208,25 @@ class Expressions:
         gen = gens[i]
         # The first iterable is evaluated in the enclosing scope (as in Python).
         iterable = self.eval(gen.iter, outer if i == 0 else inner)
-        for item in iterable:
-            self.guard.tick()
-            self.assign(gen.target, item, inner)
-            if all(self.eval(c, inner) for c in gen.ifs):
-                if i + 1 < len(gens):
-                    self._comp_loop(node, gens, i + 1, inner, outer, make, out)
-                else:
-                    out.append(make(node, inner))
-                    if len(out) > self.guard.s.max_list_items:
-                        self.guard.list_len(len(out))
+        loops = self.loops
+        loop = loops.start(gen, node)
+        try:
+            for k, item in enumerate(iterable):
+                self.guard.tick()
+                it = loops.iteration(loop, k)
+                try:
+                    self.assign(gen.target, item, inner)
+                    if all(self.eval(c, inner) for c in gen.ifs):
+                        if i + 1 < len(gens):
+                            self._comp_loop(node, gens, i + 1, inner, outer, make, out)
+                        else:
+                            out.append(make(node, inner))
+                            if len(out) > self.guard.s.max_list_items:
+                                self.guard.list_len(len(out))
+                finally:
+                    loops.end(it)
+        finally:
+            loops.end(loop)
 
     def _listcomp(self, node: ast.ListComp, scope):
         return self._comprehension(node, scope, lambda n, s: self.eval(n.elt, s))
@@ -231,14 +241,28 @@ class Expressions:
         gen = node.generators[i]
         if iterable is None:
             iterable = self.eval(gen.iter, inner)
-        for item in iterable:
+        last = i + 1 == len(node.generators)
+        # The loop's scope is open only while an element is computed, never across a yield: what
+        # the consumer records between two elements is not part of the loop.
+        loops = self.loops
+        loop = loops.start(gen, node)
+        loops.end(loop)
+        for k, item in enumerate(iterable):
             self.guard.tick()
-            self.assign(gen.target, item, inner)
-            if all(self.eval(c, inner) for c in gen.ifs):
-                if i + 1 < len(node.generators):
-                    yield from self._gen_level(node, i + 1, inner, None)
+            loops.resume(loop)
+            it = loops.iteration(loop, k)
+            try:
+                self.assign(gen.target, item, inner)
+                keep = all(self.eval(c, inner) for c in gen.ifs)
+                value = self.eval(node.elt, inner) if keep and last else None
+            finally:
+                loops.end(it)
+                loops.end(loop)
+            if keep:
+                if last:
+                    yield value
                 else:
-                    yield self.eval(node.elt, inner)
+                    yield from self._gen_level(node, i + 1, inner, None)
 
     def _setcomp(self, node: ast.SetComp, scope):
         return set(self._comprehension(node, scope, lambda n, s: self.eval(n.elt, s)))

@@ -18,6 +18,7 @@ from .errors import ForbiddenError, scrub_args
 from .expressions import Expressions
 from .functions import Callback, Scope, UserFunction, bind_arguments
 from .guards import Guard
+from .loops import LoopScopes
 from .policy import Policy
 from .positions import Positions, tag_error
 from .safe_builtins import DECORATORS, EXCEPTIONS, Builtins, BuiltinType, _Bound
@@ -53,6 +54,7 @@ class Interpreter(Expressions):
                                  grad_mode.GradModeCall)
         policy.checked = b.checked_method
         self.globals = Scope(None, "global")
+        self.loops = LoopScopes(rec, positions)
 
     # ---- positions -------------------------------------------------------------------------------
     def at(self, node) -> None:
@@ -184,25 +186,47 @@ class Interpreter(Expressions):
 
     def _for(self, st: ast.For, scope):
         iterable = self.eval(st.iter, scope)
-        for item in iterable:
-            self.guard.tick()
-            self.at(st)
-            self.assign(st.target, item, scope)
-            sig = self.exec_block(st.body, scope)
-            if sig is BREAK:
-                return None
-            if sig is RETURN:
-                return sig
+        loops = self.loops
+        loop = loops.start(st)
+        try:
+            for k, item in enumerate(iterable):
+                self.guard.tick()
+                self.at(st)
+                it = loops.iteration(loop, k)
+                try:
+                    self.assign(st.target, item, scope)
+                    sig = self.exec_block(st.body, scope)
+                finally:
+                    loops.end(it)
+                if sig is BREAK:
+                    return None
+                if sig is RETURN:
+                    return sig
+        finally:
+            loops.end(loop)
         return self.exec_block(st.orelse, scope)
 
     def _while(self, st: ast.While, scope):
-        while self.eval(st.test, scope):
-            self.guard.tick()
-            sig = self.exec_block(st.body, scope)
-            if sig is BREAK:
-                return None
-            if sig is RETURN:
-                return sig
+        loops = self.loops
+        loop = loops.start(st)
+        try:
+            k = 0
+            while True:
+                it = loops.iteration(loop, k)  # the test belongs to the iteration it lets in
+                try:
+                    if not self.eval(st.test, scope):
+                        break
+                    self.guard.tick()
+                    sig = self.exec_block(st.body, scope)
+                finally:
+                    loops.end(it)
+                if sig is BREAK:
+                    return None
+                if sig is RETURN:
+                    return sig
+                k += 1
+        finally:
+            loops.end(loop)
         return self.exec_block(st.orelse, scope)
 
     def _break(self, st, scope):

@@ -67,16 +67,30 @@ export function fetchLimits() {
   return call("/api/limits");
 }
 
-/** POST /api/run → RunResponse. variables: the expression's inputs (null: none); fold: the graph level. */
-export function runProgram(source, variables, fold = "auto") {
-  const body = { source, fold };
+/**
+ * POST /api/run → RunResponse. variables: the expression's inputs (null: none); fold: the graph
+ * level; direction: "down" draws top to bottom (a phone).
+ */
+export function runProgram(source, variables, fold = "auto", direction = "auto") {
+  const body = { source, fold, direction };
   if (variables && Object.keys(variables).length) body.variables = variables;
   return post("/api/run", body);
 }
 
+/**
+ * POST /api/open → OpenResponse: view `view` of the run of `source` with the parts `open` open
+ * (oldest first), its nodes' values and its drawing. fingerprint: the run's (409 if it differs).
+ */
+export function openParts(source, variables, view, open, direction, fingerprint) {
+  const body = { source, view, open, direction, fingerprint };
+  if (variables && Object.keys(variables).length) body.variables = variables;
+  return post("/api/open", body);
+}
+
 // What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas.py).
 const NODE_KEYS = ["id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
-  "var", "module", "label", "sym"];
+  "var", "module", "label", "sym", "part"];
+const PART_KEYS = ["id", "kind", "label", "type_name", "parent", "view", "size", "key", "iterations"];
 const EDGE_KEYS = ["id", "source", "target", "shape", "needs_grad"];
 
 function only(obj, keys) {
@@ -85,12 +99,16 @@ function only(obj, keys) {
   return out;
 }
 
-/** POST /api/layout: the run's views drawn again at `fold` level ("down": top to bottom). */
-export function fetchLayout(resp, fold, direction = "auto") {
+/**
+ * POST /api/layout: the run's views drawn again ("down": top to bottom), with the parts they show
+ * open, or (`atLevel`) with the parts the `fold` level opens among those the answer holds.
+ */
+export function fetchLayout(resp, fold, direction = "auto", atLevel = false) {
   return post("/api/layout", {
     nodes: resp.graph.nodes.map((n) => only(n, NODE_KEYS)),
     edges: resp.graph.edges.map((e) => only(e, EDGE_KEYS)),
-    views: resp.views.map((v) => ({ nodes: v.nodes, edges: v.edges })),
+    parts: (resp.parts || []).map((p) => ({ ...only(p, PART_KEYS), first: p.span[0] })),
+    views: resp.views.map((v) => ({ nodes: v.nodes, edges: v.edges, open: atLevel ? null : v.open || [], links: v.links || [] })),
     fold,
     direction,
   });

@@ -1,13 +1,13 @@
 /**
- * The graph's level: "module" draws each nn.Module call (nn.Linear, an activation, the loss) as
- * one box, "op" draws every grad_fn, "auto" folds only big graphs (the server's rule).
- * Changing it asks for the drawings again ("graph-level" on the bus: POST /api/layout, no new
- * run); clicking a folded box opens it (switches to the op level).
+ * The graph's level: "module" draws every part (each nn.Module call, each loop) closed, as one box,
+ * "op" opens as much as can be drawn, "auto" opens what reads well (the server's budget). Changing
+ * it draws the run again at that level ("graph-level" on the bus). A single box is opened by
+ * clicking it, and an open loop closed by clicking its frame's title (graph.js).
  */
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { emit, state } from "./state.js";
+import { emit } from "./state.js";
 
 const MODES = ["auto", "module", "op"];
 
@@ -21,14 +21,11 @@ export class FoldToggle {
       title: t("fold_hint") },
       h("span", { class: "fold-label" }, t("fold_label")), ...this.buttons);
     if (tools) tools.prepend(this.el);
-    const graph = document.querySelector("[data-testid=graph]");
-    if (graph) graph.addEventListener("click", (e) => this._open(e), true);
   }
 
-  /** Show the toggle for programs with nn.Module calls; mark which level is drawn. */
+  /** Show the toggle for runs with parts to fold (module calls, loops); mark which level is drawn. */
   load(resp) {
-    const nodes = resp ? resp.graph.nodes : [];
-    this.el.hidden = !nodes.some((n) => n.module);
+    this.el.hidden = !(resp && resp.parts && resp.parts.length);
     const folded = !!(resp && resp.views.some((v) => v.folded));
     this.el.dataset.folded = String(folded);
     for (const b of this.buttons) b.setAttribute("aria-pressed", String(b.dataset.mode === this.mode));
@@ -40,28 +37,6 @@ export class FoldToggle {
     this.mode = mode;
     for (const b of this.buttons) b.setAttribute("aria-pressed", String(b.dataset.mode === mode));
     emit("graph-level", mode);
-  }
-
-  /** Light the folded box that holds frame k's node (the drawing lights only plain nodes). */
-  mark(k) {
-    const graph = document.querySelector("[data-testid=graph]");
-    const resp = state.response;
-    const tl = state.timeline;
-    if (!graph || !resp || !tl) return;
-    for (const g of graph.querySelectorAll("g.fold-cur")) g.classList.remove("fold-cur");
-    const f = tl.frames[k];
-    const view = resp.views.find((v) => v.index === (f ? f.view : 0));
-    if (!f || f.node === undefined || !view || !view.folds.length) return;
-    const box = view.folds.find((fo) => fo.nodes.includes(f.node));
-    const el = box ? graph.querySelector(`g[id="${box.id}"]`) : null;
-    if (el) el.classList.add("fold-cur");
-  }
-
-  _open(e) {
-    const box = e.target && e.target.closest ? e.target.closest("g[id^='m'], g[data-gid^='m']") : null;
-    if (!box || this.mode === "op") return;
-    e.stopPropagation();
-    this.set("op");
   }
 
   lang() {

@@ -4,12 +4,20 @@
  * gradient get a text label with its value. Per frame only the elements the timeline lists as
  * changed are touched, and the layout is never recomputed. In classroom mode the nodes can show
  * their data and grad inside (node_values.js).
+ *
+ * Folded parts: a closed part is a box (`p<k>`, click to open it); an open loop is a frame with
+ * its own drawing inside (click its title to close it). A node can have ghost copies (`n<id>-g<k>`)
+ * drawn beside its uses: they look like the node, and hovering or selecting any copy marks them all.
+ * An edge element that stands for several edges (`s<k>`) looks like the busiest of them.
  */
 
+import { Aggregates } from "./boxes.js";
 import { num3, shortText } from "./format.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { PanZoom } from "./panzoom.js";
+import { PartIndex, partTitle } from "./parts.js";
+import { pathGeometry, shapeBox } from "./svg_geometry.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const MAX_FOCUSABLE = 80; // nodes get a tab stop only in small graphs
@@ -24,6 +32,8 @@ const MIN_FIT_PX = 10.5;
 const LABEL_FONT = 11;
 const LABEL_OFFSETS = [-4, 14, -16, 26, -28, 38];
 const MAX_PLACED = 400;
+const BUCKET = 128; // elements per group in a large drawing (see inBuckets)
+const MAX_MEASURED = MAX_PLACED; // larger drawings measure a node or an edge when it is needed, not all at mount
 
 // Lives inside the <svg>, so an exported drawing keeps its look.
 export const GRAPH_CSS = `
@@ -54,6 +64,14 @@ text.nval { font-family: ui-monospace, Menlo, Consolas, monospace; fill: #111827
 text.nval .nv-g { fill: #005b8f; font-weight: 600; }
 text.nval .nv-g.concealed { fill: #b44500; }
 text.nval .nv-sep { fill: #6b7280; }
+g.node.ghost > :is(polygon,ellipse,path) { stroke-dasharray: 3 2; }
+g.node.twin > :is(polygon,ellipse,path) { stroke: #7c3aed !important; stroke-width: 3 !important; }
+g.node.part { cursor: pointer; }
+g.node.part:hover > :is(polygon,path) { stroke-width: 2.5; }
+g.node.frame > polygon { fill-opacity: .5; }
+g.node.frame > text { cursor: pointer; text-decoration: underline dotted; }
+g.node.frame[data-here] > polygon { stroke: #d55e00; stroke-width: 2; }
+g.node.part[data-s=cur] > text:last-of-type { font-weight: 700; fill: #b44500; }
 g.node:focus { outline: none; }
 g.node:focus-visible > :is(polygon,ellipse,path) { stroke: #0f172a; stroke-width: 4; }
 @media (prefers-reduced-motion: reduce) { g.node[data-s=cur] { animation: none; } }
@@ -65,31 +83,64 @@ const MARKERS = [
   ["gv-carried", "#0072b2"],
 ];
 
+/**
+ * Put the nodes, edges and frames' drawings of `group` into groups of BUCKET, in order (so they are
+ * painted as before). A change to one element makes the browser recompute the bounds of every
+ * group around it from all of that group's children: with thousands of them side by side, every
+ * step of the player paid for all of them.
+ */
+function inBuckets(group) {
+  const items = [...group.children].filter((el) => el.localName === "g");
+  if (items.length <= 2 * BUCKET) return;
+  for (let i = 0; i < items.length; i += BUCKET) {
+    const bucket = document.createElementNS(SVGNS, "g");
+    group.insertBefore(bucket, items[i]);
+    bucket.append(...items.slice(i, i + BUCKET));
+  }
+}
+
 /** One parsed, mounted drawing with its element index. */
 class Drawing {
   constructor(svg) {
     this.svg = svg;
-    this.nodes = new Map();
-    this.edges = new Map();
-    this.states = new Map(); // "n3" / "e2" -> state shown
+    this.nodes = new Map(); // node id -> its <g>
+    this.edges = new Map(); // edge id -> the <g> drawn for it alone
+    this.ghosts = new Map(); // "n<id>" or "p<k>" -> the <g>s of its ghost copies
+    this.parts = new Map(); // "p<k>" -> the <g> of a closed part's box or an open loop's frame
+    this.segs = new Map(); // "s<k>" -> the <g> of an edge that stands for several
+    this.states = new Map(); // "n3" / "e2" / "p4" / "s1" -> state shown
     this.labels = new Map(); // edge id -> <text>
     this.labelText = new Map();
     this.spots = new Map(); // edge id -> the box its gradient label takes (svg units)
     for (const g of svg.querySelectorAll("g.node, g.edge")) {
-      const id = elementId(g);
-      if (!id) continue;
-      const num = Number(id.slice(1));
-      g.dataset.gid = id;
-      if (id[0] === "n" && g.classList.contains("node")) this.nodes.set(num, g);
-      else if (id[0] === "e" && g.classList.contains("edge")) this.edges.set(num, g);
+      const id = g.id;
       const title = g.querySelector(":scope > title");
       if (title) title.remove(); // graphviz titles are internal names, not help
+      let m;
+      if ((m = /^([np]\d+)-g\d+$/.exec(id))) {
+        g.dataset.gid = m[1];
+        g.classList.add("ghost");
+        if (!this.ghosts.has(m[1])) this.ghosts.set(m[1], []);
+        this.ghosts.get(m[1]).push(g);
+        continue;
+      }
+      if (!/^[neps]\d+$/.test(id)) continue;
+      g.dataset.gid = id;
+      const num = Number(id.slice(1));
+      if (id[0] === "n" && g.classList.contains("node")) this.nodes.set(num, g);
+      else if (id[0] === "p" && g.classList.contains("node")) this.parts.set(id, g);
+      else if (id[0] === "e" && g.classList.contains("edge")) this.edges.set(num, g);
+      else if (id[0] === "s" && g.classList.contains("edge")) this.segs.set(id, g);
       // An edge's shape label: "scalar" says nothing the value does not (and sat where the
       // gradient is written); other shapes stay, and gradient labels keep clear of them.
       if (id[0] === "e") for (const tx of g.querySelectorAll(":scope > text")) if (tx.textContent.trim() === "scalar") tx.classList.add("shape-scalar");
     }
     this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;
+    this.top = [...this.root.querySelectorAll(":scope > g.node, :scope > g.edge")]; // not inside a frame
+    if (this.nodes.size + this.edges.size > 2 * BUCKET) {
+      for (const group of [this.root, ...this.root.querySelectorAll("g.unit")]) inBuckets(group);
+    }
     this.valueLayer = document.createElementNS(SVGNS, "g"); // values inside nodes (classroom mode)
     this.valueLayer.setAttribute("class", "nvalues");
     this.root.appendChild(this.valueLayer);
@@ -105,41 +156,93 @@ class Drawing {
     }
   }
 
-  /** Read every geometry the page needs at once (one layout), the first time it is mounted. */
+  /** The parts drawn here: closed ones get box behaviour, open ones frame behaviour. */
+  markParts(view, index) {
+    const open = new Set(view.open || []);
+    for (const [pid, g] of this.parts) {
+      const p = index.parts.get(pid);
+      const frame = open.has(pid);
+      g.classList.add("part", frame ? "frame" : "box");
+      const text = frame ? t("close_part", { what: partTitle(p) }) : t("open_part", { what: partTitle(p) });
+      g.setAttribute("role", "button");
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("aria-label", text);
+      const tip = document.createElementNS(SVGNS, "title");
+      tip.textContent = text;
+      g.prepend(tip);
+      // A box's last line is its iteration count ("×300"): the player writes "137 / 300" there.
+      const texts = g.querySelectorAll(":scope > text");
+      g._count = !frame && texts.length > 1 ? texts[texts.length - 1] : null;
+      g._countText = g._count ? g._count.textContent : "";
+      g._title = frame && texts.length ? texts[0] : null;
+      g._titleText = g._title ? g._title.textContent : "";
+    }
+  }
+
+  /** Boxes, frames and segments: their states from the timeline (built when first shown). */
+  aggregate(tl, view, index) {
+    if (!this.agg || this.agg.tl !== tl) {
+      const open = new Set(view.open || []);
+      const boxes = [...this.parts.keys()].filter((pid) => !open.has(pid));
+      this.agg = new Aggregates(tl, index, open, boxes, view.segments || {});
+    }
+    return this.agg;
+  }
+
+  setPart(pid, s) {
+    const g = this.parts.get(pid);
+    const key = `p${pid}`;
+    if (g && this.states.get(key) !== s) {
+      this.states.set(key, s);
+      g.setAttribute("data-s", s);
+    }
+    for (const c of this.ghosts.get(pid) || []) if (c.getAttribute("data-s") !== s) c.setAttribute("data-s", s);
+  }
+
+  setSeg(sid, s) {
+    const g = this.segs.get(sid);
+    if (!g || this.states.get(sid) === s) return;
+    this.states.set(sid, s);
+    g.setAttribute("data-s", s);
+  }
+
+  /**
+   * Read the geometry the page needs (one layout), the first time the drawing is mounted: every
+   * node's box and edge's middle for a drawing of up to MAX_MEASURED nodes; for a larger one only
+   * the whole drawing's box, the rest when asked for (`box`, `midpoint`).
+   */
   measure() {
     if (this.mid) return;
     this.mid = new Map();
     this.vertical = new Map(); // edge id -> runs more up/down than sideways
-    for (const [eid, g] of this.edges) {
-      const path = g.querySelector("path");
-      if (!path) continue;
-      const len = path.getTotalLength();
-      this.mid.set(eid, path.getPointAtLength(len / 2));
-      const a = path.getPointAtLength(0);
-      const z = path.getPointAtLength(len);
-      this.vertical.set(eid, Math.abs(z.y - a.y) > Math.abs(z.x - a.x));
-    }
     // Node boxes in the svg's own coordinates (graphviz translates its root group).
     const tr = this.root.transform && this.root.transform.baseVal.consolidate();
     const m = tr ? tr.matrix : { a: 1, b: 0, c: 0, d: 1, e: 0, f: 0 };
     this.m = { a: m.a, d: m.d, e: m.e, f: m.f };
-    const place = (b) => ({ x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
+    this._place = (b) => ({ x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
     this.boxes = new Map();
+    this.shapeBoxes = [];
+    this.lazy = this.nodes.size > MAX_MEASURED;
     let lo = null;
     const grow = (b) => {
       if (!lo) lo = { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
       else lo = { x0: Math.min(lo.x0, b.x), y0: Math.min(lo.y0, b.y), x1: Math.max(lo.x1, b.x + b.w), y1: Math.max(lo.y1, b.y + b.h) };
     };
-    for (const [nid, g] of this.nodes) {
-      const b = place(g.getBBox());
-      this.boxes.set(nid, b);
-      grow(b);
+    // Top-level elements only: a frame's box already covers the drawing inside it.
+    for (const el of this.top) {
+      grow(this._place(shapeBox(el, true) || el.getBBox()));
     }
-    for (const g of this.svg.querySelectorAll("g.node, g.edge")) grow(place(g.getBBox()));
-    // Shape labels of edges: gradient labels do not cover them either.
-    this.shapeBoxes = [];
-    for (const g of this.edges.values()) {
-      for (const tx of g.querySelectorAll(":scope > text:not(.shape-scalar)")) this.shapeBoxes.push(place(tx.getBBox()));
+    if (!this.lazy) {
+      for (const eid of this.edges.keys()) this._edgeGeometry(eid);
+      for (const nid of this.nodes.keys()) this.box(nid);
+      // Shape labels of edges: gradient labels do not cover them either.
+      for (const g of this.edges.values()) {
+        const at = this._unitOffset(g);
+        for (const tx of g.querySelectorAll(":scope > text:not(.shape-scalar)")) {
+          const b = tx.getBBox();
+          this.shapeBoxes.push(this._place({ x: b.x + at.x, y: b.y + at.y, width: b.width, height: b.height }));
+        }
+      }
     }
     // The graph without graphviz's own legend (the page shows a translated one): what "fit" shows.
     const pad = 12;
@@ -151,6 +254,49 @@ class Drawing {
       if (font) break;
     }
     this.font = font || 14;
+  }
+
+  _edgeGeometry(eid) {
+    const g = this.edges.get(eid);
+    const path = g && g.querySelector("path");
+    if (!path) return;
+    const at = this._unitOffset(g);
+    let geo = pathGeometry(path.getAttribute("d"));
+    if (!geo) {
+      const len = path.getTotalLength();
+      geo = { mid: path.getPointAtLength(len / 2), start: path.getPointAtLength(0), end: path.getPointAtLength(len) };
+    }
+    this.mid.set(eid, { x: geo.mid.x + at.x, y: geo.mid.y + at.y });
+    this.vertical.set(eid, Math.abs(geo.end.y - geo.start.y) > Math.abs(geo.end.x - geo.start.x));
+  }
+
+  /** Where a frame's drawing sits in the root group (an element inside an open loop is moved). */
+  _unitOffset(el) {
+    let x = 0;
+    let y = 0;
+    for (let u = el.parentElement; u && u !== this.root; u = u.parentElement) {
+      const tr = u.transform && u.transform.baseVal.consolidate();
+      if (tr) {
+        x += tr.matrix.e;
+        y += tr.matrix.f;
+      }
+    }
+    return { x, y };
+  }
+
+  /** A node's box in the svg's coordinates (measured when first asked in a large drawing). */
+  box(id) {
+    if (!this.mid) this.measure();
+    let b = this.boxes.get(id);
+    if (!b) {
+      const g = this.nodes.get(id) || this.parts.get(id);
+      if (!g) return null;
+      const raw = shapeBox(g) || g.getBBox();
+      const at = this._unitOffset(g);
+      b = this._place({ x: raw.x + at.x, y: raw.y + at.y, width: raw.width, height: raw.height });
+      this.boxes.set(id, b);
+    }
+    return b;
   }
 
   /** Forget the gradient labels and their places (the next render writes them again). */
@@ -167,7 +313,8 @@ class Drawing {
     this.measure();
     if (!this.boxes0) this.boxes0 = new Map(this.boxes);
     const m = this.m;
-    this.boxes.set(id, { x: m.a * box.x + m.e, y: m.d * box.y + m.f, w: box.w * m.a, h: box.h * m.d });
+    const at = this._unitOffset(this.nodes.get(id));
+    this.boxes.set(id, { x: m.a * (box.x + at.x) + m.e, y: m.d * (box.y + at.y) + m.f, w: box.w * m.a, h: box.h * m.d });
   }
 
   /** The graph's box with room for values inside the nodes (outlines grow by a line and up to 60 %). */
@@ -191,6 +338,7 @@ class Drawing {
   /** The middle of an edge's path. */
   midpoint(id) {
     this.measure();
+    if (!this.mid.has(id)) this._edgeGeometry(id);
     return this.mid.get(id) || null;
   }
 
@@ -199,6 +347,7 @@ class Drawing {
     if (!g || this.states.get(`n${id}`) === s) return;
     this.states.set(`n${id}`, s);
     g.setAttribute("data-s", s);
+    for (const c of this.ghosts.get(`n${id}`) || []) c.setAttribute("data-s", s);
   }
 
   /** An edge's state and the gradient it carried (hidden: shown as "?" until revealed). */
@@ -227,7 +376,11 @@ class Drawing {
     if (!lab) {
       if (!this.midpoint(id)) return;
       lab = document.createElementNS(SVGNS, "text");
-      this.labelLayer.appendChild(lab);
+      let bucket = this.labelLayer.lastElementChild;
+      if (!bucket || bucket.childElementCount >= BUCKET) {
+        bucket = this.labelLayer.appendChild(document.createElementNS(SVGNS, "g"));
+      }
+      bucket.appendChild(lab);
       this.labels.set(id, lab);
     }
     const at = this.labelSpot(id, text);
@@ -287,18 +440,14 @@ function clampInto(start, size, lo, span) {
   return Math.max(lo, Math.min(lo + span - size, start));
 }
 
-function elementId(g) {
-  if (/^[ne]\d+$/.test(g.id)) return g.id;
-  const title = g.querySelector(":scope > title");
-  const t = title ? title.textContent.trim() : "";
-  return /^[ne]\d+$/.test(t) ? t : null;
-}
-
 function parseSvg(text) {
-  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-  const svg = doc.documentElement;
-  if (!svg || svg.nodeName !== "svg") return null;
-  const node = document.importNode(svg, true);
+  // The HTML parser builds the svg in this document at once (a DOMParser document would have to be
+  // imported, copying every element of a large drawing a second time).
+  const holder = document.createElement("div");
+  holder.innerHTML = text;
+  const node = holder.firstElementChild;
+  if (!node || node.nodeName.toLowerCase() !== "svg") return null;
+  node.remove();
   node.removeAttribute("width");
   node.removeAttribute("height");
   node.setAttribute("preserveAspectRatio", "xMidYMid meet");
@@ -328,7 +477,10 @@ function parseSvg(text) {
 }
 
 export class GraphView {
-  /** host: the element that holds the svg; on.pick / on.hover get {kind, id} or null. */
+  /**
+   * host: the element that holds the svg; on.pick / on.hover get {kind, id} or null; on.openPart /
+   * on.closePart get (view index, part id) when a box or a frame's title is clicked.
+   */
   constructor(host, on = {}) {
     this.host = host;
     this.on = on;
@@ -343,11 +495,17 @@ export class GraphView {
     this.showValues = false;
     host.addEventListener("click", (e) => this._click(e));
     host.addEventListener("pointerover", (e) => this._hover(e));
-    host.addEventListener("pointerleave", () => this.on.hover?.(null));
+    host.addEventListener("pointerleave", () => {
+      this._twins(null);
+      this.on.hover?.(null);
+    });
     host.addEventListener("keydown", (e) => this._key(e));
     // The svg has a fixed size in pixels (see panzoom.js): with width/height 100% Chromium lays out
     // the whole drawing again whenever anything else on the page changes (~25 ms per step at 600 nodes).
-    this._resize = new ResizeObserver(() => this.panzoom.apply());
+    this._resize = new ResizeObserver(() => {
+      this.panzoom.measureHost();
+      this.panzoom.apply();
+    });
     this._resize.observe(host);
     host.addEventListener("focusin", (e) => {
       const hit = this._hit(e.target);
@@ -358,6 +516,8 @@ export class GraphView {
   /** A new run (or new drawings of it): forget the old drawings. null: no run, a note instead. */
   load(resp) {
     this.svgs = resp ? resp.views.map((v) => v.svg) : [];
+    this.resp = resp;
+    this.index = resp ? new PartIndex(resp) : null;
     this.cache = new Map();
     this.view = -1;
     this.drawing = null;
@@ -399,6 +559,7 @@ export class GraphView {
     const hide = concealed && concealed.frame === k ? concealed : null;
     let full = prev < 0;
     let mounted = false;
+    this.panzoom.measureHost(); // before the states change (see PanZoom.measureHost)
     if (view !== this.view || !this.drawing) {
       if (!this._mount(view)) return;
       full = true;
@@ -408,22 +569,76 @@ export class GraphView {
     const hidden = (id) => !!(hide && hide.edges.has(id));
     // Values first: the nodes they grow are what the gradient labels keep clear of.
     if (this.showValues && d.nodes.size <= MAX_VALUES) this._values(tl, k, hide);
+    const agg = d.parts.size || d.segs.size ? d.aggregate(tl, this.resp.views[view], this.index) : null;
     if (full) {
       for (const id of d.nodes.keys()) d.setNode(id, tl.nodeState(id, k));
       for (const id of d.edges.keys()) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k), hidden(id));
+      if (agg) {
+        for (const pid of agg.boxes.keys()) d.setPart(pid, agg.boxState(pid, k));
+        for (const sid of agg.segs.keys()) d.setSeg(sid, agg.segState(sid, k));
+      }
     } else {
       const ch = tl.changed(prev, k);
       for (const id of ch.nodes) d.setNode(id, tl.nodeState(id, k));
       for (const id of ch.edges) d.setEdge(id, tl.edgeState(id, k), tl.edgeGrad(id, k), hidden(id));
+      if (agg) {
+        for (const id of agg.changed(prev, k)) {
+          if (id[0] === "p") d.setPart(id, agg.boxState(id, k));
+          else d.setSeg(id, agg.segState(id, k));
+        }
+      }
     }
+    if (d.parts.size) this._iteration(tl, k, agg);
     // A new run, or another drawing mounted (a training iteration): start at a readable scale
     // around the current node, or the first node coming up when the frame has none (zero_grad).
+    // A node hidden in a box: its box.
     const fresh = this.fresh || mounted;
-    const focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
+    let focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
+    if (focus !== undefined && !d.nodes.has(focus) && agg) focus = agg.boxAt(k) ?? focus;
+    if (this.focusPart && d.parts.has(this.focusPart)) {
+      // a part just opened or closed: show it, or the current node when it is drawn inside it
+      const inside = d.nodes.has(focus) && this.index.chain(focus).includes(this.focusPart);
+      if (!inside) focus = this.focusPart;
+      this.focusPart = null;
+    }
     if (focus !== undefined) {
       this._follow(focus, fresh);
       this.fresh = false;
     }
+  }
+
+  /**
+   * The loop iteration frame k is in, written where the loop is: "137 / 300" on a closed loop's
+   * (or chunk's) box, "· 137 / 300" after an open loop's title.
+   */
+  _iteration(tl, k, agg) {
+    const d = this.drawing;
+    const f = tl.frames[k];
+    const it = f && f.node !== undefined ? this.index.iteration(f.node) : null;
+    const shown = new Set();
+    if (it) {
+      const box = agg ? agg.boxAt(k) : null;
+      const g = box ? d.parts.get(box) : null;
+      if (g && g._count) {
+        g._count.textContent = `${it.i} / ${it.n}`;
+        shown.add(g);
+      }
+      const frame = d.parts.get(it.loop.id);
+      if (frame && frame._title) {
+        frame._title.textContent = `${frame._titleText} · ${it.i} / ${it.n}`;
+        frame.dataset.here = "";
+        shown.add(frame);
+      }
+    }
+    for (const g of d.marked || []) {
+      if (shown.has(g)) continue;
+      if (g._count) g._count.textContent = g._countText;
+      if (g._title) {
+        g._title.textContent = g._titleText;
+        delete g.dataset.here;
+      }
+    }
+    d.marked = shown;
   }
 
   /** Each visible node's data and grad at frame k, inside it (a hidden grad is "?"). */
@@ -464,13 +679,13 @@ export class GraphView {
    */
   _follow(id, fresh) {
     const d = this.drawing;
-    const b = d.boxes && d.boxes.get(id);
+    const b = d.box(id);
     const pz = this.panzoom;
     if (!b || !pz.box) return;
     const cx = b.x + b.w / 2;
     const cy = b.y + b.h / 2;
-    const W = this.host.clientWidth || 1;
-    const H = this.host.clientHeight || 1;
+    const W = pz.W || 1;
+    const H = pz.H || 1;
     if (fresh) {
       const fitScale = Math.min(W / pz.home.w, H / pz.home.h);
       if (fitScale * d.font < this.minFitPx) {
@@ -513,6 +728,7 @@ export class GraphView {
       const svg = parseSvg(this.svgs[view] || this.svgs[0] || "");
       if (!svg) return false;
       d = new Drawing(svg);
+      if (this.resp && this.resp.views[view]) d.markParts(this.resp.views[view], this.index);
       this.cache.set(view, d);
       d.states.clear();
     }
@@ -521,12 +737,28 @@ export class GraphView {
     d.measure();
     this.panzoom.attach(d.svg, keep, this.showValues ? d.roomForValues() : d.content);
     const home = this.panzoom.home;
-    if (home && home.w) this.host.style.setProperty("--gv-aspect", String(Math.min(3, home.h / home.w)));
+    // (set only when they change: each new value makes the browser lay the page out again)
+    const setVar = (name, value) => {
+      if (this.host.style.getPropertyValue(name) !== value) this.host.style.setProperty(name, value);
+    };
+    if (home && home.w) setVar("--gv-aspect", String(Math.min(3, home.h / home.w)));
     // On a phone the box is as tall as the drawing needs at a readable scale (the CSS caps it).
-    if (home && home.h) this.host.style.setProperty("--gv-readable-h", `${Math.round(home.h * d.readableScale(this.readablePx) + 8)}px`);
+    if (home && home.h) setVar("--gv-readable-h", `${Math.round(home.h * d.readableScale(this.readablePx) + 8)}px`);
+    this.panzoom.measureHost(); // the host may have grown to the drawing's size
     this.drawing = d;
     this.view = view;
     this._markSelected();
+    return true;
+  }
+
+  /** Open the part whose box is shown (or close an open one), from its element. */
+  _toggle(g) {
+    if (!this.resp) return false;
+    const pid = g.dataset.gid;
+    const view = this.resp.views[this.view];
+    if (!view) return false;
+    if ((view.open || []).includes(pid)) this.on.closePart?.(this.view, pid);
+    else this.on.openPart?.(this.view, pid);
     return true;
   }
 
@@ -544,28 +776,59 @@ export class GraphView {
     if (!this.drawing) return;
     for (const g of this.drawing.svg.querySelectorAll("g.sel")) g.classList.remove("sel");
     if (!this.selected) return;
-    const map = this.selected.kind === "node" ? this.drawing.nodes : this.drawing.edges;
-    const g = map.get(this.selected.id);
-    if (g) g.classList.add("sel");
+    for (const g of this._copies(this.selected)) g.classList.add("sel");
+  }
+
+  /** Every element drawn for a selection: a node and its ghosts, an edge. */
+  _copies(sel) {
+    const d = this.drawing;
+    if (!d || !sel) return [];
+    if (sel.kind === "node") return [d.nodes.get(sel.id), ...(d.ghosts.get(`n${sel.id}`) || [])].filter(Boolean);
+    const g = d.edges.get(sel.id);
+    return g ? [g] : [];
+  }
+
+  /** Mark every copy of the node under the pointer (its ghosts beside its uses, and itself). */
+  _twins(sel) {
+    const d = this.drawing;
+    if (!d) return;
+    for (const g of d.twins || []) g.classList.remove("twin");
+    d.twins = sel && sel.kind === "node" && d.ghosts.has(`n${sel.id}`) ? this._copies(sel) : [];
+    for (const g of d.twins) g.classList.add("twin");
   }
 
   _hit(target) {
     const g = target && target.closest ? target.closest("g.node, g.edge") : null;
     if (!g || !g.dataset.gid) return null;
-    return { kind: g.dataset.gid[0] === "n" ? "node" : "edge", id: Number(g.dataset.gid.slice(1)) };
+    const id = g.dataset.gid;
+    if (id[0] === "n") return { kind: "node", id: Number(id.slice(1)) };
+    if (id[0] === "e") return { kind: "edge", id: Number(id.slice(1)) };
+    return null;
   }
 
   _click(e) {
     if (this.panzoom.dragged) return;
+    const part = e.target && e.target.closest ? e.target.closest("g.node.part") : null;
+    if (part && (part.classList.contains("box") || e.target.tagName === "text")) {
+      if (this._toggle(part)) return;
+    }
     this.on.pick?.(this._hit(e.target));
   }
 
   _hover(e) {
     const hit = this._hit(e.target);
+    this._twins(hit);
     if (hit) this.on.hover?.(hit);
   }
 
   _key(e) {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    const part = e.target && e.target.closest ? e.target.closest("g.node.part") : null;
+    if (part && this._toggle(part)) {
+      e.preventDefault();
+      e.stopPropagation();
+      return;
+    }
     if (e.key !== "Enter") return;
     const hit = this._hit(e.target);
     if (hit) {

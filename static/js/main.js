@@ -3,9 +3,10 @@
  * Everything else lives in its own module; this file only connects them (through state.js's bus).
  */
 
-import { fetchExamples, fetchHealth, fetchLayout, retryWhileBusy, runProgram } from "./api.js";
+import { fetchExamples, fetchHealth, fetchLayout, openParts, retryWhileBusy, runProgram } from "./api.js";
 import { ProgramChooser } from "./chooser.js";
 import { download, pngBlob, svgText } from "./export.js";
+import { mergeView } from "./merge.js";
 import { GraphView } from "./graph.js";
 import { apply as applyI18n, getLang, initLang, setLang, t } from "./i18n.js";
 import { fillIcons } from "./icons.js";
@@ -20,6 +21,7 @@ import { PredictPanel } from "./panels/predict.js";
 import { VarsPanel } from "./panels/vars.js";
 import { buildHtml, enterOffline, freezeInputs, offline, offlineLang, offlineLanguage, offlineProgram } from "./offline.js";
 import { Player } from "./player.js";
+import { PartIndex } from "./parts.js";
 import { Classroom } from "./present.js";
 import { SandboxNotice } from "./sandbox.js";
 import { decodeShare, encodeShare, shareUrl } from "./share.js";
@@ -50,6 +52,8 @@ const graph = new GraphView($("[data-testid=graph]"), {
     state.hovered = sel;
     emit("hover", sel);
   },
+  openPart: (view, part) => emit("open-part", view, part),
+  closePart: (view, part) => emit("close-part", view, part),
 });
 const explain = new ExplainPanel($("#explain"));
 const details = new DetailsPanel($("#details"));
@@ -99,13 +103,12 @@ async function run(frame = null) {
   // A busy server (503) is asked again after the time it names; the Run button counts down.
   const waiting = (left) => { if (seq === runSeq) runBtn.textContent = left ? t("busy_retry", { n: left }) : t("running"); };
   const replaced = () => seq !== runSeq;
-  let res = await retryWhileBusy(() => runProgram(source, given, state.fold), waiting, replaced);
+  let res = await retryWhileBusy(() => runProgram(source, given, state.fold, direction()), waiting, replaced);
   if (seq === runSeq && res.ok && needsInputs(res.data, given)) {
     state.variables = startingInputs(res.data.free_names, state.variables);
     state.inputsFor = source;
-    res = await retryWhileBusy(() => runProgram(source, state.variables, state.fold), waiting, replaced);
+    res = await retryWhileBusy(() => runProgram(source, state.variables, state.fold, direction()), waiting, replaced);
   }
-  if (seq === runSeq && res.ok && narrow.matches) await redraw(res.data); // a phone reads top to bottom
   if (seq !== runSeq) return; // a newer run replaced this one
   setBusy(false);
   if (!res.ok) {
@@ -137,6 +140,7 @@ function show(resp, source, frame) {
   }
   state.response = resp;
   state.ranSource = source;
+  state.openOrder = {};
   state.selected = null;
   state.hovered = null;
   state.timeline = buildTimeline(resp);
@@ -166,15 +170,22 @@ function startingInputs(names, known) {
   return out;
 }
 
-/** Replace the answer's drawings with the current graph level and direction (no new run). */
-async function redraw(resp) {
-  const res = await fetchLayout(resp, state.fold, narrow.matches ? "down" : "auto");
-  if (!res.ok) {
-    output.note(t("relayout_failed", { msg: res.error.message }));
-    return false;
-  }
-  res.data.views.forEach((v, i) => Object.assign(resp.views[i], { svg: v.svg, folded: v.folded, folds: v.folds }));
-  return true;
+/** A phone reads a graph top to bottom. */
+function direction() {
+  return narrow.matches ? "down" : "auto";
+}
+
+/** The inputs the shown run ran with (an expression's free names), or null. */
+function ranInputs() {
+  return state.inputsFor === state.ranSource ? state.variables : null;
+}
+
+/** The answer's drawings changed (another level, a part opened): same run, same frame. */
+function redrawn(resp) {
+  state.timeline = buildTimeline(resp);
+  graph.load(resp);
+  repaint();
+  emit("relayout", resp);
 }
 
 on("rerun", () => run());
@@ -182,18 +193,60 @@ on("goto", (k) => {
   player.pause();
   player.goTo(k);
 });
+// Another graph level: the program runs again at that level (runs are deterministic, so the frames
+// stay the same and the player stays where it is).
 on("graph-level", async (level) => {
   state.fold = level;
   const resp = state.response;
-  if (!resp) return;
+  if (!resp || state.running) return;
   setBusy(true);
-  const drawn = await redraw(resp);
+  const res = await runProgram(state.ranSource, ranInputs(), level, direction());
   setBusy(false);
-  if (!drawn || resp !== state.response) return;
-  graph.load(resp);
-  repaint();
-  emit("relayout", resp);
+  if (resp !== state.response) return;
+  if (!res.ok || res.data.fingerprint !== resp.fingerprint) {
+    output.note(t("relayout_failed", { msg: res.ok ? t("run_changed") : res.error.message }));
+    return;
+  }
+  Object.assign(resp, res.data);
+  state.openOrder = {};
+  redrawn(resp);
 });
+
+// ---- opening and closing parts ---------------------------------------------------------------
+// The views' open parts, oldest first (when opening more would show too much, the oldest close).
+state.openOrder = {};
+
+async function changeParts(view, part, open) {
+  const resp = state.response;
+  if (!resp || !resp.views[view] || state.running) return;
+  const shown = resp.views[view].open || [];
+  let order = state.openOrder[view] || [...shown];
+  if (open) {
+    order = [...order.filter((q) => q !== part), part];
+  } else {
+    const gone = new Set([part, ...new PartIndex(resp).inside(part)]);
+    order = order.filter((q) => !gone.has(q));
+  }
+  setBusy(true);
+  const t0 = performance.now();
+  const res = await openParts(state.ranSource, ranInputs(), view, order, direction(), resp.fingerprint);
+  setBusy(false);
+  if (resp !== state.response) return;
+  if (!res.ok) {
+    output.note(t("open_failed", { msg: res.error.message }));
+    return;
+  }
+  mergeView(resp, view, res.data);
+  const now = new Set(resp.views[view].open);
+  state.openOrder[view] = order.filter((q) => now.has(q));
+  graph.focusPart = part; // the drawing starts around the part just opened or closed
+  const t1 = performance.now();
+  redrawn(resp);
+  state.lastOpen = { fetch: t1 - t0, draw: performance.now() - t1 }; // for the page's own benchmark
+}
+
+on("open-part", (view, part) => changeParts(view, part, true));
+on("close-part", (view, part) => changeParts(view, part, false));
 
 // ---- the player moves -----------------------------------------------------------------------
 /** Show the frame the player stands on (prev: the frame shown before, -1 to draw everything). */
@@ -298,7 +351,7 @@ $("[data-testid=export-html]").addEventListener("click", async (e) => {
     const source = state.ranSource;
     const html = await buildHtml({
       resp, source, variables: state.inputsFor === source ? state.variables : {}, frame: state.frame,
-      title: null, limits: limits.current(), layoutsFor: (level, direction) => fetchLayout(resp, level, direction),
+      title: null, limits: limits.current(), layoutsFor: (level, direction) => fetchLayout(resp, level, direction, true),
     });
     download(new Blob([html], { type: "text/html" }), "gradviz.html");
   } catch (err) {

@@ -63,10 +63,14 @@ export class NodeValues {
   }
 
   _measureAll() {
+    // Boxes in each node's own group's coordinates (an open loop's drawing is moved as a whole):
+    // only nodes and edges of the same group are compared.
     this.boxes = new Map();
+    this.group = new Map();
     for (const [id, g] of this.nodes) {
       const shape = this._outline(g);
       if (shape) this.boxes.set(id, shape.getBBox());
+      this.group.set(id, g.parentElement);
     }
     // The ends of the edges: a node does not widen over the side its edges come in by.
     this.ends = [];
@@ -74,15 +78,18 @@ export class NodeValues {
       const path = g.querySelector(":scope > path");
       if (!path) continue;
       const len = path.getTotalLength();
-      this.ends.push(path.getPointAtLength(0), path.getPointAtLength(len));
+      const a = path.getPointAtLength(0);
+      const z = path.getPointAtLength(len);
+      this.ends.push({ x: a.x, y: a.y, group: g.parentElement }, { x: z.x, y: z.y, group: g.parentElement });
     }
   }
 
   /** Does an edge end at the left / right side of a box? */
-  _edgeSides(box) {
+  _edgeSides(box, group) {
     const near = 6;
     const out = { left: false, right: false };
     for (const p of this.ends) {
+      if (p.group !== group) continue;
       if (p.y < box.y - near || p.y > box.y + box.height + near) continue;
       if (Math.abs(p.x - box.x) <= near + box.width * 0.15) out.left = true;
       if (Math.abs(p.x - box.x - box.width) <= near + box.width * 0.15) out.right = true;
@@ -96,8 +103,9 @@ export class NodeValues {
     let right = left;
     const y0 = box.y - grow / 2;
     const y1 = box.y + box.height + grow / 2;
+    const group = this.group.get(id);
     for (const [other, b] of this.boxes) {
-      if (other === id || b.y > y1 + MARGIN || b.y + b.height < y0 - MARGIN) continue;
+      if (other === id || this.group.get(other) !== group || b.y > y1 + MARGIN || b.y + b.height < y0 - MARGIN) continue;
       if (b.x + b.width <= box.x) left = Math.min(left, (box.x - b.x - b.width - MARGIN) / 2);
       else if (b.x >= box.x + box.width) right = Math.min(right, (b.x - box.x - box.width - MARGIN) / 2);
     }
@@ -129,12 +137,13 @@ export class NodeValues {
     const gr = document.createElementNS(SVGNS, "tspan");
     gr.setAttribute("class", "nv-g");
     line.append(d, sep, gr);
-    this.layer.appendChild(line);
+    // Above the edges of its own group: the layer, or the end of an open loop's drawing.
+    ((g.parentElement && g.parentElement.closest("g.unit")) || this.layer).appendChild(line);
     shape.setAttribute("vector-effect", "non-scaling-stroke");
     const last = Number(texts[texts.length - 1].getAttribute("y")) || box.y + box.height / 2;
     const v = {
       id, g, shape, texts, line, d, gr, fs, grow, box, baseline: last + grow / 2,
-      room: this._room(id, box, grow), sides: this._edgeSides(box), round: shape.tagName === "ellipse",
+      room: this._room(id, box, grow), sides: this._edgeSides(box, g.parentElement), round: shape.tagName === "ellipse",
     };
     this.lines.set(id, v);
     return v;

@@ -71,23 +71,32 @@ function sameInputs(a, b) {
   return JSON.stringify(a || {}) === JSON.stringify(b || {});
 }
 
+/** Each view's drawing at `key` ("<level>|<direction>"), or null when the file has none. */
+function drawnViews(key) {
+  const layouts = offline.layouts || {};
+  const ids = layouts.keys && layouts.keys[key];
+  if (!ids) return null;
+  return ids.map((k, i) => ({ index: i, svg: layouts.svgs[k], ...((layouts.folded || {})[key] || [])[i] }));
+}
+
 /** The answer an API call gets in an offline copy (the same shape as api.js's answers). */
 export function offlineCall(url, init) {
   if (offline.broken) return fail(t("offline_bad"));
   const body = init && init.body ? JSON.parse(init.body) : {};
   switch (url) {
-    case "/api/run":
-      if (body.source === offline.program.source && sameInputs(body.variables, offline.program.variables)) {
-        return { ok: true, status: 200, data: structuredClone(offline.answer) };
+    case "/api/run": {
+      if (body.source !== offline.program.source || !sameInputs(body.variables, offline.program.variables)) {
+        return fail(t("offline_run"));
       }
-      return fail(t("offline_run"));
+      // the run it holds, drawn at the level and in the direction asked for (when the file has it)
+      const answer = structuredClone(offline.answer);
+      const views = drawnViews(`${body.fold || "auto"}|${body.direction || "auto"}`);
+      if (views) answer.views.forEach((v, i) => Object.assign(v, views[i]));
+      return { ok: true, status: 200, data: answer };
+    }
     case "/api/layout": {
-      const key = `${body.fold || "auto"}|${body.direction || "auto"}`;
-      const layouts = offline.layouts || {};
-      const ids = layouts.keys && layouts.keys[key];
-      if (!ids) return fail(t("offline_layout"));
-      const views = ids.map((k, i) => ({ index: i, svg: layouts.svgs[k], ...((layouts.folded || {})[key] || [])[i] }));
-      return { ok: true, status: 200, data: { views } };
+      const views = drawnViews(`${body.fold || "auto"}|${body.direction || "auto"}`);
+      return views ? { ok: true, status: 200, data: { views } } : fail(t("offline_layout"));
     }
     case "/api/health":
       return { ok: true, status: 200, data: { status: "ok" } };
@@ -161,7 +170,8 @@ export async function buildHtml({ resp, source, variables, frame, title, layouts
         }
         return index.get(v.svg);
       });
-      folded[key] = got.data.views.map((v) => ({ folded: v.folded, folds: v.folds }));
+      folded[key] = got.data.views.map((v) => ({ folded: v.folded, folds: v.folds, open: v.open, segments: v.segments,
+        undrawn: v.undrawn }));
     }
   }
   const answer = structuredClone(resp);

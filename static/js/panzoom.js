@@ -16,6 +16,8 @@ export class PanZoom {
     this.home = null; // the drawing's own viewBox: "fit"
     this.box = null;
     this.pointers = new Map();
+    this.W = 0; // the host's size as last measured (measureHost)
+    this.H = 0;
     this.dragged = false;
     this._pinch = null;
     host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
@@ -31,6 +33,7 @@ export class PanZoom {
    */
   attach(svg, box = null, content = null) {
     this.svg = svg;
+    this.measureHost();
     const vb = svg.viewBox.baseVal;
     this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
     this.home = this._capped(content || this.full);
@@ -39,10 +42,20 @@ export class PanZoom {
     this.set(box || this.home);
   }
 
+  /**
+   * Read the host's size now (at a mount, a resize, or before a step changes the drawing): placing
+   * the drawing reads this copy, since reading the host's size after the drawing's states have
+   * changed would make the browser style the whole drawing an extra time.
+   */
+  measureHost() {
+    this.W = this.host.clientWidth;
+    this.H = this.host.clientHeight;
+  }
+
   /** A tiny graph is not blown up past MAX_FIT pixels per unit: widen its box around its centre. */
   _capped(b) {
-    const W = this.host.clientWidth;
-    const H = this.host.clientHeight;
+    const W = this.W;
+    const H = this.H;
     if (!W || !H || Math.min(W / b.w, H / b.h) <= MAX_FIT) return b;
     const w = Math.max(b.w, W / MAX_FIT);
     const h = Math.max(b.h, H / MAX_FIT);
@@ -78,8 +91,8 @@ export class PanZoom {
   /** Place the svg so that `box` fills the host (aspect kept, centred). Also after a resize. */
   apply() {
     if (!this.svg || !this.box) return;
-    const W = this.host.clientWidth || 1;
-    const H = this.host.clientHeight || 1;
+    const W = this.W || 1;
+    const H = this.H || 1;
     const b = this.box;
     const s = Math.min(W / b.w, H / b.h);
     const tx = W / 2 - (b.x + b.w / 2 - this.full.x) * s;

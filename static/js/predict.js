@@ -25,7 +25,7 @@ function askable(v) {
  */
 export function questions(tl, k) {
   const f = tl && tl.frames[k];
-  if (!f || f.kind !== "step") return [];
+  if (!f || f.kind !== "step" || f.hidden) return []; // a step hidden in a closed part has no values
   const step = tl.passes[f.pass].steps[f.step];
   if (step.kind === "hook") return []; // a hook runs the program's own code: nothing to predict by a rule
   const node = tl.nodes.get(step.node);

@@ -17,6 +17,8 @@
  *   "user-step"   ()                the user moved the timeline (keys, buttons, slider, pass chooser)
  *   "mlp-build"   ({config, program}) the MLP form wrote a program and is about to run it
  *   "present"     (on)              classroom mode was switched on or off
+ *   "open-part"   (view, part)      please open a closed part's box (its nodes are fetched if needed)
+ *   "close-part"  (view, part)      please close an open part (a loop's frame, a module call)
  *   "conceal"     ()                what the page hides or shows at this frame changed (predict mode)
  */
 

@@ -9,7 +9,10 @@
  *   {kind: "zero_grad"}             gradients reset
  *   {kind: "skipped", from, to}     training iterations left out of the response (1-based)
  *   {kind: "error"}                 the run stopped with an error here
- * Every frame carries `view`: the drawing (response.views) it is shown on.
+ * Every frame carries `view`: the drawing (response.views) it is shown on. A frame of a node hidden
+ * in a closed part (the answer names it by id only: an `ops` event, a pass's `hidden` steps) has
+ * `hidden: true` and, for a step, `step: -1`; opening the part later brings its data, and the frames
+ * stay the same (the run is the same), so the player keeps its place.
  *
  * For any frame k the timeline answers what each node and edge looks like
  * (nodeState / edgeState), which .grad a tensor holds (gradAt) and which elements
@@ -25,6 +28,16 @@ export class Timeline {
     const graph = resp.graph;
     this.nodes = new Map(graph.nodes.map((n) => [n.id, n]));
     this.edges = new Map(graph.edges.map((e) => [e.id, e]));
+    // Edges into or out of closed parts are known from the views' links: id, target, shape only.
+    for (const v of resp.views) {
+      for (const ln of v.links || []) {
+        ln.edges.forEach((eid, i) => {
+          if (!this.edges.has(eid)) {
+            this.edges.set(eid, { id: eid, source: null, target: ln.targets[i], shape: ln.shape, needs_grad: ln.needs_grad, hidden: true });
+          }
+        });
+      }
+    }
     this.passes = resp.backward;
     this.frames = [];
     this.passStart = this.passes.map(() => NONE);
@@ -68,6 +81,10 @@ export class Timeline {
         if (!this.nodes.has(ev.index)) continue; // an op of a summarized iteration
         view = this._viewOf(ev.index, view);
         this.frames.push({ kind: "op", node: ev.index, view });
+      } else if (ev.kind === "ops") {
+        // ops hidden in closed parts (their data arrives when the part is opened)
+        view = ev.view ?? view;
+        for (const id of ev.nodes) this.frames.push(this.nodes.has(id) ? { kind: "op", node: id, view } : { kind: "op", node: id, view, hidden: true });
       } else if (ev.kind === "backward") {
         const pi = passAt.get(ev.index);
         if (pi === undefined) continue;
@@ -79,9 +96,10 @@ export class Timeline {
         lastPass = runIndex;
         const start = this.frames.length;
         view = p.view;
-        p.steps.forEach((s, si) => {
-          if (this.nodes.has(s.node)) this.frames.push({ kind: "step", pass: pi, step: si, node: s.node, view });
-        });
+        for (const [si, node, index] of stepOrder(p)) {
+          if (si >= 0 && this.nodes.has(node)) this.frames.push({ kind: "step", pass: pi, step: si, index, node, view });
+          else if (si < 0) this.frames.push({ kind: "step", pass: pi, step: -1, index, node, view, hidden: true });
+        }
         if (this.frames.length > start) {
           this.passStart[pi] = start;
           this.passEnd[pi] = this.frames.length - 1;
@@ -112,24 +130,33 @@ export class Timeline {
     this.stepAt = new Map(); // `${pass}:${node}` -> frame
     this.hookFrames = new Map(); // node -> frames where a tensor hook of the program ran on its gradient
     this.passAt = new Int32Array(F).fill(NONE);
+    const into = this._edgesInto();
     this.frames.forEach((f, k) => {
       if (f.kind === "op") {
         this.nodeAppear.set(f.node, k);
         const op = this.nodes.get(f.node);
-        for (const eid of op.inputs) {
+        for (const eid of op ? op.inputs : into.get(f.node) || []) {
           const e = this.edges.get(eid);
           if (!e) continue;
           this.edgeAppear.set(eid, k);
-          if (!this.nodeAppear.has(e.source)) this.nodeAppear.set(e.source, k);
+          if (e.source !== null && !this.nodeAppear.has(e.source)) this.nodeAppear.set(e.source, k);
         }
       } else if (f.kind === "step") {
-        const step = this.passes[f.pass].steps[f.step];
-        if (step.kind === "hook") {
+        if (!f.hidden && this.passes[f.pass].steps[f.step].kind === "hook") {
           push(this.hookFrames, f.node, k); // the node is current; nothing is sent or written yet
           return;
         }
         push(this.nodeVisits, f.node, { pass: f.pass, frame: k });
         this.stepAt.set(`${f.pass}:${f.node}`, k);
+        if (f.hidden) {
+          // no values: the edges into the hidden node carried a gradient at its step
+          for (const eid of into.get(f.node) || []) {
+            const e = this.edges.get(eid);
+            push(this.edgeVisits, eid, { pass: f.pass, frame: e.needs_grad ? k : NONE, grad: null });
+          }
+          return;
+        }
+        const step = this.passes[f.pass].steps[f.step];
         for (const fl of step.sent) {
           push(this.edgeVisits, fl.edge, { pass: f.pass, frame: fl.grad ? k : NONE, grad: fl.grad });
         }
@@ -153,6 +180,13 @@ export class Timeline {
       this.passAt.fill(pi, this.passStart[pi]);
     }
     this._changes(F);
+  }
+
+  /** Known edges by target node (for nodes without data: only their edges are known). */
+  _edgesInto() {
+    const out = new Map();
+    for (const e of this.edges.values()) if (!this.nodes.has(e.target)) push(out, e.target, e.id);
+    return out;
   }
 
   _changes(F) {
@@ -332,10 +366,16 @@ export class Timeline {
     return f === undefined ? NONE : f;
   }
 
-  /** The backward step shown at frame k (or null). */
+  /** How many steps pass pi has (those hidden in closed parts too). */
+  stepCount(pi) {
+    const p = this.passes[pi];
+    return p.steps.length + (p.hidden || []).reduce((n, run) => n + run.nodes.length, 0);
+  }
+
+  /** The backward step shown at frame k (or null; null too for a step hidden in a closed part). */
   step(k) {
     const f = this.frames[k];
-    return f && f.kind === "step" ? this.passes[f.pass].steps[f.step] : null;
+    return f && f.kind === "step" && !f.hidden ? this.passes[f.pass].steps[f.step] : null;
   }
 
   /**
@@ -367,6 +407,34 @@ export class Timeline {
     if (forwards.length === 1) forwards[0].n = null;
     return out;
   }
+}
+
+/**
+ * A pass's steps in visiting order: [index into pass.steps (-1 for a hidden step), node, the step's
+ * index in the pass].
+ */
+function stepOrder(p) {
+  const hidden = p.hidden || [];
+  if (!hidden.length) return p.steps.map((s, i) => [i, s.node, s.index]);
+  const out = [];
+  let i = 0;
+  let h = 0;
+  let at = 0; // the index of the next hidden step within hidden[h]
+  while (i < p.steps.length || h < hidden.length) {
+    const nextHidden = h < hidden.length ? hidden[h].index + at : Infinity;
+    if (i < p.steps.length && p.steps[i].index < nextHidden) {
+      out.push([i, p.steps[i].node, p.steps[i].index]);
+      i++;
+    } else {
+      out.push([-1, hidden[h].nodes[at], nextHidden]);
+      at++;
+      if (at >= hidden[h].nodes.length) {
+        h++;
+        at = 0;
+      }
+    }
+  }
+  return out;
 }
 
 function push(map, key, item) {

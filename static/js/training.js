@@ -496,20 +496,14 @@ function mount() {
     }
     building = false;
   });
-  on("relayout", (resp) => {
-    fold.load(resp);
-    fold.mark(state.frame);
-  });
+  on("relayout", (resp) => fold.load(resp));
   on("user-step", () => tabs.select("step"));
   on("error", () => {
     view.stopProgress();
     if (!view.resp && view.failure.hidden) view.section.hidden = true;
     showPanel();
   });
-  on("frame", (k) => {
-    view.onFrame(k);
-    fold.mark(k);
-  });
+  on("frame", (k) => view.onFrame(k));
   on("lang", () => {
     apply(left);
     builder.relabel();

@@ -92,7 +92,7 @@ const EN = {
   fold_auto: "Auto",
   fold_module: "Modules",
   fold_op: "Ops",
-  fold_hint: "Modules: each nn.Linear, activation and loss is one box (click it to open). Ops: every grad_fn.",
+  fold_hint: "Auto: as much open as reads well. Modules: each module call and loop is one box (click a box to open it, a frame's title to close it). Ops: every grad_fn.",
 };
 
 const ZH = {
@@ -182,7 +182,7 @@ const ZH = {
   fold_auto: "自动",
   fold_module: "模块",
   fold_op: "算子",
-  fold_hint: "模块：每个 nn.Linear、激活函数和损失各是一个方框（点击展开）。算子：显示每个 grad_fn。",
+  fold_hint: "自动：在清晰可读的范围内尽量展开。模块：每个模块调用和循环各是一个方框（点击方框展开，点击框架标题收起）。算子：显示每个 grad_fn。",
 };
 
 /** Add the strings once (idempotent). */

@@ -95,6 +95,30 @@ def test_the_replicas_share_the_layout_cache(stack):
     assert hits(b) == before + 1
 
 
+def test_a_part_opened_through_either_replica_is_the_same_and_shared(stack):
+    """A closed loop is opened by running the program again in whichever replica nginx picks; the
+    answer goes into Redis, so opening it again anywhere costs no run."""
+    (_, a, _), (_, b, _) = stack["replicas"]
+    src = ("w = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.5, requires_grad=True)\n"
+           "for i in range(250):\n    h = torch.tanh(h * w)\nh.backward()\n")
+    run = httpx.post(f"{stack['front']}/api/run", json={"source": src}, timeout=60).json()
+    body = {"source": src, "view": 0, "open": [run["parts"][0]["id"]], "fingerprint": run["fingerprint"]}
+
+    def hits(base: str) -> float:
+        text = httpx.get(f"{base}/metrics", timeout=10).text
+        return float(next(line.split()[-1] for line in text.splitlines()
+                          if line.startswith("gradviz_layout_cache_hits_total ")))
+
+    first = httpx.post(f"{a}/api/open", json=body, timeout=60)
+    assert first.status_code == 200, first.text
+    before = hits(b)
+    second = httpx.post(f"{b}/api/open", json=body, timeout=60)
+    assert second.status_code == 200 and second.json() == first.json()
+    assert hits(b) == before + 1  # served from the shared cache
+    shown = {n["id"] for n in first.json()["graph"]["nodes"]}
+    assert len(shown) == 502 and all(s["node"] in shown for s in first.json()["backward"][0]["steps"])
+
+
 def test_killing_a_replica_under_load_fails_only_its_requests_in_flight(stack):
     front = stack["front"]
     victim = stack["replicas"][0][0]

@@ -47,7 +47,7 @@ def frame_info(page):
 
 
 def module_boxes(page) -> int:
-    return page.locator("[data-testid=graph] svg g[id^='m']").count()
+    return page.locator("[data-testid=graph] svg g.node.part.box").count()
 
 
 def test_build_train_inspect_and_fold(browser, server, errors):

@@ -37,7 +37,7 @@ def _raw_frame(data: bytes) -> None:
     os._exit(0)
 
 
-def run(source: str, variables=None):
+def run(source: str, variables=None, fold="auto"):
     kind = source
     if kind == "pickle":
         _raw_frame(pickle.dumps(_Pwn()))

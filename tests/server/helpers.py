@@ -28,11 +28,11 @@ def finish(trace, settings: LayoutSettings | None = None, cache=None) -> dict:
     return d
 
 
-_ELEMENT_ID = re.compile(r'<g id="([nem]\d+)"')
+_ELEMENT_ID = re.compile(r'<g id="([nemps]\d+(?:-g\d+)?)"')
 
 
 def svg_ids(svg: str) -> set[str]:
-    """Element ids of node, edge and folded-module groups in an SVG."""
+    """Element ids of node, edge, part, segment and ghost groups in an SVG."""
     return set(_ELEMENT_ID.findall(svg))
 
 
@@ -46,9 +46,12 @@ def assert_consistent(resp: dict) -> None:
     for e in edges.values():
         assert e["source"] in nodes and e["target"] in nodes, f"edge {e['id']} joins unknown nodes"
         assert nodes[e["target"]]["kind"] == "op"
+    # an edge with an end hidden in a closed part is named by the views' links
+    linked = {e: t for v in resp["views"] for ln in v.get("links", [])
+              for e, t in zip(ln["edges"], ln["targets"])}
     for n in nodes.values():
         for eid in n.get("inputs", []):
-            assert eid in edges and edges[eid]["target"] == n["id"]
+            assert (eid in edges and edges[eid]["target"] == n["id"]) or linked.get(eid) == n["id"]
     for bp in resp["backward"]:
         assert bp["root"] in nodes
         assert 0 <= bp["view"] < len(resp["views"])
@@ -57,20 +60,25 @@ def assert_consistent(resp: dict) -> None:
             assert s["node"] in nodes, f"step {s['index']} names unknown node {s['node']}"
             assert s["node"] in view_nodes
             for f in s["received"] + s["sent"]:
-                assert f["edge"] in edges
+                assert f["edge"] in edges or f["edge"] in linked
             assert s["is_sum"] == (len(s["received"]) > 1)
+    parts = {p["id"]: p for p in resp.get("parts", [])}
     for v in resp["views"]:
         ids = svg_ids(v["svg"])
-        fold_of = {m: f["id"] for f in v["folds"] for m in f["nodes"]}
-        folded = set(fold_of)
+        opened = set(v["open"])
+        in_segments = {e for members in v["segments"].values() for e in members}
         for nid in v["nodes"]:
             assert nid in nodes
-            assert f"n{nid}" in ids or nid in folded, f"node {nid} is not drawn in view {v['index']}"
-        for f in v["folds"]:
-            assert f["id"] in ids
+            assert f"n{nid}" in ids, f"node {nid} is not drawn in view {v['index']}"
+            part = nodes[nid].get("part")
+            while part is not None:  # a shown node is in open parts only
+                assert part in opened, f"node {nid} is shown inside the closed part {part}"
+                part = parts[part]["parent"]
+        for p in parts.values():  # a box, or an open loop's frame (an open module call is drawn inline)
+            if p["view"] == v["index"] and (p["id"] not in opened or p["kind"] != "module"):
+                assert p["id"] in ids, f"part {p['id']} is not drawn"
         for eid in v["edges"]:
             assert eid in edges
-            e = edges[eid]
-            inside = e["source"] in folded and fold_of[e["source"]] == fold_of.get(e["target"])
-            if not inside:
-                assert f"e{eid}" in ids, f"edge {eid} is not drawn"
+            assert f"e{eid}" in ids or eid in in_segments, f"edge {eid} is not drawn"
+        for ln in v["links"]:
+            assert all(e in in_segments or f"e{e}" in ids for e in ln["edges"]), "a link is not drawn"

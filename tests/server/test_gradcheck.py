@@ -14,7 +14,7 @@ import engine
 from app.course import FORMULAS, example_of
 from app.examples import EXAMPLES, example_source
 from app.execute import run_and_serialize
-from app.gradcheck import check_passes
+from app.gradcheck import LISTED, check_passes
 from engine.trace import recording
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
@@ -83,6 +83,16 @@ def test_no_time_left_says_so():
     (p,) = check_passes(rec.trace, [0], 0.0)
     assert p["reason"] == "time_budget" and p["leaves"][0]["reason"] == "time_budget"
     assert p["leaves"][0]["ok"] is None and p["leaves"][0]["autograd"]["data"] == [2.0, 4.0]
+
+
+def test_a_deep_model_lists_its_first_leaves_and_counts_the_others():
+    source = ("layers = [nn.Linear(2, 2) for _ in range(40)]\nx = torch.ones(1, 2)\n"
+              "for layer in layers:\n    x = torch.tanh(layer(x))\nx.sum().backward()\n")
+    (p,) = checks(source)
+    assert len(p["leaves"]) == LISTED and p["unlisted"] == 80 - LISTED
+    assert all(leaf["ok"] for leaf in p["leaves"] if leaf["reason"] is None)
+    (small,) = checks("x = torch.tensor(2.0, requires_grad=True)\n(x * x).backward()\n")
+    assert small["unlisted"] == 0 and len(small["leaves"]) == 1
 
 
 def test_autograd_grad_writes_nothing_to_check():

@@ -1,7 +1,13 @@
-"""app/layout.py: ids in the SVG, the structure-keyed cache (counted dot runs), folding, legend."""
+"""app/layout.py: ids in the SVG, the structure-keyed cache (counted dot runs), folding, ghosts, legend."""
+
+import re
 
 import engine as torch
-from app.layout import LayoutCache, LayoutSettings, draw_view, plan_view
+from app.folding import level
+from app.layout import LayoutCache, LayoutSettings, draw_response, draw_view, layout_data, layout_input
+from app.schemas import LayoutInput
+from app.serialize import serialize_trace
+from app.units import plan_units, write_dot
 from engine import nn
 from engine import trace as T
 
@@ -70,44 +76,50 @@ def big_model_trace(layers: int):
     return rec.trace
 
 
-def test_graphs_over_the_threshold_fold_module_calls():
+def test_graphs_over_the_budget_fold_module_calls():
     trace = big_model_trace(70)
     d = finish(trace, cache=LayoutCache(8))
-    assert len(d["graph"]["nodes"]) > 300  # the JSON keeps the full graph
-    view = d["views"][0]
-    assert view["folded"] and len(view["folds"]) == 70
     assert_consistent(d)
+    view = d["views"][0]
+    boxes = [p for p in d["parts"] if p["id"] not in view["open"]]
+    assert view["folded"] and len(boxes) == 70 and {p["type_name"] for p in boxes} == {"Linear"}
     ids = svg_ids(view["svg"])
-    folded = {m for f in view["folds"] for m in f["nodes"]}
+    assert all(p["id"] in ids for p in boxes)
     nodes = {n["id"]: n for n in d["graph"]["nodes"]}
-    assert all(nodes[m]["module"] == "Linear" for f in view["folds"] for m in f["nodes"]
-               if nodes[m]["kind"] == "op")
-    assert not any(f"n{m}" in ids for m in folded)
+    assert not any(n["kind"] == "op" and n.get("module") == "Linear" for n in nodes.values())  # in boxes
+    assert len(nodes) < 300 and d["graph"]["omitted_ops"] == 0
     inputs = [n for n in nodes.values() if n["kind"] == "leaf" and not n["requires_grad"]]
-    assert all(n["id"] not in folded for n in inputs)  # data stays visible
+    assert inputs and all(n["part"] is None for n in inputs)  # data stays visible
 
 
 def test_small_graphs_are_not_folded():
     d = finish(big_model_trace(5), cache=LayoutCache(8))
-    assert not d["views"][0]["folded"] and d["views"][0]["folds"] == []
+    assert not d["views"][0]["folded"] and d["views"][0]["open"] == [p["id"] for p in d["parts"]]
 
 
-def test_too_many_nodes_gives_a_note_instead_of_a_layout():
+def test_a_piece_with_too_many_nodes_gives_a_note_instead_of_a_layout():
     trace = chain(0.1, steps=40)
     d = finish(trace, LayoutSettings(max_nodes=20), cache=LayoutCache(8))
-    assert "too many to draw" in d["svg"]
+    assert "too many to draw" in d["svg"] and d["views"][0]["undrawn"] == "too_many_nodes"
+
+
+def drawn_units(d: dict):
+    data = layout_data(LayoutInput.model_validate(layout_input(d)))
+    v = data["views"][0]
+    lv = level(data["nodes"], data["edges"], data["parts"], v["nodes"], v["edges"], v["open"], v["links"])
+    return data, plan_units(data["nodes"], data["edges"], data["parts"], lv)
 
 
 def test_dot_text_has_no_values_and_uses_xlabels():
     d = finish(chain(0.123456), cache=LayoutCache(8))
-    nodes = {n["id"]: n for n in d["graph"]["nodes"]}
-    edges = {e["id"]: e for e in d["graph"]["edges"]}
-    v = d["views"][0]
-    plan = plan_view(nodes, edges, v["nodes"], v["edges"], LayoutSettings())
-    assert "0.123" not in plan.dot
-    assert "xlabel=" in plan.dot and " label=scalar" not in plan.dot
-    again = draw_view(nodes, edges, v["nodes"], v["edges"], LayoutSettings(), LayoutCache(8))
-    assert svg_ids(again.svg) == svg_ids(v["svg"])
+    data, units = drawn_units(d)
+    for u in units:
+        write_dot(u, data["nodes"], data["parts"], {}, legend=True, max_lr_depth=24, nslimit_from=400)
+        assert "0.123" not in u.dot
+        assert "xlabel=" in u.dot and " label=scalar" not in u.dot
+    again = draw_view(layout_data(LayoutInput.model_validate(layout_input(d))), 0, LayoutSettings(),
+                      LayoutCache(8))
+    assert svg_ids(again.svg) == svg_ids(d["views"][0]["svg"])
 
 
 def test_cache_evicts_least_recently_used_by_count_and_size():
@@ -119,3 +131,106 @@ def test_cache_evicts_least_recently_used_by_count_and_size():
     assert len(cache) == 2 and cache.get("b") is None and cache.get("a") == "1234"
     cache.put("d", "x" * 9)  # over the size budget: only the newest stays
     assert len(cache) == 1 and cache.get("d") and cache.chars == 9
+
+
+def test_entries_with_a_time_to_live_expire(monkeypatch):
+    from app import layout_cache
+
+    now = [100.0]
+    monkeypatch.setattr(layout_cache.time, "monotonic", lambda: now[0])
+    cache = LayoutCache(8)
+    cache.put("a", "kept")
+    cache.put("b", "brief", ttl_s=5)
+    now[0] += 4
+    assert cache.get("b") == "brief"
+    now[0] += 2
+    assert cache.get("b") is None and cache.get("a") == "kept"
+
+
+# ---- loops, ghosts, frames ----------------------------------------------------------------------------
+def shared_weight(steps: int):
+    """An unrolled RNN's shape: one weight read by every step of a loop (recorded through the runner
+    so the loop is a scope of the trace)."""
+    from engine.runner import run_program
+
+    src = (f"w = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.5, requires_grad=True)\n"
+           f"for i in range({steps}):\n    h = torch.tanh(h * w)\nh.backward()\n")
+    result = run_program(src)
+    assert result.error is None
+    return result.trace
+
+
+def drawn(trace, fold="auto", cache=None):
+    d = serialize_trace(trace, fold=fold)
+    d.update(variables={}, stdout="", error=None, svg="")
+    draw_response(d, None, cache or LayoutCache(64))
+    assert_consistent(d)
+    return d
+
+
+def test_a_long_loop_is_one_box_with_its_iteration_count():
+    d = drawn(shared_weight(300))
+    view = d["views"][0]
+    (loop,) = d["parts"]
+    assert loop["kind"] == "loop" and loop["iterations"] == 300 and loop["label"] == "for i in range(300)"
+    assert view["open"] == [] and view["folded"]
+    leaves = {n["var"] for n in d["graph"]["nodes"] if n["kind"] == "leaf"}
+    assert leaves == {"w", "h"}  # the leaves made before the loop
+    (out,) = [n for n in d["graph"]["nodes"] if n["kind"] == "op"]
+    assert out["is_output"] and out["part"] is None  # the output is always drawn
+    assert "×300" in view["svg"] and f'id="{loop["id"]}"' in view["svg"]
+    (link,) = [ln for ln in view["links"] if ln["source"] == f"n{_node(d, 'w')}"]
+    assert link["target"] == loop["id"] and len(link["edges"]) == 300
+
+
+def _node(d: dict, var: str) -> int:
+    return next(n["id"] for n in d["graph"]["nodes"] if n["var"] == var)
+
+
+def test_an_open_loop_draws_its_shared_weight_as_a_ghost_beside_each_use():
+    cache = LayoutCache(64)
+    d = drawn(shared_weight(300), {0: ["p0"]}, cache)
+    view = d["views"][0]
+    svg = view["svg"]
+    w = _node(d, "w")
+    ghosts = re.findall(rf'<g id="n{w}-g\d+"', svg)
+    assert len(ghosts) == 300  # one copy beside each of the 300 multiplications
+    assert svg.count(f'<g id="n{w}"') == 1  # the real node once
+    assert 'class="graph unit"' in svg and 'data-part="p0"' in svg  # the loop's frame holds its drawing
+    # every multiplication reads w through a ghost: its edge is drawn there, not from w itself
+    muls = [n for n in d["graph"]["nodes"] if n["name"] == "MulBackward0"]
+    edges = {e["id"]: e for e in d["graph"]["edges"]}
+    into_muls = [e for e in edges.values() if e["source"] == w]
+    assert len(muls) == 300 and len(into_muls) == 300
+    assert all(f'<g id="e{e["id"]}"' in svg for e in into_muls)
+    renders = cache.renders
+    drawn(shared_weight(300), {0: ["p0"]}, cache)  # the same structure again: no dot run
+    assert cache.renders == renders
+
+
+def test_the_gradients_into_the_ghosts_add_up_at_the_real_leaf():
+    trace = shared_weight(300)
+    d = drawn(trace, {0: ["p0"]})
+    w = _node(d, "w")
+    (bp,) = d["backward"]
+    leaf = next(s for s in bp["steps"] if s["node"] == w)
+    assert leaf["is_sum"] and leaf["received_count"] == 300 and len(leaf["received"]) == 128
+    flows = next(s for s in trace.passes[0].steps if s.node == w).received
+    kept = [f["edge"] for f in leaf["received"]]
+    assert kept == [f.edge for f in flows[:64] + flows[-64:]]  # both ends of the sum, in order
+    total = sum(float(f.grad) for f in flows)
+    assert abs(total - leaf["grad_after"]["data"]) < 1e-5 * max(1.0, abs(total))
+
+
+def test_a_loop_with_many_iterations_opens_into_chunks_and_a_chunk_into_its_iterations():
+    trace = shared_weight(1000)
+    d = drawn(trace, {0: ["p0"]})
+    chunks = [p for p in d["parts"] if p["kind"] == "chunk"]
+    assert len(chunks) >= 3 and all(p["parent"] == "p0" for p in chunks)
+    assert sum(p["iterations"] for p in chunks) == 1000
+    assert chunks[0]["label"].startswith("#1–#")
+    first = chunks[0]["id"]
+    d2 = drawn(trace, {0: ["p0", first]})
+    shown = {n["id"] for n in d2["graph"]["nodes"]}
+    assert len(shown) == chunks[0]["size"] + 3  # its iterations' nodes; w, h and the output
+    assert f'data-part="{first}"' in d2["views"][0]["svg"]

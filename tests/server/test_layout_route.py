@@ -13,8 +13,9 @@ from app.schemas import LAYOUT_MAX_VIEWS
 from .helpers import svg_ids
 
 NODE_KEYS = ("id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved",
-             "is_constant", "var", "module", "label", "sym")
+             "is_constant", "var", "module", "part", "label", "sym")
 EDGE_KEYS = ("id", "source", "target", "shape", "needs_grad")
+PART_KEYS = ("id", "kind", "label", "type_name", "parent", "view", "size", "key", "iterations")
 
 
 def example(example_id: str) -> dict:
@@ -28,14 +29,25 @@ def answer(client, example_id: str, fold: str = "auto") -> dict:
     return r.json()
 
 
-def layout_body(resp: dict, fold: str = "auto") -> dict:
-    """What the page sends: the fields the drawing reads, from the run's answer."""
-    return {
-        "nodes": [{k: n[k] for k in NODE_KEYS if k in n} for n in resp["graph"]["nodes"]],
+def layout_body(resp: dict, fold: str = "auto", parts: bool = True) -> dict:
+    """What the page sends: the fields the drawing reads, from the run's answer (``parts`` False:
+    what an older page sent, without the parts)."""
+    body = {
+        "nodes": [{k: n[k] for k in NODE_KEYS if k in n and (parts or k != "part")}
+                  for n in resp["graph"]["nodes"]],
         "edges": [{k: e[k] for k in EDGE_KEYS if k in e} for e in resp["graph"]["edges"]],
         "views": [{"nodes": v["nodes"], "edges": v["edges"]} for v in resp["views"]],
         "fold": fold,
     }
+    if parts:
+        body["parts"] = [dict({k: p[k] for k in PART_KEYS if p.get(k) is not None}, first=p["span"][0])
+                         for p in resp["parts"]]
+    return body
+
+
+def boxes(drawing: dict, resp: dict) -> list[dict]:
+    """The closed parts a drawing shows as boxes."""
+    return [p for p in resp["parts"] if p["view"] == drawing["index"] and p["id"] not in drawing["open"]]
 
 
 def small() -> dict:
@@ -60,16 +72,24 @@ def test_module_level_without_running_again(client):
     resp = answer(client, "mlp")
     assert not resp["views"][0]["folded"]
     folded = client.post("/api/layout", json=layout_body(resp, "module")).json()["views"][0]
-    assert folded["folded"] and folded["folds"]
-    ids = svg_ids(folded["svg"])
-    assert all(f["id"] in ids for f in folded["folds"])
+    assert folded["folded"] and {p["label"] for p in boxes(folded, resp)} == {"fc1", "fc2"}
+    assert all(f'id="{p["id"]}"' in folded["svg"] for p in boxes(folded, resp))
     # the same drawing the run route makes at that level, and asking again draws nothing new
     assert folded["svg"] == answer(client, "mlp", "module")["views"][0]["svg"]
     renders = CACHE.renders
     again = client.post("/api/layout", json=layout_body(resp, "module")).json()["views"][0]
     assert again == folded and CACHE.renders == renders
     ops = client.post("/api/layout", json=layout_body(resp, "op")).json()["views"][0]
-    assert not ops["folded"] and not ops["folds"]
+    assert not ops["folded"] and not boxes(ops, resp)
+
+
+def test_a_layout_input_without_parts_folds_by_module_path(client):
+    resp = answer(client, "mlp")
+    folded = client.post("/api/layout", json=layout_body(resp, "module", parts=False)).json()["views"][0]
+    assert folded["folded"] and folded["open"] == []
+    ids = svg_ids(folded["svg"])
+    fc1 = [n["id"] for n in resp["graph"]["nodes"] if n["kind"] == "op" and n.get("module") == "fc1"]
+    assert fc1 and not any(f"n{nid}" in ids for nid in fc1)
 
 
 def test_down_draws_top_to_bottom(client):

@@ -13,6 +13,7 @@ import { pick, t } from "../i18n.js";
 import { nodeLabel, sourceLine, sourceSpan, tensorName } from "../names.js";
 import { errorBody } from "../errors.js";
 import { workBlock } from "./work.js";
+import { foldedBody } from "./folded.js";
 
 export class ExplainPanel {
   constructor(host) {
@@ -24,6 +25,10 @@ export class ExplainPanel {
     const f = tl ? tl.frames[st.frame] : null;
     if (!f) {
       this.host.replaceChildren(h("p", { class: "muted" }, t("ex_nothing")));
+      return;
+    }
+    if (f.hidden) { // inside a closed part: no values until it is opened
+      this.host.replaceChildren(...foldedBody(st, f));
       return;
     }
     const body =
@@ -82,7 +87,7 @@ export class ExplainPanel {
     const step = pass.steps[f.step];
     const node = tl.nodes.get(step.node);
     if (step.kind === "hook") return this._hook(st, pass, f, step, node);
-    const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length, name: nodeLabel(node) }))];
+    const out = [h("h3", {}, t("ex_step_title", { pass: pass.index + 1, i: step.index + 1, n: tl.stepCount(f.pass), name: nodeLabel(node) }))];
     if (node && node.kind === "op" && node.explain) {
       out.push(h("p", {}, t("ex_node_computed"), " ", h("code", { class: "formula" }, `${tensorName(node)} = ${node.explain.expr}`)));
       const defs = this._definitions(tl, node);
@@ -125,7 +130,7 @@ export class ExplainPanel {
 
   /** A tensor hook of the program ran on the gradient reaching this node: what it saw, what it returned. */
   _hook(st, pass, f, step, node) {
-    const out = [h("h3", {}, t("ex_hook_title", { pass: pass.index + 1, i: f.step + 1, n: pass.steps.length,
+    const out = [h("h3", {}, t("ex_hook_title", { pass: pass.index + 1, i: step.index + 1, n: st.timeline.stepCount(f.pass),
       hook: step.hook || "", name: tensorName(node) }))];
     if (step.hook_line) {
       out.push(h("p", { class: "where" }, t("ex_hook_where", { line: step.hook_line }), " ",

@@ -64,6 +64,7 @@ export class GradCheckPanel {
     }
     if (check.hook_changed) out.push(h("p", { class: "note", "data-testid": "gc-hook" }, t("gc_hook_changed")));
     out.push(...check.leaves.map((l) => this._leaf(l)));
+    if (check.unlisted) out.push(h("p", { class: "muted", "data-testid": "gc-unlisted" }, t("gc_unlisted", { n: check.unlisted })));
     out.push(h("p", { class: "note gc-note" }, t("gc_dtype_note")));
     this.host.replaceChildren(...out);
   }

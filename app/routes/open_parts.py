@@ -1,0 +1,93 @@
+"""POST /api/open: one view of a run again with other parts open (a box the user opened or closed).
+
+The nodes inside a closed part are not in a run's answer; to show them the program runs again in a
+fresh sandboxed worker (runs are deterministic: the same source, inputs and seed record the same
+graph, which the fingerprint checks), and the server draws that view at the new open set. Nothing
+is kept between requests but what the shared cache holds (``app.layout.CACHE``: in this process,
+or in Redis for every replica): the layouts by structure, and each answer of this route for a
+while, so a part opened again, by anyone, on any replica, costs no run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from ..clients import client_of, worker_key_of
+from ..errors import error_response
+from ..layout import CACHE
+from ..package import from_engine
+from ..pool import request_budget, run_deadline
+from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
+from ..schemas import ErrorResponse, OpenRequest, OpenResponse, WorkerRunReply
+from .run import drawn_answer
+from .worker_errors import worker_error_response
+
+(gc_paused,) = from_engine("gcpause", "gc_paused")
+
+router = APIRouter(prefix="/api", tags=["open"])
+
+OPEN_TTL_S = 3600  # how long an answer stays in the shared cache
+ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run, or has no such view"},
+          409: {"model": ErrorResponse, "description": "running the program again gave another graph"},
+          413: {"model": ErrorResponse, "description": "request body over 256 KB"},
+          422: {"model": ErrorResponse, "description": "not JSON, or wrong types"},
+          503: {"model": ErrorResponse, "description": "every worker is busy: retry after Retry-After s"}}
+
+
+def answer_key(body: OpenRequest, variables) -> str:
+    """The shared cache's key of an answer: everything the answer depends on."""
+    text = json.dumps([body.source, variables, body.view, body.open, body.direction], sort_keys=True)
+    return "open:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _other_run(fingerprint: str) -> Response:
+    return error_response(409, "RunChanged", "running the program again recorded another graph "
+                                             f"(fingerprint {fingerprint}): run it again to open its parts")
+
+
+@router.post("/open", response_model=OpenResponse, responses=ERRORS)
+def open_parts(body: OpenRequest, request: Request) -> Response:
+    """The view ``view`` of the program's run with the parts ``open`` open."""
+    settings = request.app.state.settings
+    variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
+    key = answer_key(body, variables)
+    cached = CACHE.get(key)
+    if cached is not None:
+        fingerprint, _, answer = cached.partition("\n")
+        if body.fingerprint and body.fingerprint != fingerprint:
+            return _other_run(fingerprint)
+        return Response(answer.encode(), media_type="application/json")
+    t0 = time.perf_counter()
+    budget_end = time.monotonic() + request_budget(settings)
+    try:
+        reply = request.app.state.pool.call("open", body.source, variables, body.view, body.open,
+                                            timeout=run_deadline(settings), client=client_of(request.scope),
+                                            keep_for=worker_key_of(request.scope))
+    except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
+        return worker_error_response(exc)
+    with gc_paused():
+        try:
+            out = WorkerRunReply.model_validate(reply.value)
+        except ValidationError:
+            return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+        if out.program_error is not None:
+            err = out.program_error
+            return error_response(400, err.type, err.message, err.line, err.col)
+        prepared = out.prepared
+        if prepared is None or reply.body is None or prepared.views != 1 or len(prepared.layout.views) != 1:
+            return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
+        if body.fingerprint and body.fingerprint != prepared.fingerprint:
+            return _other_run(prepared.fingerprint)
+        answer, complete = drawn_answer(prepared, reply.body, settings, body.direction, t0, budget_end,
+                                        OpenResponse)
+        if answer is None:
+            return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+        if complete:
+            CACHE.put(key, f"{prepared.fingerprint}\n{answer}", ttl_s=OPEN_TTL_S)
+        return Response(answer.encode(), media_type="application/json")

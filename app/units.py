@@ -1,0 +1,402 @@
+"""The pieces a drawing is laid out in: the view itself and each open loop (or chunk of a loop's
+iterations, or segment), each one ``dot`` graph of its own, cached by its structure.
+
+Inside a unit: the nodes shown in it (an open module call is drawn in the unit around it), the
+closed parts as boxes, and the open loops inside it as frames, sized to hold their own drawing.
+An edge that enters a frame ends at a ghost (a dashed copy of its source, beside its use), one
+that leaves it starts at a small port; a leaf used by more than ``GHOST_FAN`` things in a unit is
+drawn once with a ghost beside each use, so no long edges cross the drawing (``dot`` spends most
+of its time routing those). Edges on the unit's longest path pull harder than the others, so a
+chain stays straight with its ghosts and inputs beside it. A drawn edge that stands for several
+edges of the graph (into a box, across a frame) is an element ``s<k>``; ``segments`` lists the
+edges of each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .dot_text import COLORS, GRAPH_ATTRS, DotWriter, LeftText, clip, constant_text, node_attrs, shape_text
+
+UNIT_KINDS = ("loop", "chunk", "segment")
+GHOST_FAN = 3  # a source with more uses than this in a unit gets a ghost beside each
+FRAME_PAD = 8  # points around a frame's drawing
+FRAME_HEAD = 22  # points for the frame's title
+
+
+@dataclass
+class Segment:
+    """One drawn edge of a unit: element keys ``n<id>`` (node), ``p<k>`` (box or frame),
+    ``g<k>`` (ghost), ``o<k>`` (port)."""
+
+    src: str
+    dst: str
+    edges: list[int]
+    targets: list[int]  # each edge's target node
+    shape: list[int]
+    needs_grad: bool
+    direct: bool = False  # an edge between two nodes of this unit, drawn as it is
+
+    def element_id(self, counter: list[int], segments: dict) -> str:
+        """``e<id>`` for the piece of one edge that ends at its own target, else a new ``s<k>``
+        (recorded in ``segments`` with the edges it stands for)."""
+        if len(self.edges) == 1 and self.dst == f"n{self.targets[0]}":
+            return f"e{self.edges[0]}"
+        sid = f"s{counter[0]}"
+        counter[0] += 1
+        segments[sid] = list(self.edges)
+        return sid
+
+
+@dataclass
+class Unit:
+    """One laid-out piece: the view (``part`` None) or an open loop, chunk or segment."""
+
+    part: str | None
+    parent: Unit | None = None
+    nodes: list[int] = field(default_factory=list)
+    boxes: list[str] = field(default_factory=list)
+    frames: list[Unit] = field(default_factory=list)
+    ghosts: list[str] = field(default_factory=list)  # ghost k copies this ref
+    ports: int = 0
+    segments: list[Segment] = field(default_factory=list)
+    height: int = 0  # 0: no frames inside
+    port_of: dict[str, str] = field(default_factory=dict)  # source key -> its port's key
+    segment_at: dict[tuple, int] = field(default_factory=dict)  # (src, dst) -> index in segments
+    # filled when the DOT text is written (placeholders p/r/t/u/q<k> -> element ids)
+    dot: str = ""
+    node_ids: list[int] = field(default_factory=list)
+    part_ids: list[str] = field(default_factory=list)
+    ghost_ids: list[str] = field(default_factory=list)
+    edge_ids: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
+def plan_units(nodes: dict, edges: dict, parts: dict, lv) -> list[Unit]:
+    """The units of a view at level ``lv`` (folding.Level), innermost first (a frame's drawing is
+    laid out before the unit that holds it)."""
+    units: dict[str | None, Unit] = {None: Unit(None)}
+
+    def unit_of(pid: str | None) -> str | None:
+        while pid is not None:
+            if pid in units:
+                return pid
+            pid = parts[pid].get("parent")
+        return None
+
+    for pid in sorted(lv.open, key=_num):
+        if parts[pid].get("kind") in UNIT_KINDS:
+            units[pid] = Unit(pid)
+    for pid, u in units.items():
+        if pid is not None:
+            u.parent = units[unit_of(parts[pid].get("parent"))]
+            u.parent.frames.append(u)
+    for nid in lv.nodes:
+        units[unit_of(nodes[nid].get("part"))].nodes.append(nid)
+    for pid in lv.boxes:
+        units[unit_of(parts[pid].get("parent"))].boxes.append(pid)
+
+    def home(ref: str) -> Unit:  # the unit a node or a closed part's box is drawn in
+        if ref[0] == "n":
+            return units[unit_of(nodes[int(ref[1:])].get("part"))]
+        return units[unit_of(parts[ref].get("parent"))]
+
+    crossings: dict[int, list] = {}  # id(unit) -> [(source ref, destination key, segment fields)]
+    for eid in lv.edges:
+        e = edges[eid]
+        _connect(units, home, crossings, f"n{e['source']}", f"n{e['target']}", [eid], [e["target"]],
+                 e["shape"], e["needs_grad"], True)
+    for ln in lv.links:
+        _connect(units, home, crossings, ln.source, ln.target, ln.edges, ln.targets, ln.shape, ln.needs_grad,
+                 False)
+    ordered = sorted(units.values(), key=lambda u: -_depth(u))
+    for u in ordered:
+        _ghosts(u, nodes, crossings.get(id(u), []))
+        u.height = 1 + max((f.height for f in u.frames), default=-1)
+    return sorted(units.values(), key=lambda u: u.height)
+
+
+def _num(pid: str) -> int:
+    return int(pid[1:])
+
+
+def _depth(u: Unit) -> int:
+    d = 0
+    while u.parent is not None:
+        u, d = u.parent, d + 1
+    return d
+
+
+def _chain(u: Unit) -> list[Unit]:
+    out = [u]
+    while u.parent is not None:
+        u = u.parent
+        out.append(u)
+    return out
+
+
+def _connect(units, home, crossings, a: str, b: str, members, targets, shape, needs_grad, direct) -> None:
+    """Draw the edges ``members`` from ``a`` to ``b``: a port in each frame it leaves, a segment
+    in the innermost unit holding both, and a ghost of ``a`` in each frame it enters."""
+    up = _chain(home(a))
+    down = _chain(home(b))
+    shared = {id(u) for u in up} & {id(u) for u in down}
+    cur = a
+    for x in up:
+        if id(x) in shared:
+            top = x
+            break
+        port = _port(x, cur)
+        _add(x, Segment(cur, port, list(members), list(targets), shape, needs_grad))
+        cur = x.part
+    path = []
+    for y in down:
+        if y is top:
+            break
+        path.append(y)
+    path.reverse()
+    dst = path[0].part if path else b
+    plain = direct and not path and cur == a
+    _add(top, Segment(cur, dst, list(members), list(targets), shape, needs_grad, plain))
+    for i, y in enumerate(path):
+        into = path[i + 1].part if i + 1 < len(path) else b
+        crossings.setdefault(id(y), []).append((a, into, list(members), list(targets), shape, needs_grad))
+
+
+def _port(u: Unit, src: str) -> str:
+    """The port of ``u`` that ``src``'s edges leave by (one per source)."""
+    key = u.port_of.get(src)
+    if key is None:
+        key = u.port_of[src] = f"o{u.ports}"
+        u.ports += 1
+    return key
+
+
+def _add(u: Unit, seg: Segment) -> None:
+    """Add a segment, joined with one between the same two elements unless it is a plain edge."""
+    if not seg.direct:
+        index = u.segment_at
+        k = index.get((seg.src, seg.dst))
+        if k is not None:
+            old = u.segments[k]
+            old.edges.extend(seg.edges)
+            old.targets.extend(seg.targets)
+            old.needs_grad = old.needs_grad or seg.needs_grad
+            if old.shape != seg.shape:
+                old.shape = []
+            return
+        index[(seg.src, seg.dst)] = len(u.segments)
+    u.segments.append(seg)
+
+
+def _ghosts(u: Unit, nodes: dict, incoming: list) -> None:
+    """Ghosts for what enters ``u`` from outside, and for its own leaves with many uses."""
+    by_source: dict[str, list] = {}
+    for a, into, members, targets, shape, needs_grad in incoming:
+        by_source.setdefault(a, []).append((into, members, targets, shape, needs_grad))
+    for a, uses in by_source.items():
+        into_all = {into for into, *_ in uses}
+        # a ghost beside each use when there are many, or when one of them is a big frame or a box
+        # (an edge from one shared ghost would have to go round it)
+        many = len(into_all) > GHOST_FAN or (len(into_all) > 1 and any(d[0] == "p" for d in into_all))
+        ghost_at: dict[str, str] = {}  # destination -> its ghost (one for all of them when few)
+        for into, members, targets, shape, needs_grad in uses:
+            key = into if many else ""
+            g = ghost_at.get(key)
+            if g is None:
+                g = ghost_at[key] = f"g{len(u.ghosts)}"
+                u.ghosts.append(a)
+            _add(u, Segment(g, into, members, targets, shape, needs_grad))
+    leaves = {f"n{n}" for n in u.nodes if nodes[n].get("kind") == "leaf"}
+    uses: dict[str, set] = {}
+    for s in u.segments:
+        if s.src in leaves:
+            uses.setdefault(s.src, set()).add(s.dst)
+    for leaf, dsts in uses.items():
+        if len(dsts) <= GHOST_FAN:
+            continue
+        for s in u.segments:
+            if s.src == leaf:
+                s.src = f"g{len(u.ghosts)}"
+                u.ghosts.append(leaf)
+                s.direct = False
+
+
+# ---- DOT text ------------------------------------------------------------------------------------
+def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, float]], legend: bool,
+              max_lr_depth: int, nslimit_from: int) -> None:
+    """The unit's DOT text with placeholders (``sizes``: each frame's drawing, in points)."""
+    order = _element_order(u, nodes, parts)
+    g = DotWriter()
+    name: dict[str, str] = {}
+    u.node_ids, u.part_ids, u.ghost_ids, u.edge_ids, u.texts = [], [], [], [], []
+    frames = {f.part for f in u.frames}
+    for key in order:
+        kind = key[0]
+        if kind == "n":
+            nid = int(key[1:])
+            k = len(u.node_ids)
+            u.node_ids.append(nid)
+            name[key] = f"v{k}"
+            attrs = node_attrs(nodes[nid])
+            if nodes[nid].get("is_constant"):
+                attrs["label"] = [f"@{len(u.texts):03d}@"]  # same width as most literals, same key for all
+                u.texts.append(constant_text(nodes[nid]["name"]))
+            g.node(f"v{k}", id=f"p{k}", **attrs)
+        elif kind == "p":
+            k = len(u.part_ids)
+            u.part_ids.append(key)
+            name[key] = f"b{k}"
+            if key in frames:
+                g.node(f"b{k}", id=f"r{k}", **frame_attrs(parts[key], sizes[key]))
+            else:
+                g.node(f"b{k}", id=f"r{k}", **box_attrs(parts[key]))
+        elif kind == "g":
+            k = len(u.ghost_ids)
+            src = u.ghosts[int(key[1:])]
+            u.ghost_ids.append(src)
+            name[key] = f"h{k}"
+            g.node(f"h{k}", id=f"t{k}", **ghost_attrs(src, nodes, parts))
+        else:  # a port
+            name[key] = f"w{key[1:]}"
+            g.node(f"w{key[1:]}", shape="point", width="0.06", color=COLORS["frame"][1])
+    rank = {key: i for i, key in enumerate(order)}
+    segments = sorted(u.segments, key=lambda s: (rank[s.dst], rank[s.src]))
+    pairs = [(name[s.src], name[s.dst]) for s in segments]
+    longest, critical = longest_paths(pairs)
+    for k, s in enumerate(segments):
+        u.edge_ids.append(s)
+        extra = {} if s.needs_grad else {"style": "dashed", "color": "#9ca3af"}
+        label = _edge_label(s)
+        if label:
+            extra["xlabel"] = [label]
+        if s.dst[0] == "o":
+            extra["arrowhead"] = "none"
+        elif k in critical:
+            # the longest path pulls harder than the branches beside it: a chain with a ghost (or an
+            # input) beside each step stays straight instead of drifting sideways at every step
+            extra["weight"] = "4"
+        g.edge(*pairs[k], id=f"q{k}", **extra)
+    # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide),
+    # and so do the frames of a loop's chunks, one after the other.
+    lr = longest <= max_lr_depth and not u.frames
+    graph_attrs = dict(GRAPH_ATTRS, rankdir="LR" if lr else "TB")
+    if len(order) >= nslimit_from:
+        graph_attrs.update(nslimit="0.01", nslimit1="0.01")
+    u.dot = g.source(graph_attrs, legend=legend)
+
+
+def _edge_label(s: Segment) -> str:
+    if s.dst[0] == "o":
+        return ""
+    count = len(s.edges)
+    text = shape_text(s.shape) if s.shape or count == 1 else ""
+    if count > 1:
+        text = f"×{count}" if text in ("", "scalar") else f"{text} ×{count}"
+    return text
+
+
+def _element_order(u: Unit, nodes: dict, parts: dict) -> list[str]:
+    """The unit's elements in an order that depends on its structure only: nodes by id (each leaf
+    just before the first thing that reads it), boxes and frames by their first node, ghosts just
+    before what they feed, ports just after what feeds them."""
+    anchor: dict[str, float] = {}
+    for nid in u.nodes:
+        anchor[f"n{nid}"] = nid
+    for pid in u.boxes + [f.part for f in u.frames]:
+        anchor[pid] = parts[pid].get("first", 0)
+    readers: dict[str, float] = {}
+    for s in u.segments:
+        if s.dst in anchor:
+            readers[s.src] = min(readers.get(s.src, anchor[s.dst]), anchor[s.dst])
+    for nid in u.nodes:
+        key = f"n{nid}"
+        if nodes[nid].get("kind") == "leaf" and key in readers:
+            anchor[key] = readers[key] - 0.5
+    feeds: dict[str, float] = {}
+    for s in u.segments:
+        if s.src[0] == "g" and s.dst in anchor:
+            feeds[s.src] = min(feeds.get(s.src, anchor[s.dst]), anchor[s.dst])
+        if s.dst[0] == "o" and s.src in anchor:
+            feeds[s.dst] = max(feeds.get(s.dst, anchor[s.src]), anchor[s.src])
+    for k in range(len(u.ghosts)):
+        anchor[f"g{k}"] = feeds.get(f"g{k}", 0) - 0.25
+    for k in range(u.ports):
+        anchor[f"o{k}"] = feeds.get(f"o{k}", 0) + 0.25
+    return sorted(anchor, key=lambda key: (anchor[key], key[0], int(key[1:])))
+
+
+def longest_paths(pairs: list[tuple[str, str]]) -> tuple[int, set[int]]:
+    """The number of edges on the longest path of a DAG given as (source, target) pairs, and the
+    positions of the pairs that lie on a longest path (Kahn's order, forwards and backwards)."""
+    succ: dict[str, list[str]] = {}
+    indeg: dict[str, int] = {}
+    for s, t in pairs:
+        succ.setdefault(s, []).append(t)
+        indeg[t] = indeg.get(t, 0) + 1
+        indeg.setdefault(s, 0)
+    depth = {n: 0 for n in indeg}
+    order = []
+    ready = [n for n, d in indeg.items() if d == 0]
+    while ready:
+        n = ready.pop()
+        order.append(n)
+        for t in succ.get(n, ()):
+            depth[t] = max(depth[t], depth[n] + 1)
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
+    height = {n: 0 for n in depth}
+    for n in reversed(order):
+        for t in succ.get(n, ()):
+            height[n] = max(height[n], height[t] + 1)
+    longest = max(depth.values(), default=0)
+    critical = {k for k, (s, t) in enumerate(pairs) if depth[s] + 1 + height[t] == longest}
+    return longest, critical
+
+
+def box_label(p: dict) -> list[str]:
+    """A closed part's label lines: what it is, and how many times a loop ran."""
+    kind = p.get("kind")
+    first = clip(p.get("label") or p.get("type_name") or "", 32)
+    if kind == "module":
+        t = p.get("type_name")
+        return [first, clip(t, 32)] if t and t != p.get("label") else [first]
+    if kind in ("loop", "chunk") and p.get("iterations"):
+        return [first, f"×{p['iterations']}"]
+    return [first]
+
+
+def box_attrs(p: dict) -> dict:
+    fill, border = COLORS["module" if p.get("kind") == "module" else "loop"]
+    return {"shape": "box3d", "label": box_label(p), "fillcolor": fill, "color": border}
+
+
+def frame_attrs(p: dict, size: tuple[float, float]) -> dict:
+    """An open loop's frame: a box the size of its drawing, its title at the top."""
+    fill, border = COLORS["frame"]
+    w, h = size
+    title = " ".join(box_label(p))
+    return {"shape": "box", "style": "dashed,filled", "fixedsize": "true",
+            "width": f"{(w + 2 * FRAME_PAD) / 72:.3f}", "height": f"{(h + FRAME_PAD + FRAME_HEAD) / 72:.3f}",
+            "label": LeftText(title), "labelloc": "t", "fillcolor": fill, "color": border,
+            "fontcolor": border}
+
+
+def ghost_attrs(ref: str, nodes: dict, parts: dict) -> dict:
+    """A dashed copy of a node (or of a closed part) beside one of its uses."""
+    fill, border = COLORS["ghost"]
+    if ref[0] == "n":
+        n = nodes[int(ref[1:])]
+        if n.get("is_constant"):
+            text = constant_text(n["name"])
+        elif n["kind"] == "leaf":
+            text = clip(n["name"])
+        else:
+            text = clip(n.get("var") or n["name"])
+        shape = "ellipse" if n["kind"] == "leaf" else "box"
+    else:
+        text = clip(parts[ref].get("label") or "", 20)
+        shape = "box3d"
+    return {"shape": shape, "label": [text], "style": "dashed,filled", "fillcolor": fill, "color": border,
+            "fontcolor": "#475569", "fontsize": "9", "height": "0.25"}

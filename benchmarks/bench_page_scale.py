@@ -1,0 +1,159 @@
+"""The page with large graphs, in headless Chromium (Playwright; times by performance.now() inside
+the page, memory by the DevTools protocol after a garbage collection).
+
+- 20,000 ops at the "auto" level: run → drawn, the JS heap, and one step (median, p95) over
+  frames spread across the whole run (forward ops and backward steps inside a closed loop);
+- about 10,000 drawn nodes (a 10,000-op loop at the "op" level): mounting it, and one step;
+- opening a closed box (a 250-step RNN's loop, then one chunk of iterations; the 20,000-op loop,
+  then a chunk): the request (the program runs again in a worker, or the shared cache answers) and
+  the redraw in the page, from the answer to the new drawing shown.
+
+Usage: .venv/bin/python benchmarks/bench_page_scale.py [--base-url http://127.0.0.1:8000]
+Without --base-url it starts `python -m app` on a free port and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_scale import CASES, RNN, SHARED  # noqa: E402
+from benchmarks.local_server import start_server  # noqa: E402
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+IDLE = "document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
+
+RUN = """async ([source, fold]) => {
+  const { emit, once, state } = await import('/static/js/state.js');
+  document.querySelector('[data-testid=source]').value = source;
+  if (fold !== state.fold) { state.fold = fold; }
+  const done = new Promise((r) => once('run-end', r));
+  const t0 = performance.now();
+  emit('rerun');
+  await done;
+  document.querySelector('[data-testid=graph]').getBoundingClientRect();
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  return { ms: performance.now() - t0, frames: state.timeline ? state.timeline.length : 0,
+           drawn: document.querySelectorAll('[data-testid=graph] g.node').length,
+           bytes: JSON.stringify(state.response).length,
+           error: state.response ? state.response.error : 'failed' };
+}"""
+
+STEPS = """async (count) => {
+  const { emit, state } = await import('/static/js/state.js');
+  const host = document.querySelector('[data-testid=graph]');
+  const n = state.timeline.length;
+  const times = [];
+  // runs of ten consecutive steps, spread over the whole timeline
+  const runs = Math.max(1, Math.floor(count / 10));
+  for (let r = 0; r < runs; r++) {
+    const start = Math.floor((r * (n - 12)) / runs);
+    emit('goto', start);
+    for (let k = start + 1; k <= start + 10 && k < n; k++) {
+      const t0 = performance.now();
+      emit('goto', k);
+      host.getBoundingClientRect();
+      document.body.offsetHeight;
+      times.push(performance.now() - t0);
+    }
+  }
+  return times;
+}"""
+
+OPEN = """async (part) => {
+  const { emit, once, state } = await import('/static/js/state.js');
+  const done = new Promise((r) => once('relayout', r));
+  const t0 = performance.now();
+  emit('open-part', state.timeline.frames[state.frame].view, part);
+  await done;
+  document.querySelector('[data-testid=graph]').getBoundingClientRect();
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  const total = performance.now() - t0;
+  return { total, fetch: state.lastOpen.fetch, redraw: total - state.lastOpen.fetch,
+           drawn: document.querySelectorAll('[data-testid=graph] g.node').length,
+           parts: state.response.parts.map((p) => [p.id, p.kind, p.parent]) };
+}"""
+
+
+PARTS = """async () => (await import('/static/js/state.js')).state.response.parts
+  .map((p) => [p.id, p.kind, p.parent])"""
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def heap_mb(page) -> float:
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("HeapProfiler.collectGarbage")
+    used = cdp.send("Runtime.getHeapUsage")["usedSize"]
+    cdp.detach()
+    return used / 2**20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base-url")
+    ap.add_argument("--steps", type=int, default=400, help="steps timed per case")
+    args = ap.parse_args()
+    proc = None
+    base = args.base_url
+    if not base:
+        proc, base = start_server()
+    try:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                        args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(base + "/")
+            page.wait_for_function(IDLE, timeout=60_000)
+            base_heap = heap_mb(page)
+            print("case                                   drawn  frames  run→drawn ms  heap MB  "
+                  "step median ms  step p95 ms")
+            for label, source, fold in [
+                ("20,000 ops, auto", CASES["20,000 ops (shared)"].format(name="w"), "auto"),
+                ("10,000 ops, op level", SHARED.replace("{steps}", "4999").format(name="w"), "op"),
+            ]:
+                info = page.evaluate(RUN, [source, fold])
+                assert not info["error"], info["error"]
+                heap = heap_mb(page)
+                steps = page.evaluate(STEPS, args.steps)
+                print(f"{label:38} {info['drawn']:>6} {info['frames']:>7} {info['ms']:>13.0f} {heap:>8.1f} "
+                      f"{statistics.median(steps):>15.2f} {pct(steps, 0.95):>12.2f}")
+            print(f"(the page's heap before any run: {base_heap:.1f} MB)")
+            print()
+            print("opening a box                          drawn after  request ms  redraw ms  total ms")
+            for label, source, path in [
+                ("RNN 4x4, 250 steps", RNN.replace("{steps}", "250").format(name="W"), ["loop", "chunk"]),
+                ("20,000 ops", CASES["20,000 ops (shared)"].format(name="w2"), ["loop", "chunk"]),
+            ]:
+                page.evaluate(RUN, [source, "auto"])
+                opened = None
+                for what in path:
+                    parts = page.evaluate(PARTS)
+                    if what == "loop":
+                        target = next(pid for pid, kind, _ in parts if kind == "loop")
+                    else:
+                        target = next(pid for pid, kind, up in parts if kind == "chunk" and up == opened)
+                    r = page.evaluate(OPEN, target)
+                    opened = target
+                    print(f"{label + ': ' + what:38} {r['drawn']:>11} {r['fetch']:>11.0f}"
+                          f" {r['redraw']:>10.0f} {r['total']:>9.0f}")
+            browser.close()
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""Large graphs end to end: POST /api/run time as a multiple of `dot` alone on a 300-node plain
+chain, the answer's size, and whether a drawing came back, in one run.
+
+Starts the real server (`python -m app` on a free port, BLAS on one thread). The yardstick is
+`dot -Tsvg` on the DOT text the app writes for a 300-op tanh chain (no folding, no ghosts: what a
+plain chain costs to lay out on this machine). Each case runs cold (a fresh variable name each
+time, so no layout is in the cache) and warm (the same program again), interleaved with the
+yardstick; medians are printed.
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_scale.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+from benchmarks.local_server import start_server  # noqa: E402
+
+SHARED = """
+{name} = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.5, requires_grad=True)
+for i in range({steps}):
+    h = torch.tanh(h * {name})
+h.backward()
+"""
+
+RNN = """
+torch.manual_seed(0)
+{name} = torch.randn(4, 4, requires_grad=True)
+U = torch.randn(4, 4, requires_grad=True)
+xs = torch.randn({steps}, 4)
+h = torch.zeros(4)
+for t in range({steps}):
+    h = torch.tanh({name} @ h + U @ xs[t])
+loss = h.sum()
+loss.backward()
+"""
+
+MLP = """
+torch.manual_seed(0)
+layers = []
+for i in range(100):
+    layers.append(nn.Linear(8, 8))
+    layers.append(nn.ReLU())
+model = nn.Sequential(*layers)
+{name} = torch.randn(4, 8)
+loss = model({name}).pow(2).mean()
+loss.backward()
+"""
+
+ATTENTION = """
+torch.manual_seed(0)
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.q = nn.Linear(d, d)
+        self.k = nn.Linear(d, d)
+        self.v = nn.Linear(d, d)
+        self.o = nn.Linear(d, d)
+        self.ff1 = nn.Linear(d, 2 * d)
+        self.ff2 = nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        att = torch.softmax(q @ k.transpose(0, 1) / 2.0, dim=-1)
+        x = x + self.o(att @ v)
+        x = (x - x.mean(dim=-1, keepdim=True)) / (x.var(dim=-1, keepdim=True) + 1e-5).sqrt()
+        return x + self.ff2(F.relu(self.ff1(x)))
+
+
+blocks = nn.Sequential(*[Block(4) for _ in range({blocks})])
+{name} = torch.randn(6, 4)
+loss = blocks({name}).pow(2).mean()
+loss.backward()
+"""
+
+TRAIN = """
+torch.manual_seed(0)
+{name} = torch.randn(32, 4)
+y = torch.randn(32, 1)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = optim.SGD(model.parameters(), lr=0.05)
+for step in range(1000):
+    opt.zero_grad()
+    loss = F.mse_loss(model({name}), y)
+    loss.backward()
+    opt.step()
+"""
+
+CASES = {
+    "shared weight, 300 steps": SHARED.replace("{steps}", "300"),
+    "RNN 4x4, 250 steps": RNN.replace("{steps}", "250"),
+    "MLP, 100 layers": MLP,
+    "attention, 4 blocks": ATTENTION.replace("{blocks}", "4"),
+    "training loop, 1000 its": TRAIN,
+    "5,000 ops (RNN)": RNN.replace("{steps}", "1000"),
+    "10,000 ops (attention)": ATTENTION.replace("{blocks}", "384"),
+    "20,000 ops (shared)": SHARED.replace("{steps}", "9999"),
+}
+
+
+def post(client: httpx.Client, base: str, source: str) -> tuple[float, dict, int]:
+    t0 = time.perf_counter()
+    r = client.post(f"{base}/api/run", json={"source": source})
+    elapsed = time.perf_counter() - t0
+    r.raise_for_status()
+    return elapsed, r.json(), len(r.content)
+
+
+def plain_chain_dot() -> str:
+    """The DOT text the app writes for a 300-op tanh chain drawn in one piece (no loop: the chain
+    as a program without one would record it)."""
+    from app.folding import level
+    from app.units import plan_units, write_dot
+
+    nodes = {0: {"kind": "leaf", "name": "x", "shape": [], "requires_grad": True, "is_param": False,
+                 "is_output": False, "is_saved": True, "is_constant": False, "var": "x", "module": None}}
+    edges = {}
+    for i in range(1, 301):
+        nodes[i] = {"kind": "op", "name": "TanhBackward0", "shape": [], "requires_grad": True,
+                    "is_param": False, "is_output": i == 300, "is_saved": True, "is_constant": False,
+                    "var": "h", "module": None}
+        edges[i - 1] = {"source": i - 1, "target": i, "shape": [], "needs_grad": True}
+    lv = level(nodes, edges, {}, list(nodes), list(edges), [])
+    (unit,) = plan_units(nodes, edges, {}, lv)
+    write_dot(unit, nodes, {}, {}, legend=True, max_lr_depth=24, nslimit_from=400)
+    return unit.dot
+
+
+def dot_alone(text: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(["dot", "-Tsvg"], input=text.encode(), capture_output=True, check=True)
+    return time.perf_counter() - t0
+
+
+def drawn(body: dict) -> tuple[bool, int]:
+    """Whether every view came back drawn, and the elements drawn in the first view."""
+    ok = all(v["undrawn"] is None and "<g id=" in v["svg"] for v in body["views"])
+    svg = body["views"][0]["svg"] if body["views"] else ""
+    return ok, svg.count('class="node"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    proc, base = start_server()
+    rows = []
+    try:
+        with httpx.Client(timeout=120) as client:
+            yardstick = plain_chain_dot()
+            dots = [dot_alone(yardstick) for _ in range(3)]
+            for label, template in CASES.items():
+                post(client, base, template.format(name="warm_up"))  # start-up, imports
+                cold, warm, size, ok, nodes, timings = [], [], 0, True, 0, []
+                for k in range(args.repeat):
+                    t, body, size = post(client, base, template.format(name=f"v{k}_{os.getpid()}"))
+                    assert body["error"] is None, body["error"]
+                    cold.append(t)
+                    timings.append(body["timings"])
+                    good, nodes = drawn(body)
+                    ok = ok and good
+                    t, _, _ = post(client, base, template.format(name=f"v{k}_{os.getpid()}"))
+                    warm.append(t)
+                    dots.append(dot_alone(yardstick))
+                med = statistics.median
+                parts = {k: med(t[k] for t in timings) for k in ("run", "serialize", "layout")}
+                rows.append((label, med(cold), med(warm), size, ok, nodes, parts))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+    dot = statistics.median(dots)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"POST /api/run end to end vs `dot -Tsvg` alone on a 300-node plain chain ({dot * 1000:.0f} ms); "
+          f"medians of {args.repeat}, {os.cpu_count()} cores, load average {load:.1f}")
+    print(f"{'case':<26} {'cold/dot':>9} {'warm/dot':>9} {'cold s':>7} {'answer bytes':>13} {'drawn':>6}"
+          f" {'nodes':>6}   {'run':>6} {'serial.':>7} {'layout':>6}")
+    for label, cold, warm, size, ok, nodes, p in rows:
+        print(f"{label:<26} {cold / dot:>8.1f}x {warm / dot:>8.1f}x {cold:>7.3f} {size:>13,}"
+              f" {'yes' if ok else 'NO':>6} {nodes:>6}"
+              f"   {p['run']:>6.3f} {p['serialize']:>7.3f} {p['layout']:>6.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Large graphs on the page: a loop folded into one box, the step player walking inside it with the
+iteration number, the box opened and closed in place; a shared weight drawn once with a ghost
+beside each use, every copy marked together under the pointer. Screenshots on a laptop and a
+phone, in English and Chinese (tests/screenshots/page/, git-ignored)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .support import SHOTS, PageErrors, config_id, expect_event, open_page, run_source
+
+RNN = """torch.manual_seed(0)
+W = torch.randn(4, 4, requires_grad=True)
+U = torch.randn(4, 4, requires_grad=True)
+xs = torch.randn(120, 4)
+h = torch.zeros(4)
+for t in range(120):
+    h = torch.tanh(W @ h + U @ xs[t])
+loss = h.sum()
+loss.backward()
+"""
+
+SHARED = """w = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.5, requires_grad=True)
+for i in range(16):
+    h = torch.tanh(h * w)
+h.backward()
+print(w.grad)
+"""
+
+SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+
+# The first backward step inside a closed part (its node is not drawn: the answer names it by id).
+HIDDEN_STEP = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const frames = state.timeline.frames;
+  for (let k = 0; k < frames.length; k++) if (frames[k].kind === 'step' && frames[k].hidden) return k;
+  return -1;
+}"""
+
+# The backward step halfway through the first pass.
+MIDDLE_STEP = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const steps = state.timeline.frames.map((f, k) => [f, k]).filter(([f]) => f.kind === 'step');
+  return steps[Math.floor(steps.length / 2)][1];
+}"""
+
+GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emit('goto', k); }"
+
+
+@pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
+def screen(request, browser, server):
+    width, height, lang = request.param
+    errors = PageErrors()
+    page = open_page(browser, server, width, height, lang, errors=errors)
+    yield page, f"{width}x{height}-{lang}", lang
+    page.context.close()
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, f"errors in the browser console: {real}"
+
+
+def test_a_folded_loop_steps_inside_and_opens_in_place(screen):
+    page, name, lang = screen
+    run_source(page, RNN)
+    graph = page.get_by_test_id("graph")
+    box = graph.locator("g.node.part.box").first
+    box.wait_for()
+    assert "120" in box.text_content()  # the loop's box counts its iterations (×120)
+    drawn_before = graph.locator("g.node").count()
+
+    k = page.evaluate(HIDDEN_STEP)
+    assert k > 0, "a backward step inside the closed loop"
+    page.evaluate(GOTO, k)
+    where = page.get_by_test_id("folded-iteration")
+    where.wait_for()
+    text = where.inner_text()
+    expected = r"Iteration (\d+) of 120" if lang == "en" else r"第 (\d+) 次迭代（共 120 次）"
+    m = re.search(expected, text)
+    assert m and 1 <= int(m.group(1)) <= 120, text
+    assert page.get_by_test_id("step-label").inner_text().startswith(str(k + 1))
+    where.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"folded-rnn-{name}.png"))
+
+    with expect_event(page, "relayout"):
+        page.get_by_test_id("open-part").click()
+    # the loop is open in place: its frame holds a drawing, and the steps inside are drawn
+    graph.locator("g.unit").first.wait_for()
+    assert graph.locator("g.node").count() > drawn_before
+    assert page.evaluate("async () => (await import('/static/js/state.js')).state.frame") == k
+    page.screenshot(path=str(SHOTS / f"opened-rnn-{name}.png"))
+
+
+def test_a_shared_weight_is_one_node_with_a_ghost_beside_each_use(screen):
+    page, name, _ = screen
+    run_source(page, SHARED)
+    page.evaluate(GOTO, page.evaluate(MIDDLE_STEP))  # the drawing centres on the step shown
+    graph = page.get_by_test_id("graph")
+    wid = page.evaluate("""async () => {
+      const { state } = await import('/static/js/state.js');
+      return state.response.graph.nodes.find((n) => n.name === 'w').id;
+    }""")
+    real = graph.locator(f"g.node#n{wid}")
+    ghosts = graph.locator(f"g.node.ghost[id^='n{wid}-g']")
+    assert real.count() == 1
+    assert ghosts.count() >= 8  # one beside each use in the loop, not one long edge to each
+    ghosts.nth(ghosts.count() // 2).hover()  # beside the step shown
+    marked = graph.locator("g.node.twin")
+    marked.first.wait_for()
+    assert marked.count() == ghosts.count() + 1  # the real node and every copy
+    page.screenshot(path=str(SHOTS / f"ghost-{name}.png"))
+    # the gradient flowing into the copies adds up at the real leaf: w.grad is printed, once
+    assert re.search(r"tensor\(-?\d", page.get_by_test_id("console").inner_text())

@@ -1,0 +1,118 @@
+"""POST /api/open: a closed part opened later, by running the program again in a worker; the answer
+fits the run's, is refused for another run, and is shared through the cache (any replica)."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import layout
+from app.main import create_app
+from app.settings import AppSettings
+
+from .helpers import assert_consistent, svg_ids
+
+SHARED = """w = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.5, requires_grad=True)
+for i in range(300):
+    h = torch.tanh(h * w)
+h.backward()
+"""
+EXPRESSION = {"source": "sum(torch.tanh(a * k) for k in range(100))",
+              "variables": {"a": {"value": 0.3, "requires_grad": True}}}
+
+
+class Counting:
+    """Counts the worker pool's calls of one app."""
+
+    def __init__(self, app):
+        self.calls = 0
+        pool = app.state.pool
+        real = pool.call
+
+        def call(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        pool.call = call
+
+
+def opened(client, run: dict, source: str, open_: list[str], variables=None, view: int = 0):
+    r = client.post("/api/open", json={"source": source, "variables": variables, "view": view, "open": open_,
+                                       "fingerprint": run["fingerprint"]})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_opening_a_closed_loop_brings_its_nodes_steps_and_drawing(client):
+    run = client.post("/api/run", json={"source": SHARED}).json()
+    (loop,) = run["parts"]
+    assert run["views"][0]["open"] == [] and len(run["graph"]["nodes"]) == 3
+    hidden = sum(len(r["nodes"]) for r in run["backward"][0]["hidden"])
+    assert hidden == 599  # every step inside the loop, named by node id only
+    got = opened(client, run, SHARED, [loop["id"]])
+    view = got["views"][0]
+    assert view["open"] == [loop["id"]] and not view["undrawn"]
+    assert len(got["graph"]["nodes"]) == 602 and got["backward"][0]["hidden"] == []
+    shown = {n["id"] for n in got["graph"]["nodes"]}
+    assert all(s["node"] in shown for s in got["backward"][0]["steps"])
+    ids = svg_ids(view["svg"])
+    assert {f"n{n}" for n in shown} <= ids and loop["id"] in ids
+    # the same run: the hidden steps of the answer are the steps the opened part shows, in order
+    order = {s["index"]: s["node"] for s in got["backward"][0]["steps"]}
+    for r in run["backward"][0]["hidden"]:
+        assert [order[r["index"] + i] for i in range(len(r["nodes"]))] == r["nodes"]
+    whole = dict(run, graph=got["graph"], backward=got["backward"], parts=got["parts"], views=got["views"])
+    assert_consistent(whole)
+
+
+def test_an_expression_opens_with_its_inputs(client):
+    run = client.post("/api/run", json=EXPRESSION).json()
+    assert run["error"] is None and run["parts"]
+    got = opened(client, run, EXPRESSION["source"], [run["parts"][0]["id"]], EXPRESSION["variables"])
+    assert len(got["graph"]["nodes"]) > len(run["graph"]["nodes"])
+
+
+def test_another_run_or_view_is_refused(client):
+    run = client.post("/api/run", json={"source": SHARED}).json()
+    other = SHARED.replace("0.9", "0.8")
+    r = client.post("/api/open", json={"source": other.replace("range(300)", "range(301)"), "view": 0,
+                                       "open": ["p0"], "fingerprint": run["fingerprint"]})
+    assert r.status_code == 409 and r.json()["error"]["type"] == "RunChanged"
+    r = client.post("/api/open", json={"source": SHARED, "view": 3, "open": []})
+    assert r.status_code == 400 and "no view 3" in r.json()["error"]["message"]
+    r = client.post("/api/open", json={"source": SHARED, "view": 0, "open": ["loop"]})
+    assert r.status_code == 422
+
+
+def test_an_answer_is_cached_and_shared_by_replicas():
+    """Two replicas (two apps, each with its own workers) behind one load balancer share the layout
+    cache (in-process here, Redis in deploy/): a part opened on one is no run for the other; with
+    the cache gone, the other runs the program again and answers the same."""
+    replicas = [create_app(AppSettings(pool_workers=1)) for _ in range(2)]
+    with TestClient(replicas[0]) as a, TestClient(replicas[1]) as b:
+        counts = [Counting(app) for app in replicas]
+        run = a.post("/api/run", json={"source": SHARED}).json()
+        layout.CACHE.clear()
+        first = opened(a, run, SHARED, ["p0"])
+        assert counts[0].calls == 2
+        again = opened(b, run, SHARED, ["p0"])
+        assert counts[1].calls == 0 and again == first  # from the shared cache
+        layout.CACHE.clear()  # a replica that has not seen it (or the entry expired)
+        fresh = opened(b, run, SHARED, ["p0"])
+        assert counts[1].calls == 1
+        assert fresh["graph"] == first["graph"] and fresh["backward"] == first["backward"]
+        assert fresh["views"][0]["svg"] == first["views"][0]["svg"]
+
+
+@pytest.mark.parametrize("steps", [3000])
+def test_a_long_loop_opens_in_chunks_and_a_chunk_shows_at_most_what_reads_well(client, steps):
+    src = SHARED.replace("range(300)", f"range({steps})")
+    run = client.post("/api/run", json={"source": src}).json()
+    loop = run["parts"][0]["id"]
+    step1 = opened(client, run, src, [loop])
+    chunks = [p for p in step1["parts"] if p["parent"] == loop]
+    assert len(chunks) > 1 and len(step1["graph"]["nodes"]) == len(run["graph"]["nodes"])
+    step2 = opened(client, run, src, [loop, chunks[1]["id"]])
+    assert step2["views"][0]["open"] == [loop, chunks[1]["id"]]
+    assert 0 < len(step2["graph"]["nodes"]) - len(run["graph"]["nodes"]) <= chunks[1]["size"]
