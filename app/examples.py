@@ -287,12 +287,12 @@ for x in [torch.tensor(1.0), torch.tensor(-0.5)]:
     _lens("heat", "deep-sigmoid",
           "A deep sigmoid net: vanishing gradients",
           "深层 sigmoid 网络：梯度消失", """
-torch.manual_seed(0)
+torch.manual_seed(4)
 layers = []
 for i in range(7):
-    layers += [nn.Linear(8, 8), nn.Sigmoid()]
-net = nn.Sequential(*layers, nn.Linear(8, 1))
-x = torch.randn(12, 8)
+    layers += [nn.Linear(4, 4), nn.Sigmoid()]
+net = nn.Sequential(*layers, nn.Linear(4, 1))
+x = torch.randn(20, 4)
 loss = net(x).pow(2).mean()
 loss.backward()
 for i in range(0, 14, 2):   # smaller and smaller towards the input
@@ -303,14 +303,14 @@ for i in range(0, 14, 2):   # smaller and smaller towards the input
     _lens("heat", "relu-he",
           "The same net with ReLU and He init",
           "同一网络改用 ReLU 与 He 初始化", """
-torch.manual_seed(0)
+torch.manual_seed(4)
 layers = []
 for i in range(7):
-    lin = nn.Linear(8, 8)
+    lin = nn.Linear(4, 4)
     nn.init.kaiming_uniform_(lin.weight, nonlinearity="relu")   # He init: keeps the variance
     layers += [lin, nn.ReLU()]
-net = nn.Sequential(*layers, nn.Linear(8, 1))
-x = torch.randn(12, 8)
+net = nn.Sequential(*layers, nn.Linear(4, 1))
+x = torch.randn(20, 4)
 loss = net(x).pow(2).mean()
 loss.backward()
 for i in range(0, 14, 2):   # about the same size in every layer

@@ -17,7 +17,7 @@ from ..package import from_engine
 
 (SAVED_INPUT,) = from_engine("ops.table", "SAVED_INPUT")
 
-MAX_POINTS = 1500  # a long loop's curve is thinned to this many points (the peaks are kept)
+MAX_POINTS = 400  # a long loop's curve is thinned to this many points (the peaks are kept)
 
 
 def buffers(node) -> list[tuple[tuple, int]]:
