@@ -23,9 +23,9 @@ from .serialize import serialize_trace
 (node_id,) = from_engine("trace", "node_id")
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
-# The check may cost a share of what the run and its serialization cost (and always a little), so a
+# The check may cost a quarter of what the run and its serialization cost (and always a little), so a
 # big model's run is not slowed several times over by its check; leaves past it say they were not checked.
-GRAD_CHECK_SHARE, GRAD_CHECK_MIN_S = 0.5, 0.05
+GRAD_CHECK_SHARE, GRAD_CHECK_MIN_S = 0.25, 0.02
 
 
 def run_and_serialize(source: str, variables: dict | None = None, fold="auto") -> dict:

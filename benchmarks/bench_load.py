@@ -2,7 +2,7 @@
 
 Each simulated client is a keep-alive HTTP/1.1 connection with its own session cookie (from a
 first GET /, as a browser's page load), sending its next request as soon as the last is answered.
-Prints req/s and p50/p95/p99 latency:
+Prints answered req/s (200s), p50/p95/p99 latency of all answers, 503s (busy, with Retry-After) and errors:
 - the small expression ``(a + b) * c`` and a 50-step MLP training program, at 1, 10, 50 and 100
   clients;
 - ``/api/health`` polled while 50 small-expression clients run;
@@ -87,6 +87,8 @@ async def drive(port: int, body: dict, clients: int, seconds: float, path: str =
     """``clients`` clients sending ``body`` back to back for ``seconds``: latencies and errors."""
     lat: list[float] = []
     errors = [0]
+    ok = [0]
+    busy = [0]  # 503 with Retry-After: the server's answer to more work than its pool takes
     end = time.monotonic() + seconds
 
     async def one() -> None:
@@ -103,14 +105,18 @@ async def drive(port: int, body: dict, clients: int, seconds: float, path: str =
                     c = Client("127.0.0.1", port)
                     continue
                 lat.append(time.perf_counter() - t0)
-                if status != 200:
+                if status == 200:
+                    ok[0] += 1
+                elif status == 503:
+                    busy[0] += 1
+                elif status != 200:
                     errors[0] += 1
         finally:
             c.close()
 
     t0 = time.monotonic()
     await asyncio.gather(*(one() for _ in range(clients)))
-    return {"n": len(lat), "errors": errors[0], "seconds": time.monotonic() - t0, "lat": lat}
+    return {"n": ok[0], "errors": errors[0], "busy": busy[0], "seconds": time.monotonic() - t0, "lat": lat}
 
 
 async def poll_health(port: int, seconds: float) -> list[float]:
@@ -135,13 +141,13 @@ def pct(values: list[float], q: float) -> float:
 def row(name: str, r: dict) -> str:
     lat = r["lat"]
     return (f"{name:<34}{r['n'] / r['seconds']:>9.1f}{pct(lat, .5):>9.1f}{pct(lat, .95):>9.1f}"
-            f"{pct(lat, .99):>9.1f}{r['errors']:>8}")
+            f"{pct(lat, .99):>9.1f}{r.get('busy', 0):>6}{r['errors']:>8}")
 
 
 async def main_async(args) -> None:
     proc, base = start_server(env={"GRADVIZ_SANDBOX": args.sandbox})
     port = int(base.rsplit(":", 1)[1])
-    print(f"{'case':<34}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    print(f"{'case':<34}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'503':>6}{'errors':>8}")
     try:
         await drive(port, SMALL, 4, 1.0)  # warm up: spares, layout cache
         alone10 = None
