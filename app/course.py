@@ -204,6 +204,71 @@ FORMULAS = {
 }
 
 
+# ---- the course views' examples ----------------------------------------------------------------------
+def _forward_reverse(v: PassValues) -> dict:
+    x, w = v["x"], v["w"]
+    d = 1 - np.tanh(x * w) ** 2
+    return {"x": _f("∂y/∂x = (1 − tanh²(x·w))·w", None, d * w),
+            "w": _f("∂y/∂w = (1 − tanh²(x·w))·x", None, d * x)}
+
+
+def _second_derivative(v: PassValues) -> dict:
+    x = v["x"]
+    return {"x": _f("d²(sin x)/dx² = d(cos x)/dx = −sin x", f"−sin({_n(x)})", -np.sin(x))}
+
+
+def _new_graph(v: PassValues) -> dict:
+    w, h = v["w"], v.all("h")[-1]  # h = x·w·2ᵏ after the loop, so ∂h/∂w = h/w
+    if v.root.grad_fn.startswith("Pow"):
+        return {"w": _f("∂(h²)/∂w = 2h·h/w", f"2·{_n(h)}·{_n(h)}/{_n(w)}", 2 * h * h / w)}
+    return {"w": _f("∂(−h)/∂w = −h/w", f"−{_n(h)}/{_n(w)}", -h / w)}
+
+
+def _deep_net(v: PassValues, act: str) -> dict:
+    """Backpropagation by hand through Linear layers 0, 2, …, 14 of ``net`` and a mean of squares."""
+    layers = sorted({int(n.name.split(".")[0]) for n in v.nodes if n.name and n.name.endswith(".weight")})
+    a, acts, outs = v["x"], [], []
+    for i in layers:
+        acts.append(a)
+        z = a @ v[f"{i}.weight"].T + v[f"{i}.bias"]
+        outs.append(z)
+        a = z if i == layers[-1] else (1 / (1 + np.exp(-z)) if act == "sigmoid" else np.maximum(z, 0))
+    delta = 2 * a / a.size
+    out = {}
+    local = "σ′(zₗ)" if act == "sigmoid" else "𝟙[zₗ > 0]"
+    for k in range(len(layers) - 1, -1, -1):
+        i = layers[k]
+        out[f"{i}.weight"] = _f(f"∂L/∂Wₗ = δₗᵀ·aₗ₋₁, δₗ = (δₗ₊₁·Wₗ₊₁) ⊙ {local}", None, delta.T @ acts[k])
+        out[f"{i}.bias"] = _f("∂L/∂bₗ = Σₙ δₗ", None, delta.sum(axis=0))
+        if k:
+            z = outs[k - 1]
+            s = 1 / (1 + np.exp(-z))
+            delta = (delta @ v[f"{i}.weight"]) * (s * (1 - s) if act == "sigmoid" else (z > 0))
+    return out
+
+
+def _memory_backward(v: PassValues) -> dict:
+    x = v["x"]
+    return {"x": _f("∂/∂x Σ eˣ·sin x = eˣ(sin x + cos x)", None, np.exp(x) * (np.sin(x) + np.cos(x)))}
+
+
+def _memory_losses(v: PassValues) -> dict:
+    x = next(np.asarray(n.value, dtype=np.float64) for n in v.nodes if n.kind == "leaf" and n.name is None
+             and len(n.shape) == 2)
+    w, b = v["model.weight"], v["model.bias"]
+    o = x @ w.T + b
+    d = 2 * o / o.size
+    return {"model.weight": _f("∂L/∂W = (2/N)·oᵀ·x, o = x·Wᵀ + b", f"N = {o.size}", d.T @ x),
+            "model.bias": _f("∂L/∂b = (2/N)·Σₙ o", f"N = {o.size}", d.sum(axis=0))}
+
+
+FORMULAS.update({
+    "forward-reverse": _forward_reverse, "second-derivative": _second_derivative, "new-graph": _new_graph,
+    "deep-sigmoid": lambda v: _deep_net(v, "sigmoid"), "relu-he": lambda v: _deep_net(v, "relu"),
+    "memory-backward": _memory_backward, "memory-losses": _memory_losses,
+})
+
+
 def _normal(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip().splitlines())
 

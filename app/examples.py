@@ -229,6 +229,131 @@ def example_ids() -> list[str]:
     return [e["id"] for e in EXAMPLES]
 
 
+
+
+def _lens(lens: str, id: str, en: str, zh: str, source: str, about_en: str, about_zh: str) -> dict:
+    """An example that opens one of the course views (see app/lenses/)."""
+    example = _ex(id, en, zh, source, None, about_en, about_zh)
+    example["lens"] = lens
+    return example
+
+
+# The course views, each opened by its examples.
+EXAMPLES += [
+    _lens("modes", "forward-reverse",
+          "Forward vs reverse mode: 4 inputs, 1 output",
+          "前向模式与反向模式：4 个输入、1 个输出", """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+y = torch.tanh(x * w).sum()   # one number from four
+y.backward()                  # reverse mode: one pass gives all four gradients
+print(x.grad, w.grad)
+""", "Reverse mode needs one backward pass for all four gradients; forward mode needs four passes, "
+         "one per input number.",
+          "反向模式一次反向传播就得到全部四个梯度；前向模式需要四遍，每个输入数一遍。"),
+    _lens("orders", "second-derivative",
+          "Second derivative of sin x",
+          "sin x 的二阶导数", """
+x = torch.tensor(1.0, requires_grad=True)
+y = torch.sin(x)
+dy, = torch.autograd.grad(y, x, create_graph=True)   # cos x, with a graph of its own
+dy.backward()                                        # d(cos x)/dx = −sin x
+print(dy.item(), x.grad)
+""", "With create_graph=True the first backward records its own nodes (cos x · 1); the second backward "
+         "walks them.",
+          "使用 create_graph=True 时，第一次反向传播会记录自己的节点（cos x · 1）；"
+          "第二次反向传播走过它们。"),
+    _lens("compare", "new-graph",
+          "A new graph every forward pass",
+          "每次前向都是一张新的图", """
+w = torch.tensor(1.5, requires_grad=True)
+
+def f(x):
+    h = x * w
+    while h.abs().item() < 4:   # the loop runs as often as this input needs
+        h = h * 2
+    if h.item() > 0:
+        return h ** 2
+    return -h
+
+for x in [torch.tensor(1.0), torch.tensor(-0.5)]:
+    y = f(x)          # a new graph: new grad_fn objects, the same w
+    y.backward()
+    print(y.item(), w.grad)
+""", "Two forward passes of the same code: w is the same object, every op node is new, and the "
+         "loop and the if made the two graphs differ.",
+          "同一段代码的两次前向：w 是同一个对象，每个运算节点都是新的，"
+          "循环和条件让两张图不同。"),
+    _lens("heat", "deep-sigmoid",
+          "A deep sigmoid net: vanishing gradients",
+          "深层 sigmoid 网络：梯度消失", """
+torch.manual_seed(6)
+layers = []
+for i in range(5):
+    layers += [nn.Linear(4, 4), nn.Sigmoid()]
+net = nn.Sequential(*layers, nn.Linear(4, 1))
+x = torch.randn(20, 4)
+loss = net(x).pow(2).mean()
+loss.backward()
+for i in range(0, 10, 2):   # smaller and smaller towards the input
+    print(i // 2, net[i].weight.grad.norm().item())
+""", "Each sigmoid multiplies the gradient by at most 0.25: the layers near the input get almost "
+         "nothing.",
+          "每个 sigmoid 都把梯度乘以不超过 0.25 的数：靠近输入的层几乎得不到梯度。"),
+    _lens("heat", "relu-he",
+          "The same net with ReLU and He init",
+          "同一网络改用 ReLU 与 He 初始化", """
+torch.manual_seed(6)
+layers = []
+for i in range(5):
+    lin = nn.Linear(4, 4)
+    nn.init.kaiming_uniform_(lin.weight, nonlinearity="relu")   # He init: keeps the variance
+    layers += [lin, nn.ReLU()]
+net = nn.Sequential(*layers, nn.Linear(4, 1))
+x = torch.randn(20, 4)
+loss = net(x).pow(2).mean()
+loss.backward()
+for i in range(0, 10, 2):   # about the same size in every layer
+    print(i // 2, net[i].weight.grad.norm().item())
+""", "ReLU passes the gradient unchanged where it is active and He init keeps its size: every layer "
+         "learns.",
+          "ReLU 在激活处原样传递梯度，He 初始化保持梯度大小：每一层都能学习。"),
+    _lens("memory", "memory-backward",
+          "Memory: backward frees the saved tensors",
+          "内存：反向传播释放保存的张量", """
+x = torch.randn(16, requires_grad=True)
+y = (x.exp() * x.sin()).sum()
+y.backward()                       # frees what exp, sin and mul saved, node by node
+z = (x.exp() * x.sin()).sum()
+z.backward(retain_graph=True)      # keeps them: a second backward could run
+with torch.no_grad():
+    e = (x.exp() * x.sin()).sum()  # no graph: nothing is saved
+print(y.item(), e.item())
+""", "The chart rises as ops save tensors and falls as backward frees them, except with "
+         "retain_graph=True; under no_grad nothing is saved.",
+          "运算保存张量时曲线上升，反向传播释放它们时下降（retain_graph=True 除外）；"
+          "在 no_grad 下什么也不保存。"),
+    _lens("memory", "memory-losses",
+          "Memory: keeping losses keeps their graphs",
+          "内存：保存 loss 会保留它们的计算图", """
+torch.manual_seed(0)
+model = nn.Linear(8, 8)
+loss = model(torch.randn(32, 8)).pow(2).mean()
+loss.backward()                    # a training step: backward frees what the graph kept
+losses = []
+for i in range(4):                 # evaluation without torch.no_grad()
+    x = torch.randn(32, 8)
+    loss = model(x).pow(2).mean()
+    losses.append(loss)            # keeps each loss's whole graph alive
+for i in range(4):
+    x = torch.randn(32, 8)
+    loss = model(x).pow(2).mean()
+    print(loss.item())             # a number: the old graph is freed when loss is rebound
+""", "losses.append(loss) keeps every graph: the memory grows each iteration. loss.item() keeps a "
+         "number only.",
+          "losses.append(loss) 会保留每一张计算图：内存每轮都在增长。loss.item() 只保留一个数。"),
+]
+
 def example_source(example_id: str) -> str:
     """The program of one example (tests run the same teaching programs the page offers)."""
     return next(e["source"] for e in EXAMPLES if e["id"] == example_id)

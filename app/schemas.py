@@ -455,6 +455,9 @@ class GradCheckPass(BaseModel):
                           "listed nor checked (a deep model's parameters)")
 
 
+from .lenses.schemas import Lenses  # noqa: E402  (it reads Value and Num above)
+
+
 class RunResponse(BaseModel):
     variables: dict[str, VariableOut]
     stdout: str
@@ -472,6 +475,9 @@ class RunResponse(BaseModel):
     forward: list[ForwardStepOut] = Field(default_factory=list, description="forward-mode AD steps, in order")
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
+    lenses: Lenses | None = Field(
+        default=None, description="the course views' data: forward vs reverse mode, higher-order nodes, two "
+                                  "forwards compared, gradient sizes, bytes held for backward")
     timings: dict[str, float] = Field(default_factory=dict,
                                       description="seconds spent: run, serialize, layout, total")
     parts: list[PartOut] = Field(default_factory=list,
@@ -783,6 +789,8 @@ class Example(BaseModel):
     source: str
     variables: dict[str, VariableIn] | None = None
     description: LocalizedText | None = None
+    lens: Literal["modes", "orders", "compare", "heat", "memory"] | None = Field(
+        default=None, description="the course view the example opens")
 
 
 # ---- MLP builder and training view (/api/mlp/...) ------------------------------------------------------

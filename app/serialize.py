@@ -14,6 +14,7 @@ import numpy as np
 from . import values
 from .explain import annotate
 from .fold_plan import Fold, FoldPlan, part_out, plan_folds
+from .lenses import build_lenses
 from .package import from_engine
 from .skeleton import compact_events, received_kept, steps_split
 from .views import View, build_views, trim_views
@@ -56,6 +57,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
         "parts": _parts(plan),
+        "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass),
     }
     annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
     return out

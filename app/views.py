@@ -2,7 +2,8 @@
 
 Rules:
 - a pass joins the previous view when its root node is already in that view (a second backward
-  on the same graph); otherwise it opens a new view (a training iteration, a micro-batch);
+  on the same graph), or was recorded by one of its passes (a backward of a gradient computed
+  with create_graph=True); otherwise it opens a new view (a training iteration, a micro-batch);
 - a view holds the nodes its passes visited, plus the ops recorded in its stretch of the program
   that no pass reached, plus the sources of every edge into its ops (inputs that need no grad);
 - ops recorded after the last pass and reached by none form a last view; no passes: one view;
@@ -42,7 +43,7 @@ def build_views(trace: Trace) -> tuple[list[View], dict[int, int]]:
     for bp in trace.passes:
         reached = {bp.root}
         reached.update(s.node for s in bp.steps)
-        if views and bp.root in views[-1].nodes:
+        if views and (bp.root in views[-1].nodes or _made_in(trace, bp.root, views[-1])):
             views[-1].nodes |= reached
         else:
             views.append(View(nodes=reached))
@@ -65,6 +66,13 @@ def build_views(trace: Trace) -> tuple[list[View], dict[int, int]]:
 
     _add_edge_sources(trace, views)
     return views, pass_view
+
+
+def _made_in(trace: Trace, nid: int, view: View) -> bool:
+    """Node ``nid`` was recorded by a backward pass of ``view`` (create_graph=True): a backward
+    from it (a second derivative) walks the same drawing."""
+    made_by = getattr(trace.nodes[nid], "made_by", None)
+    return made_by is not None and made_by[0] in view.passes
 
 
 def _ops_before_passes(trace: Trace) -> list[int]:

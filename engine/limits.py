@@ -202,6 +202,10 @@ def live_tensor_bytes() -> int:
 
     from .tensor import Tensor
 
+    # Garbage in reference cycles is not alive: an earlier program's interpreter (it and its
+    # builtins refer to each other) would otherwise count against this one until the collector
+    # happens to run (the collector may be paused: see gcpause).
+    gc.collect()
     seen: set[int] = set()
     total = 0
     for obj in gc.get_objects():

@@ -55,6 +55,9 @@ class LeafNode:
     module: str | None = None
     scope: int | None = None  # innermost Scope recorded around it (None: the program's top level)
     kind: str = "leaf"
+    # Which tensor object this is: leaf nodes of the same object share it (a parameter gets a new
+    # node after an optimizer step, but stays the same object), numbered per trace
+    obj: int = 0
 
 
 @dataclass
@@ -91,6 +94,10 @@ class OpNode:
     kind: str = "op"
     end_line: int | None = None  # where the expression that ran it ends (col: just after it)
     end_col: int | None = None
+    kept: list[str] = field(default_factory=list)  # the saved keys the grad_fn really holds
+    # A backward pass with create_graph=True recorded this op: (pass index, index of the step
+    # whose rule ran it); None for an op the program ran
+    made_by: tuple[int, int] | None = None
 
 
 @dataclass
@@ -217,6 +224,9 @@ class Trace:
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
     # | ("zero_grad", None)
     events: list[tuple[str, int | None]] = field(default_factory=list)
+    # grad_fn objects the program let go of (nothing referred to them any more: their saved
+    # tensors were freed), as (number of events recorded by then, node id)
+    frees: list[tuple[int, int]] = field(default_factory=list)
     scopes: list[Scope] = field(default_factory=list)  # a scope's id is its position
 
 
@@ -246,6 +256,11 @@ class Recorder:
         self._bound: dict[int, tuple] = {}
         self.max_ops = max_ops
         self.op_total = 0
+        self.open_pass: BackwardPass | None = None  # the backward pass running now, if any
+        self.closed = False  # the recording block ended: frees after it are not the program's
+        self._objects: dict[int, tuple] = {}  # id(tensor) -> (weak reference, object number)
+        self._object_count = 0
+        self._alive: dict[int, weakref.ref] = {}  # node id -> weak reference to its grad_fn
 
     # ---- where the program is ------------------------------------------------------------
     @property
@@ -323,9 +338,26 @@ class Recorder:
         self.trace.nodes.append(LeafNode(
             id=nid, name=tensor._name, shape=tuple(tensor._data.shape), dtype=tensor.dtype.name,
             requires_grad=tensor.requires_grad, is_param=tensor._is_param, value=_copy(tensor),
-            line=line, col=col, module=self.module, scope=self._leaf_scope(tensor)))
+            line=line, col=col, module=self.module, scope=self._leaf_scope(tensor),
+            obj=self._object_number(tensor)))
         tensor._trace = (self, nid)
         return nid
+
+    def _object_number(self, tensor) -> int:
+        """The same number for the same tensor object for as long as it lives (checked by a weak
+        reference, so a recycled ``id`` never inherits one)."""
+        entry = self._objects.get(id(tensor))
+        if entry is not None and entry[0]() is tensor:
+            return entry[1]
+        self._object_count += 1
+        number = self._object_count
+        try:
+            ref = weakref.ref(tensor)
+        except TypeError:  # a stand-in without weak references (the recorder of real torch keeps it)
+            def ref(t=tensor):
+                return t
+        self._objects[id(tensor)] = (ref, number)
+        return number
 
     def op_node(self, fn, op, tensors, out, params, extras) -> int:
         """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
@@ -355,6 +387,7 @@ class Recorder:
             if isinstance(value, np.ndarray):
                 saved.append(SavedTensor(key, value.shape, _copy(value)))
         line, col = self._loc()
+        bp = self.open_pass
         end = self.end_of(self.location_node) if self.end_of is not None and self.location_node is not None \
             else (None, None)
         self.trace.nodes.append(OpNode(
@@ -363,10 +396,23 @@ class Recorder:
             shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
             params=dict(params or {}), line=line, col=col, module=self.module,
             scope=self._scope() if self.frames else None,
-            end_line=end[0], end_col=end[1]))
+            end_line=end[0], end_col=end[1],
+            kept=[key for key, _, _ in getattr(fn, "_saved", ())],
+            made_by=None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
+        try:
+            self._alive[nid] = weakref.ref(fn, self._freed_callback(nid))
+        except TypeError:  # a grad_fn without weak references: its lifetime is not followed
+            pass
         self.trace.events.append(("op", nid))
         return nid
+
+    def _freed_callback(self, nid: int):
+        def freed(_ref, rec=self, nid=nid):
+            if not rec.closed:
+                rec._alive.pop(nid, None)
+                rec.trace.frees.append((len(rec.trace.events), nid))
+        return freed
 
     def _leaf_scope(self, tensor) -> int | None:
         """The scope a new leaf node belongs to: where the program bound it to a name, while that
@@ -416,7 +462,12 @@ class Recorder:
                           line=line, col=col)
         self.trace.passes.append(bp)
         self.trace.events.append(("backward", bp.index))
+        self.open_pass = bp
         return PassRecorder(self, bp)
+
+    def pass_done(self) -> None:
+        """The backward pass that ran ended (ops recorded after it are the program's again)."""
+        self.open_pass = None
 
     # ---- forward mode ----------------------------------------------------------------------
     def tangent_step(self, op, tensors, out, tangents, shares, tangent) -> None:
@@ -540,3 +591,5 @@ def recording(max_ops: int | None = None):
         yield rec
     finally:
         ACTIVE = prev
+        rec.closed = True
+        rec._alive.clear()

@@ -502,6 +502,7 @@ class _Session:
             if not create_graph:
                 self.paused -= 1
             walk.unhook()
+            self.rec.pass_done()
 
     def variables(self) -> dict:
         """The tensors the block's own code bound, as the page's named-tensor table shows them."""

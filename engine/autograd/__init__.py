@@ -127,6 +127,8 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api: str) -> list:
         _execute(task)
     finally:
         grad_mode._enabled = enabled
+        if rec is not None:
+            rec.rec.pass_done()
     return task.results
 
 

@@ -37,7 +37,9 @@ def test_every_example_agrees_three_ways(ex):
     checked = 0
     for p in passes:
         if p["status"] == "skipped":
-            assert p["reason"] == "no_leaves" and ex["id"] == "backward-twice"  # the pass that fails
+            # the pass that fails, and autograd.grad's pass (it writes no .grad to compare)
+            expected = {("no_leaves", "backward-twice"), ("autograd_grad", "second-derivative")}
+            assert (p["reason"], ex["id"]) in expected
             continue
         for leaf in p["leaves"]:
             assert leaf["hand"] is not None, (ex["id"], leaf["name"])

@@ -1,0 +1,37 @@
+"""What the course texts teach, read off one trace: five lenses on the same run.
+
+- ``modes``: forward mode (one pass per input element, the op table's forward-mode rules)
+  beside reverse mode (the backward pass), with what each counted;
+- ``orders``: the nodes a ``create_graph=True`` backward pass recorded (higher-order gradients);
+- ``compare``: two forward passes: the same leaf objects, new op nodes, structural differences;
+- ``heat``: the size of every gradient, edge by edge, and the gradient reaching each parameter;
+- ``memory``: the bytes the graphs hold for backward, over the timeline.
+
+Every number comes from the trace (or from the op table's rules run on the trace's arrays).
+"""
+
+from __future__ import annotations
+
+from .compare import compare_forwards
+from .heat import gradient_heat
+from .memory import memory_timeline
+from .modes import forward_vs_reverse
+from .orders import backward_made
+
+
+def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int]) -> dict:
+    """The ``lenses`` of a RunResponse (see app/lenses/schemas.py)."""
+    kept_edges = {e.id for e in trace.edges if e.target in kept_nodes and e.source in kept_nodes}
+    modes = []
+    for bp in trace.passes:
+        if bp.index in kept_pass and len(modes) < 2:
+            m = forward_vs_reverse(trace, bp)
+            if m is not None:
+                modes.append(m)
+    return {
+        "modes": modes,
+        "orders": backward_made(trace, kept_nodes),
+        "compare": compare_forwards(trace, kept_views),
+        "heat": gradient_heat(trace, kept_pass, kept_edges),
+        "memory": memory_timeline(trace),
+    }

@@ -1,0 +1,177 @@
+"""The course views on the page: each opened by its example, in both languages, on a projector, a
+large monitor and a phone: forward vs reverse mode, the nodes a create_graph backward made, two
+forwards compared, gradient heat on the edges and per parameter, the saved-memory chart."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .support import HALF_A, HALF_B, SHOTS, pick_example, step_label
+
+pytestmark = pytest.mark.browser
+
+LENSES = "import('/static/js/state.js').then(({ state }) => state.response.lenses)"
+
+
+def _shot(shown, name: str) -> None:
+    """A screenshot of the window with the course views panel in it."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = shown.page
+    page.get_by_test_id("lens-panel").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"lens-{name}-{shown.width}-{shown.lang}.png"))
+
+
+def _pressed(page, testid: str) -> bool:
+    return page.get_by_test_id(testid).get_attribute("aria-pressed") == "true"
+
+
+def test_forward_mode_beside_reverse_mode(shown):
+    page = shown.page
+    pick_example(page, "forward-reverse")
+    assert _pressed(page, "lens-modes")
+    rev, fwd = page.get_by_test_id("mode-reverse"), page.get_by_test_id("mode-forward")
+    assert _pressed(page, "mode-reverse") and not _pressed(page, "mode-forward")
+    assert (rev.get_attribute("data-passes"), rev.get_attribute("data-rules")) == ("1", "4")
+    assert (fwd.get_attribute("data-passes"), fwd.get_attribute("data-rules")) == ("4", "12")
+    words = ("passes: 4", "rule applications: 12") if shown.lang == "en" else ("遍数：4", "规则应用：12 次")
+    assert all(w in fwd.inner_text() for w in words)
+    fwd.click()
+    assert _pressed(page, "mode-forward")
+    label = page.get_by_test_id("mode-pass-label")
+    assert re.search(r"Pass 1 of 4: tangent 1 on x\[0\]|第 1 遍（共 4 遍）：x\[0\] 上的切向量为 1",
+                     label.inner_text())
+    steps = page.get_by_test_id("mode-steps").locator("li")
+    first = steps.nth(0).inner_text()
+    assert steps.count() == 3 and "MulBackward0" in first and "ȧ·b" in first
+    assert "[1, 0]" in steps.nth(0).inner_text() and "[0.5, 0]" in steps.nth(0).inner_text()
+    # the tangent starts at x and reaches the three ops (not w): marked on the drawing
+    marked = page.locator("[data-testid=graph] g.node[data-lens~=tangent]")
+    assert marked.count() == 4 and not any(re.match(r"w\b", marked.nth(i).text_content()) for i in range(4))
+    lenses = page.evaluate(LENSES)
+    want = lenses["modes"][0]["forward"]["passes"]
+    for k in range(4):
+        result = page.get_by_test_id("mode-result").inner_text()
+        assert re.search(r"= " + re.escape(f"{want[k]['output_tangent']:.4f}".rstrip("0")), result), result
+        if k < 3:
+            page.get_by_test_id("mode-next").click()
+    assert page.get_by_test_id("mode-next").is_disabled()
+    rows = page.get_by_test_id("mode-grads").locator("tbody tr")
+    assert rows.count() == 2
+    for i in range(2):
+        cells = rows.nth(i).locator("td")
+        assert cells.nth(1).inner_text() == cells.nth(2).inner_text()  # the same gradients either way
+    _shot(shown, "modes")
+    rev.click()
+    assert page.get_by_test_id("mode-reverse-body").is_visible()
+    page.get_by_test_id("mode-play-reverse").click()
+    assert re.search(r"Backward pass|反向传播", page.locator("#explain").inner_text())
+
+
+@pytest.mark.screens(HALF_A)
+def test_the_nodes_a_create_graph_backward_made(shown):
+    page = shown.page
+    pick_example(page, "second-derivative")
+    assert _pressed(page, "lens-orders")
+    section = page.get_by_test_id("higher-order-pass")
+    assert section.count() == 1 and section.get_attribute("data-nodes") == "2"
+    text = section.inner_text()
+    assert re.search(r"Backward pass 1 \(autograd\.grad, line 3\) made 2 nodes"
+                     r"|第 1 次反向传播（autograd\.grad，第 3 行）创建了 2 个节点", text)
+    assert "CosBackward0" in text and "MulBackward0" in text
+    graph = page.get_by_test_id("graph")
+    assert graph.locator("g.node[data-lens~=made]").count() == 2
+    assert graph.locator("g.edge[data-lens~=reads]").count() == 2
+    badges = graph.locator("text.lens-badge")
+    assert badges.count() == 2
+    assert badges.first.text_content() == "∇1"
+    page.get_by_test_id("higher-order-mark").uncheck()
+    assert graph.locator("g.node[data-lens~=made]").count() == 0
+    page.get_by_test_id("higher-order-mark").check()
+    page.get_by_test_id("higher-order-walk").click()  # the second backward's first step: dy's node
+    cur = graph.locator('g.node[data-s="cur"]')
+    assert cur.count() == 1 and cur.get_attribute("data-lens") == "made"
+    i, _ = step_label(page)
+    page.keyboard.press("ArrowRight")
+    assert step_label(page)[0] == i + 1
+    _shot(shown, "orders")
+
+
+@pytest.mark.screens(HALF_B)
+def test_two_forwards_same_leaves_new_nodes_structure_differs(shown):
+    page = shown.page
+    pick_example(page, "new-graph")
+    assert _pressed(page, "lens-compare")
+    box = page.get_by_test_id("compare-forwards")
+    assert box.get_attribute("data-same-structure") == "false"
+    leaves = page.get_by_test_id("compare-leaves").inner_text()
+    assert re.search(r"w — same object #\d+|w — 同一个对象 #\d+", leaves)
+    assert re.search(r"x — new object|x — 新对象", leaves)
+    ops = page.get_by_test_id("compare-ops").inner_text()
+    assert re.search(r"Op nodes: 7 in forward 1, 9 in forward 2|第 1 次前向 7 个，第 2 次前向 9 个", ops)
+    static = page.get_by_test_id("compare-static")
+    assert static.get_attribute("data-agree") == "false"
+    assert "9" in static.inner_text() and "6" in static.inner_text()
+    # the second forward is drawn: its ops only it ran are marked
+    assert page.locator("[data-testid=graph] g.node[data-lens~=only]").count() == 3
+    page.get_by_test_id("compare-show-first").click()
+    assert page.locator("[data-testid=graph] g.node[data-lens~=only]").count() == 1  # PowBackward0
+    _shot(shown, "compare")
+
+
+@pytest.mark.screens(HALF_A)
+def test_gradient_heat_shows_vanishing_and_its_cure(shown):
+    page = shown.page
+    pick_example(page, "deep-sigmoid")
+    assert _pressed(page, "lens-heat")
+    graph = page.get_by_test_id("graph")
+    assert graph.locator("g.edge[data-heat]").count() == 0
+    page.get_by_test_id("grad-heat-switch").check()
+    painted = graph.locator("g.edge[data-heat]").count()
+    assert painted > 10
+    bars = page.get_by_test_id("grad-heat-params").locator("rect")
+    assert bars.count() == 12  # 6 layers: a weight and a bias each
+    widths = [float(bars.nth(i).get_attribute("width")) for i in range(0, 12, 2)]
+    assert widths == sorted(widths, reverse=True)  # log10 bars: longest (smallest norm) at the input
+    ratio = page.get_by_test_id("grad-heat-ratio").inner_text()
+    assert re.search(r"e-[4-9]", ratio)
+    _shot(shown, "heat-sigmoid")
+    pick_example(page, "relu-he")
+    assert _pressed(page, "lens-heat")
+    page.get_by_test_id("grad-heat-switch").check()
+    ratio = page.get_by_test_id("grad-heat-ratio").inner_text()
+    assert not re.search(r"e-\d", ratio)
+    _shot(shown, "heat-relu")
+    page.get_by_test_id("grad-heat-switch").uncheck()
+    assert graph.locator("g.edge[data-heat]").count() == 0
+
+
+@pytest.mark.screens(HALF_B)
+def test_saved_memory_chart(shown):
+    page = shown.page
+    pick_example(page, "memory-losses")
+    assert _pressed(page, "lens-memory")
+    chart = page.get_by_test_id("memory-chart")
+    per = 2 * 32 * 8 * 4
+    assert chart.get_attribute("data-peak") == str(6 * per)
+    assert chart.get_attribute("data-end") == str(5 * per)
+    now = page.get_by_test_id("memory-now")
+    assert now.get_attribute("data-bytes") == str(5 * per)  # the example opens at the last frame
+    _shot(shown, "memory")
+    page.locator("#step-first").click()
+    assert now.get_attribute("data-bytes") == "0"
+    pick_example(page, "memory-backward")
+    assert page.get_by_test_id("memory-chart").get_attribute("data-peak") == str(3 * 16 * 4)
+    _shot(shown, "memory-backward")
+
+
+@pytest.mark.screens(HALF_A)
+def test_a_view_without_data_says_which_example_has_it(shown):
+    page = shown.page
+    pick_example(page, "forward-reverse")
+    page.get_by_test_id("lens-orders").click()
+    note = page.get_by_test_id("lens-none").inner_text()
+    assert "create_graph=True" in note and re.search(r"Second derivative of sin x|sin x 的二阶导数", note)
+    page.get_by_test_id("lens-orders").click()  # pressed again: closed
+    assert page.get_by_test_id("lens-body").is_hidden()
