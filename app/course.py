@@ -12,7 +12,7 @@ import numpy as np
 from .examples import EXAMPLES
 from .package import from_engine
 
-(Trace,) = from_engine("trace", "Trace")
+Trace, ancestry = from_engine("trace", "Trace", "ancestry")
 
 
 def _n(x) -> str:
@@ -31,16 +31,7 @@ class PassValues:
     """The values one backward pass's graph recorded, by the program's names."""
 
     def __init__(self, trace: Trace, bp):
-        seen, stack = set(), [bp.root]
-        while stack:
-            nid = stack.pop()
-            if nid in seen:
-                continue
-            seen.add(nid)
-            node = trace.nodes[nid]
-            if node.kind == "op":
-                stack.extend(trace.edges[e].source for e in node.inputs)
-        self.nodes = [trace.nodes[i] for i in sorted(seen)]
+        self.nodes = [trace.nodes[i] for i in sorted(ancestry(trace, bp.root))]
         self.root = trace.nodes[bp.root]
 
     def all(self, name: str) -> list[np.ndarray]:

@@ -22,7 +22,7 @@ from . import values as V
 from .package import from_engine
 
 OPS, SAVED_INPUT = from_engine("ops.table", "OPS", "SAVED_INPUT")
-LeafNode, Trace = from_engine("trace", "LeafNode", "Trace")
+LeafNode, Trace, ancestry = from_engine("trace", "LeafNode", "Trace", "ancestry")
 
 FULL = 64  # leaves with at most this many elements are checked in full
 LISTED = 64  # leaves of a pass listed (and checked); a deep model's others are only counted
@@ -179,16 +179,7 @@ class Replay:
         self.trace = trace
         self.root = bp.root
         self.seed = np.asarray(bp.seed, dtype=np.float64)
-        order, seen, stack = [], set(), [bp.root]
-        while stack:  # the nodes the root depends on
-            nid = stack.pop()
-            if nid in seen:
-                continue
-            seen.add(nid)
-            node = trace.nodes[nid]
-            if node.kind == "op":
-                stack.extend(trace.edges[e].source for e in node.inputs)
-        order = sorted(seen)  # ids grow in recording order: a source always has a smaller id
+        order = sorted(ancestry(trace, bp.root))  # ids grow in recording order: sources come first
         self.ops = [nid for nid in order if trace.nodes[nid].kind == "op"]
         if len(self.ops) > MAX_OPS:
             raise TooLarge

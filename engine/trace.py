@@ -571,6 +571,20 @@ def share_node(copy, original) -> None:
     copy._trace = original._trace
 
 
+def ancestry(trace: Trace, root: int) -> set[int]:
+    """The ids of ``root`` and of every node its value was computed from."""
+    seen, todo = set(), [root]
+    while todo:
+        nid = todo.pop()
+        if nid in seen:
+            continue
+        seen.add(nid)
+        node = trace.nodes[nid]
+        if node.kind == "op":
+            todo.extend(trace.edges[e].source for e in node.inputs)
+    return seen
+
+
 def node_id(trace: Trace, tensor) -> int | None:
     """The node of ``tensor`` in ``trace`` (its grad_fn's node, else its leaf node), if it has one."""
     for obj in (tensor._grad_fn, tensor):

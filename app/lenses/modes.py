@@ -16,6 +16,7 @@ from .. import values
 from ..package import from_engine
 
 OPS, NP, SAVED_INPUT, Saved = from_engine("ops.table", "OPS", "NP", "SAVED_INPUT", "Saved")
+(ancestry,) = from_engine("trace", "ancestry")
 _SLOTS = tuple(SAVED_INPUT)
 
 MAX_DIRECTIONS = 64  # input elements replayed in forward mode (beyond: only counted)
@@ -23,19 +24,6 @@ MAX_OPS = 600  # ops of the output's graph replayed (beyond: only counted)
 MAX_WORK = 8000  # directions × ops replayed
 SHOWN_DIRECTIONS = 8  # passes whose every step is sent to the page
 SHOWN_OPS = 40  # ops of a pass sent step by step
-
-
-def _ancestry(trace, root: int) -> set[int]:
-    seen, todo = set(), [root]
-    while todo:
-        nid = todo.pop()
-        if nid in seen:
-            continue
-        seen.add(nid)
-        node = trace.nodes[nid]
-        if node.kind == "op":
-            todo.extend(trace.edges[e].source for e in node.inputs)
-    return seen
 
 
 def _saved_for(trace, node) -> Saved:
@@ -59,7 +47,7 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     root = trace.nodes[bp.root]
     if int(np.prod(root.shape)) != 1 or root.kind != "op":
         return None
-    members = _ancestry(trace, bp.root)
+    members = ancestry(trace, bp.root)
     ops = sorted(n for n in members if trace.nodes[n].kind == "op")
     inputs = [n for n in sorted(members) if trace.nodes[n].kind == "leaf" and trace.nodes[n].requires_grad]
     n_dirs = sum(int(np.prod(trace.nodes[n].shape)) for n in inputs)
