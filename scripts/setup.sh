@@ -10,11 +10,12 @@ cd "$root"
 need_pkgs=()
 command -v dot >/dev/null 2>&1 || need_pkgs+=(graphviz)
 # The OS sandbox around the workers: bubblewrap, libseccomp (setpriv comes with util-linux).
+# (grep without -q below: under pipefail, -q exiting early fails the pipe and reinstalls every time)
 command -v bwrap >/dev/null 2>&1 || need_pkgs+=(bubblewrap)
-/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || need_pkgs+=(libseccomp2)
+/sbin/ldconfig -p 2>/dev/null | grep 'libseccomp\.so\.2' >/dev/null || need_pkgs+=(libseccomp2)
 if [ "$mode" = test ]; then
     [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
-    if ! fc-list 2>/dev/null | grep -qi 'Noto Sans CJK'; then need_pkgs+=(fonts-noto-cjk); fi
+    if ! fc-list 2>/dev/null | grep -i 'Noto Sans CJK' >/dev/null; then need_pkgs+=(fonts-noto-cjk); fi
     # The scale-out test: nginx in front of two replicas sharing the layout cache through Redis.
     [ -x /usr/sbin/nginx ] || need_pkgs+=(nginx)
     command -v redis-server >/dev/null 2>&1 || need_pkgs+=(redis-server)
