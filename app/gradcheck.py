@@ -30,6 +30,10 @@ SAMPLE = 16  # positions checked in a larger leaf
 MAX_OPS = 3000  # a pass with more recorded ops is not replayed
 TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 1e-2, "bfloat16": 1e-2}
 STEP = 6e-6  # h relative to max(1, |x|): float64's cube-root rule for central differences
+# The check may evaluate a few ops for every op the run recorded (and always enough for a small
+# program): about a quarter of a run's own cost, so a big model's request is not slowed several
+# times over by its check; leaves past it say they were not checked.
+REPLAYS_PER_OP, MIN_REPLAYS = 2, 2000
 REPLAY_RTOL = {"float64": 1e-9, "float32": 1e-3}  # the replay must reproduce the recorded loss
 
 
@@ -61,8 +65,11 @@ class Budget:
 def check_passes(trace: Trace, passes: list[int], budget_s: float, hand=None,
                  replayed_ops: int | None = None) -> list[dict]:
     """A ``GradCheckPass`` per pass index in ``passes`` (those the answer keeps), within ``budget_s``
-    seconds and ``replayed_ops`` op evaluations in all (None: no count). ``hand(trace, bp)``: the
-    course's formulas for this program, or None."""
+    seconds and ``replayed_ops`` op evaluations in all (by default ``REPLAYS_PER_OP`` per op the
+    trace recorded, at least ``MIN_REPLAYS``). ``hand(trace, bp)``: the course's formulas for this
+    program, or None."""
+    if replayed_ops is None:
+        replayed_ops = max(MIN_REPLAYS, REPLAYS_PER_OP * sum(1 for n in trace.nodes if n.kind == "op"))
     budget = Budget(budget_s, replayed_ops)
     return [_check(trace, trace.passes[i], budget, hand) for i in passes]
 
