@@ -78,7 +78,9 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
                 "graph": {"nodes": [n for n in resp["graph"]["nodes"] if n["id"] in shown],
                           "edges": [e for e in resp["graph"]["edges"] if e["id"] in edges], "omitted_ops": 0},
                 "backward": [bp for bp in resp["backward"] if bp["view"] == view],
-                "parts": [p for p in resp["parts"] if p["view"] == view], "timings": resp["timings"]}
+                "parts": [p for p in resp["parts"] if p["view"] == view],
+                "heat": [h for h in resp["lenses"]["heat"] if h["pass_index"] in v["passes"]],
+                "timings": resp["timings"]}
         timings = part["timings"]
         prepared = prepare_answer(part)
         prepared["timings"] = timings

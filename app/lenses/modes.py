@@ -24,6 +24,7 @@ MAX_OPS = 600  # ops of the output's graph replayed (beyond: only counted)
 MAX_WORK = 8000  # directions × ops replayed
 SHOWN_DIRECTIONS = 8  # passes whose every step is sent to the page
 SHOWN_OPS = 40  # ops of a pass sent step by step
+LISTED_INPUTS = 64  # inputs listed with their reverse-mode gradient (the others only counted)
 
 
 def _saved_for(trace, node) -> Saved:
@@ -60,7 +61,8 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     out = {
         "pass_index": bp.index, "root": bp.root, "directions": n_dirs,
         "inputs": [{"node": n, "name": trace.nodes[n].name, "shape": list(trace.nodes[n].shape),
-                    "grad": values.value(reverse_grads.get(n))} for n in inputs],
+                    "grad": values.value(reverse_grads.get(n))} for n in inputs[:LISTED_INPUTS]],
+        "unlisted": max(0, len(inputs) - LISTED_INPUTS),
         "reverse": {"passes": 1, "rules": reverse_rules,
                     "steps": sum(1 for s in bp.steps if s.kind == "op")},
         "forward": None, "unavailable": None,

@@ -44,6 +44,22 @@ def opened(client, run: dict, source: str, open_: list[str], variables=None, vie
     return r.json()
 
 
+def test_the_gradient_heat_covers_the_edges_drawn_and_an_opened_part_brings_its_own(client):
+    run = client.post("/api/run", json={"source": SHARED}).json()
+    (heat,) = run["lenses"]["heat"]
+    # the links into and out of the closed loop that stand for one edge each: x's in, h's out (w's
+    # 300 edges into the loop are one line, drawn once, not an edge's own)
+    alone = {link["edges"][0] for link in run["views"][0]["links"] if len(link["edges"]) == 1}
+    assert len(alone) == 2 and {e["edge"] for e in heat["edges"]} == alone
+    (loop,) = run["parts"]
+    got = opened(client, run, SHARED, [loop["id"]])
+    (part_heat,) = got["heat"]
+    now = {e["id"] for e in got["graph"]["edges"]}
+    sent = {f["edge"]: f for s in got["backward"][0]["steps"] for f in s["sent"] if f["grad"] is not None}
+    assert {e["edge"] for e in part_heat["edges"]} == set(sent) & now
+    assert len(part_heat["edges"]) > 500  # every tanh and mul of the 300 steps sent one back
+
+
 def test_opening_a_closed_loop_brings_its_nodes_steps_and_drawing(client):
     run = client.post("/api/run", json={"source": SHARED}).json()
     (loop,) = run["parts"]
