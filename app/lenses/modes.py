@@ -10,6 +10,8 @@ pass j is the j-th element of the gradient. Both counts are counted, never estim
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import values
@@ -51,12 +53,13 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     members = ancestry(trace, bp.root)
     ops = sorted(n for n in members if trace.nodes[n].kind == "op")
     inputs = [n for n in sorted(members) if trace.nodes[n].kind == "leaf" and trace.nodes[n].requires_grad]
-    n_dirs = sum(int(np.prod(trace.nodes[n].shape)) for n in inputs)
+    n_dirs = sum(math.prod(trace.nodes[n].shape) for n in inputs)
+    wanted = set(inputs)
 
     reverse_rules = sum(1 for s in bp.steps if s.kind == "op" for f in s.sent if f.grad is not None)
     reverse_grads = {}
     for s in bp.steps:
-        if s.kind == "leaf" and s.node in inputs:
+        if s.kind == "leaf" and s.node in wanted:
             reverse_grads[s.node] = s.upstream
     out = {
         "pass_index": bp.index, "root": bp.root, "directions": n_dirs,
