@@ -116,7 +116,8 @@ def memory_timeline(trace) -> dict:
     free_until(len(trace.events))
     point("end")
     peak = max(p[1] for p in points)
-    shown = [{"kind": k, "bytes": b, "node": n, "pass_index": bp, "step": st} for k, b, n, bp, st in _thin(points)]
+    shown = [{"kind": k, "bytes": b, "node": n, "pass_index": bp, "step": st}
+             for k, b, n, bp, st in _thin(points)]
     return {"points": shown, "peak": peak, "end": held.bytes, "total_points": len(points)}
 
 
