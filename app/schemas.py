@@ -601,6 +601,8 @@ class LayoutViewIn(BaseModel):
     edges: list[Id]
     open: list[PartId] | None = None
     links: list[LayoutLinkIn] = Field(default_factory=list)
+    index: Id | None = Field(None, description="the view's number in its run, which its parts name "
+                                               "(an answer of one view); default: its position")
 
 
 class LayoutInput(BaseModel):

@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import layout
+from app.examples import EXAMPLES
 from app.main import create_app
 from app.settings import AppSettings
 
@@ -132,3 +133,17 @@ def test_a_long_loop_opens_in_chunks_and_a_chunk_shows_at_most_what_reads_well(c
     step2 = opened(client, run, src, [loop, chunks[1]["id"]])
     assert step2["views"][0]["open"] == [loop, chunks[1]["id"]]
     assert 0 < len(step2["graph"]["nodes"]) - len(run["graph"]["nodes"]) <= chunks[1]["size"]
+
+
+def test_a_part_of_a_later_view_opens_and_closes_drawn_as_a_part(client):
+    # two backward passes, two views: the answer of view 1 alone names its parts by view 1
+    source = next(e["source"] for e in EXAMPLES if e["id"] == "new-graph")
+    run = client.post("/api/run", json={"source": source}).json()
+    (part,) = [p for p in run["parts"] if p["view"] == 1]
+    assert run["views"][1]["open"] == [part["id"]]
+    closed = opened(client, run, source, [], view=1)
+    view = closed["views"][0]
+    assert view["index"] == 1 and view["open"] == [] and view["folded"]
+    assert part["id"] in svg_ids(view["svg"])  # drawn as its closed box
+    again = opened(client, run, source, [part["id"]], view=1)
+    assert again["views"][0]["open"] == [part["id"]] and not again["views"][0]["folded"]
