@@ -130,7 +130,8 @@ def layout_input(response: dict) -> dict:
         "parts": [{"id": p["id"], "first": p["span"][0],
                    **{k: p[k] for k in PART_FIELDS if p.get(k) is not None}}
                   for p in response.get("parts", ())],
-        "views": [{"nodes": v["nodes"], "edges": v["edges"], "open": v.get("open", []), "index": v.get("index"),
+        "views": [{"nodes": v["nodes"], "edges": v["edges"], "open": v.get("open", []),
+                   "index": v.get("index"),
                    "links": [{k: ln[k] for k in LINK_FIELDS} for ln in v.get("links", ())]}
                   for v in response["views"]],
     }
