@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import pytest
 from browser.support import SHOTS, new_page, run_source, wait_ready
+from browser.test_folding import RNN
 
 import gradviz
 from app.examples import EXAMPLES
 
 pytestmark = pytest.mark.browser
 
-RNN = """torch.manual_seed(0)
-W = torch.randn(4, 4, requires_grad=True)
-U = torch.randn(4, 4, requires_grad=True)
-xs = torch.randn(120, 4)
-h = torch.zeros(4)
-for t in range(120):
-    h = torch.tanh(W @ h + U @ xs[t])
-loss = h.sum()
-loss.backward()
-"""
 
 
 def open_file(browser, path, width=1280, height=720, lang="en"):
@@ -96,18 +87,26 @@ def test_the_file_on_each_screen(browser, tmp_path, width, height, lang):
         page.context.close()
 
 
-def test_save_as_html_on_the_served_page(browser, server, tmp_path):
+def saved_from_the_served_page(browser, server, path, before) -> int:
+    """Do ``before(page)`` on the served page, press Save as HTML, keep the file at ``path``; the
+    number of steps the served page had."""
     page = new_page(browser, server)
     wait_ready(page)
     try:
-        page.get_by_test_id("step-next").click()
+        before(page)
         served_steps = label(page)[1]
-        with page.expect_download(timeout=60_000) as dl:
+        with page.expect_download(timeout=120_000) as dl:
             page.get_by_test_id("export-html").click()
-        saved = tmp_path / "saved.html"
-        dl.value.save_as(saved)
+        dl.value.save_as(path)
+        return served_steps
     finally:
         page.context.close()
+
+
+def test_save_as_html_on_the_served_page(browser, server, tmp_path):
+    saved = tmp_path / "saved.html"
+    served_steps = saved_from_the_served_page(browser, server, saved,
+                                              lambda page: page.get_by_test_id("step-next").click())
     offline, problems = open_file(browser, saved)
     try:
         assert label(offline) == (2, served_steps)  # it opens on the step it was saved at
@@ -145,16 +144,8 @@ def test_a_folded_loop_opens_in_a_file_written_by_gradviz(browser, tmp_path):
 
 
 def test_a_folded_loop_opens_in_a_file_saved_from_the_served_page(browser, server, tmp_path):
-    page = new_page(browser, server)
-    wait_ready(page)
-    try:
-        run_source(page, RNN)
-        with page.expect_download(timeout=120_000) as dl:
-            page.get_by_test_id("export-html").click()
-        saved = tmp_path / "saved-rnn.html"
-        dl.value.save_as(saved)
-    finally:
-        page.context.close()
+    saved = tmp_path / "saved-rnn.html"
+    saved_from_the_served_page(browser, server, saved, lambda page: run_source(page, RNN))
     offline, problems = open_file(browser, saved)
     try:
         opens_its_loop(offline)
