@@ -7,6 +7,7 @@ torch``, with the same language and limits as the server), or a ``Recording`` of
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -104,23 +105,34 @@ def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int 
 
 
 def _png(answer: dict, view: int) -> bytes:
-    """The view drawn by ``dot -Tpng`` (open loops as boxes: in the SVG each is a drawing of its own)."""
+    """The view as a PNG: its SVG drawing rasterized by ``rsvg-convert`` (librsvg) when it is
+    installed, so open loops look as they do on the page; else drawn again by ``dot -Tpng``, where
+    an open loop is a closed box (in the SVG each open loop is a drawing of its own, nested)."""
+    rsvg = shutil.which("rsvg-convert")
+    if rsvg is not None:
+        svg = ('<?xml version="1.0" encoding="UTF-8"?>\n' + answer["views"][view]["svg"]).encode("utf-8")
+        return _convert([rsvg, "--zoom", "2", "--background-color", "white", "--format", "png"], svg,
+                        "librsvg")
     app_layout = _parts.app("layout")
     schemas = _parts.app("schemas")
     data = app_layout.layout_data(schemas.LayoutInput.model_validate(app_layout.layout_input(answer)))
     dot = app_layout.view_dot(data, view)
     if dot is None:
         raise GradvizError("the graph has too many nodes to draw")
+    return _convert(["dot", "-Tpng", "-Gdpi=144", "-Gbgcolor=white"], dot.encode(), "graphviz")
+
+
+def _convert(cmd: list[str], data: bytes, name: str) -> bytes:
+    """``cmd`` reading ``data`` on its input; what it writes, or a clear error."""
     try:
-        proc = subprocess.run(["dot", "-Tpng", "-Gdpi=144", "-Gbgcolor=white"], input=dot.encode(),
-                              capture_output=True, timeout=120)
+        proc = subprocess.run(cmd, input=data, capture_output=True, timeout=120)
     except FileNotFoundError:
-        raise GradvizError(_parts.app("dot").dot_problem() or "dot could not be started") from None
+        raise GradvizError(_parts.app("dot").dot_problem() or f"{cmd[0]} could not be started") from None
     except subprocess.TimeoutExpired:
-        raise GradvizError("graphviz took too long to draw this graph") from None
+        raise GradvizError(f"{name} took too long to draw this graph") from None
     if proc.returncode != 0:
         detail = proc.stderr.decode(errors="replace")[:300]
-        raise GradvizError(f"graphviz could not draw this graph: {detail}")
+        raise GradvizError(f"{name} could not draw this graph: {detail}")
     return proc.stdout
 
 

@@ -18,6 +18,8 @@ if [ "$mode" = test ]; then
     if ! fc-list 2>/dev/null | grep -i 'Noto Sans CJK' >/dev/null; then need_pkgs+=(fonts-noto-cjk); fi
     # The scale-out test: nginx in front of two replicas sharing the layout cache through Redis.
     [ -x /usr/sbin/nginx ] || need_pkgs+=(nginx)
+    # gradviz render's PNG: the SVG drawing rasterized, open loops as on the page
+    command -v rsvg-convert >/dev/null 2>&1 || need_pkgs+=(librsvg2-bin)
     command -v redis-server >/dev/null 2>&1 || need_pkgs+=(redis-server)
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then

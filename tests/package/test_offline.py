@@ -147,6 +147,26 @@ def test_render_draws_svg_and_png(tmp_path):
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_a_png_is_the_svg_drawing_with_its_open_loop(tmp_path):
+    # a 16-step loop is drawn open: a tall chain inside its frame, not a box between two leaves
+    prog = tmp_path / "loop.py"
+    prog.write_text("w = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.5, requires_grad=True)\n"
+                    "for i in range(16):\n    h = torch.tanh(h * w)\nh.backward()\n")
+    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
+    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.png")).returncode == 0
+    svg = (tmp_path / "g.svg").read_text()
+    assert 'class="unit' in svg  # the loop open: a drawing of its own inside the view's
+    m = re.search(r'<svg[^>]*width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    width, height = _png_size((tmp_path / "g.png").read_bytes())
+    assert height > 3 * width  # the open chain, as in the SVG
+    assert abs(width / height - float(m.group(1)) / float(m.group(2))) < 0.02
+
+
 def test_a_program_that_fails_is_written_with_its_error_and_a_note(tmp_path):
     prog = tmp_path / "twice.py"
     prog.write_text(next(e["source"] for e in EXAMPLES if e["id"] == "backward-twice"))
