@@ -160,7 +160,7 @@ def test_a_png_is_the_svg_drawing_with_its_open_loop(tmp_path):
     assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
     assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.png")).returncode == 0
     svg = (tmp_path / "g.svg").read_text()
-    assert 'class="unit' in svg  # the loop open: a drawing of its own inside the view's
+    assert 'class="graph unit"' in svg  # the loop open: a drawing of its own inside the view's
     m = re.search(r'<svg[^>]*width="([\d.]+)pt" height="([\d.]+)pt"', svg)
     width, height = _png_size((tmp_path / "g.png").read_bytes())
     assert height > 3 * width  # the open chain, as in the SVG
