@@ -15,9 +15,10 @@ optimizer stepped, ...), and readers (the app) only read the dataclasses. A tens
 linked to its node by a tag in its ``_trace`` slot, which only this module reads or writes.
 
 What the program runner sets on the active recorder:
-- ``rec.location = (line, col)`` before evaluating a statement or call: every node
-  and step recorded afterwards carries it; ``rec.location_node`` is that expression, and
-  ``rec.end_of(node)`` says where it ends (an op node keeps its end too);
+- ``rec.at_node(node)`` before evaluating a statement or call (``rec.position_of(node)`` gives its
+  ``rec.location``, (line, col)): every node and step recorded afterwards carries it;
+  ``rec.location_node`` is that expression, and ``rec.end_of(node)`` says where it ends (an op
+  node keeps its end too);
 - ``rec.name_tensor(tensor, "w")`` when the user binds a tensor to a name;
 - ``rec.push_module(path)`` / ``rec.pop_module()`` around an ``nn.Module`` call;
 - ``rec.open_scope("loop", label)`` / ``rec.close_scope(frame)`` around a loop, and the same with
@@ -239,6 +240,31 @@ def _copy(x) -> np.ndarray | None:
     return np.array(getattr(x, "_data", x), copy=True)
 
 
+class _NodeRef(weakref.ref):
+    """A weak reference to a recorded grad_fn that knows its node id."""
+
+    __slots__ = ("nid",)
+
+    def __new__(cls, obj, callback, nid: int):
+        return super().__new__(cls, obj, callback)
+
+    def __init__(self, obj, callback, nid: int):
+        super().__init__(obj, callback)
+        self.nid = nid
+
+
+_SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
+
+
+def _save_plan(op) -> tuple:
+    """What ``op`` saves, as (key, index of the tensor argument it is, or None for the output)."""
+    keys = op.save_keys
+    plan = _SAVE_PLANS.get(keys)
+    if plan is None:
+        plan = _SAVE_PLANS[keys] = tuple((key, SAVED_INPUT.get(key)) for key in keys)
+    return plan
+
+
 class Recorder:
     """Collects a Trace. Created by ``recording()``; the engine calls its methods.
 
@@ -248,9 +274,11 @@ class Recorder:
 
     def __init__(self, max_ops: int | None = None):
         self.trace = Trace()
-        self.location: tuple[int, int] | None = None
+        self._location: tuple[int, int] | None = None
+        self._pending = None  # the AST node whose position ``location`` works out when asked
         self.location_node = None
         self.end_of = None  # (AST node) -> (end line, end col), set by the program runner
+        self.position_of = None  # (AST node) -> (line, col), set by the program runner
         self.module_stack: list[str] = []
         self.frames: list[ScopeFrame] = []  # open scopes, outermost first
         # Leaves bound to a name before any op read them: id -> (weak reference, the innermost
@@ -265,6 +293,25 @@ class Recorder:
         self._alive: dict[int, weakref.ref] = {}  # node id -> weak reference to its grad_fn
 
     # ---- where the program is ------------------------------------------------------------
+    @property
+    def location(self) -> tuple[int, int] | None:
+        """(line, col) of the expression running now: what nodes and steps recorded now carry."""
+        if self._pending is not None:
+            self._location = self.position_of(self._pending)
+            self._pending = None
+        return self._location
+
+    @location.setter
+    def location(self, where: tuple[int, int] | None) -> None:
+        self._location = where
+        self._pending = None
+
+    def at_node(self, node) -> None:
+        """The program runner evaluates AST ``node`` now (its position is worked out only if
+        something asks for it: most expressions record nothing)."""
+        self._pending = node
+        self.location_node = node
+
     @property
     def module(self) -> str | None:
         return self.module_stack[-1] if self.module_stack else None
@@ -370,51 +417,56 @@ class Recorder:
 
             raise LimitError(f"the program recorded more than {self.max_ops} ops (limit: max_ops)")
         self.op_total += 1
-        graph = tensors[:len(tensors) - op.aux]
+        trace = self.trace
+        graph = tensors[:len(tensors) - op.aux] if op.aux else tensors
         sources = [self.node_of(t) for t in graph]  # may add leaf nodes: take our id after them
-        nid = len(self.trace.nodes)
-        edges = self.trace.edges
+        nid = len(trace.nodes)
+        edges = trace.edges
         inputs = []
-        for i, (t, src) in enumerate(zip(graph, sources)):
-            inputs.append(len(edges))
-            edges.append(Edge(id=len(edges), source=src, target=nid, index=i, shape=tuple(t._data.shape),
-                              needs_grad=t.requires_grad))
+        for i, t in enumerate(graph):
+            eid = len(edges)
+            inputs.append(eid)
+            edges.append(Edge(eid, sources[i], nid, i, tuple(t._data.shape), t.requires_grad))
+        value = _copy(out)
         saved = []
-        for key in op.save_keys:
-            i = SAVED_INPUT.get(key)
-            t = out if i is None else tensors[i]
-            source = nid if i is None else sources[i] if i < len(sources) else None
-            saved.append(SavedTensor(key, tuple(t._data.shape), _copy(t), source))
-        for key, value in (extras or {}).items():
-            if isinstance(value, np.ndarray):
-                saved.append(SavedTensor(key, value.shape, _copy(value)))
-        line, col = self._loc()
+        for key, i in _save_plan(op):
+            if i is None:  # the op's own output: the same moment as its value
+                saved.append(SavedTensor(key, value.shape, value, nid))
+            else:
+                t = tensors[i]
+                source = sources[i] if i < len(sources) else None
+                saved.append(SavedTensor(key, tuple(t._data.shape), _copy(t), source))
+        if extras:
+            for key, extra in extras.items():
+                if isinstance(extra, np.ndarray):
+                    saved.append(SavedTensor(key, extra.shape, _copy(extra)))
+        loc = self.location
+        line, col = loc if loc is not None else (None, None)
         bp = self.open_pass
-        end = self.end_of(self.location_node) if self.end_of is not None and self.location_node is not None \
-            else (None, None)
-        self.trace.nodes.append(OpNode(
-            id=nid, op=op.name, grad_fn=op.grad_fn, description=op.description, inputs=inputs,
-            formulas=list(op.formulas * len(graph) if op.variadic else op.formulas),
-            shape=tuple(out._data.shape), dtype=out.dtype.name, value=_copy(out), saved=saved,
-            params=dict(params or {}), line=line, col=col, module=self.module,
-            scope=self._scope() if self.frames else None,
-            end_line=end[0], end_col=end[1],
-            kept=[key for key, _, _ in getattr(fn, "_saved", ())],
-            made_by=None if bp is None else (bp.index, len(bp.steps))))
+        node = self.location_node
+        end = self.end_of(node) if node is not None and self.end_of is not None else (None, None)
+        trace.nodes.append(OpNode(
+            nid, op.name, op.grad_fn, op.description, inputs,
+            list(op.formulas * len(graph) if op.variadic else op.formulas),
+            value.shape, out.dtype.name, value, saved,
+            dict(params) if params else {}, None, line, col,
+            self.module_stack[-1] if self.module_stack else None, False,
+            self._scope() if self.frames else None, "op", end[0], end[1],
+            [key for key, _, _ in getattr(fn, "_saved", ())],
+            None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
         try:
-            self._alive[nid] = weakref.ref(fn, self._freed_callback(nid))
+            self._alive[nid] = _NodeRef(fn, self._freed, nid)
         except TypeError:  # a grad_fn without weak references: its lifetime is not followed
             pass
-        self.trace.events.append(("op", nid))
+        trace.events.append(("op", nid))
         return nid
 
-    def _freed_callback(self, nid: int):
-        def freed(_ref, rec=self, nid=nid):
-            if not rec.closed:
-                rec._alive.pop(nid, None)
-                rec.trace.frees.append((len(rec.trace.events), nid))
-        return freed
+    def _freed(self, ref: _NodeRef) -> None:
+        """The program let go of a recorded grad_fn (nothing refers to it any more)."""
+        if not self.closed:
+            self._alive.pop(ref.nid, None)
+            self.trace.frees.append((len(self.trace.events), ref.nid))
 
     def _leaf_scope(self, tensor) -> int | None:
         """The scope a new leaf node belongs to: where the program bound it to a name, while that

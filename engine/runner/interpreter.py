@@ -41,6 +41,7 @@ class Interpreter(Expressions):
         self.rec = rec
         if rec is not None:
             rec.end_of = positions.end_of
+            rec.position_of = positions.of
         self.prelude = prelude
         self.out = out  # an Output: write(text)
         self.user_classes = policy.user_classes
@@ -60,8 +61,7 @@ class Interpreter(Expressions):
     def at(self, node) -> None:
         """Ops recorded from now on were made by ``node`` (innermost expression wins)."""
         if self.rec is not None:
-            self.rec.location = self.positions.of(node)
-            self.rec.location_node = node  # where it ends is worked out only if an op is recorded
+            self.rec.at_node(node)
 
     def write(self, text: str) -> None:
         self.out.write(text)
