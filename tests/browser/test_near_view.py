@@ -54,6 +54,10 @@ WRONG_STATES = """async () => {
   return wrong;
 }"""
 
+IS_DRAWN = "(id) => document.querySelector('[data-testid=graph] svg').gvElement('n' + id).isConnected"
+NODE_IDS = "() => [...document.querySelectorAll('[data-testid=graph] g.node[id]')].map((g) => g.id)"
+ALL_IDS = "() => [...document.querySelector('[data-testid=graph] svg').gvElements()].map((g) => g.id)"
+
 GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emit('goto', k); }"
 
 
@@ -94,7 +98,7 @@ def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
     k, node, _ = steps[len(steps) // 2]
     page.evaluate(GOTO, k)
     page.wait_for_timeout(400)  # the view glides there
-    assert page.evaluate("(id) => document.querySelector('[data-testid=graph] svg').gvElement('n' + id).isConnected", node)
+    assert page.evaluate(IS_DRAWN, node)
     box = page.locator(f"[data-testid=graph] g#n{node}").bounding_box()
     host = page.get_by_test_id("graph").bounding_box()
     assert box and host["x"] <= box["x"] + box["width"] / 2 <= host["x"] + host["width"]
@@ -104,14 +108,14 @@ def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
     page.screenshot(path=str(SHOTS / f"near-view-far-step-{name}.png"))
 
     # Dragging the drawing brings what comes into view into the document.
-    before = set(page.evaluate("() => [...document.querySelectorAll('[data-testid=graph] g.node[id]')].map((g) => g.id)"))
+    before = set(page.evaluate(NODE_IDS))
     cx, cy = host["x"] + host["width"] / 2, host["y"] + host["height"] / 2
     page.mouse.move(cx, cy)
     page.mouse.down()
     for i in range(1, 11):
         page.mouse.move(cx + i * host["width"] / 12, cy + i * host["height"] / 12)
     page.mouse.up()
-    after = set(page.evaluate("() => [...document.querySelectorAll('[data-testid=graph] g.node[id]')].map((g) => g.id)"))
+    after = set(page.evaluate(NODE_IDS))
     assert after != before
     assert page.evaluate(WRONG_STATES) == []
 
@@ -132,7 +136,7 @@ def test_an_export_holds_the_whole_drawing(screen):
     with page.expect_download() as dl:
         page.get_by_test_id("export-svg").click()
     text = open(dl.value.path(), encoding="utf-8").read()
-    ids = page.evaluate("() => [...document.querySelector('[data-testid=graph] svg').gvElements()].map((g) => g.id)")
+    ids = page.evaluate(ALL_IDS)
     assert len(ids) >= counts["all"]
     missing = [i for i in ids if f'id="{i}"' not in text]
     assert not missing, missing[:10]
