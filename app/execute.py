@@ -72,17 +72,25 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
     if not 0 <= view < len(resp["views"]):
         return {"program_error": error_info("ValueError", f"the run has no view {view}")}
     with gc_paused():
-        v = resp["views"][view]
-        shown, edges = set(v["nodes"]), set(v["edges"])
-        part = {"views": [v], "fingerprint": resp["fingerprint"],
-                "graph": {"nodes": [n for n in resp["graph"]["nodes"] if n["id"] in shown],
-                          "edges": [e for e in resp["graph"]["edges"] if e["id"] in edges], "omitted_ops": 0},
-                "backward": [bp for bp in resp["backward"] if bp["view"] == view],
-                "parts": [p for p in resp["parts"] if p["view"] == view], "timings": resp["timings"]}
+        part = view_answer(resp, view)
         timings = part["timings"]
         prepared = prepare_answer(part)
         prepared["timings"] = timings
         return {"prepared": prepared}
+
+
+def view_answer(resp: dict, view: int) -> dict:
+    """One view of a serialized run (an ``OpenResponse`` without its drawing): the nodes, edges,
+    passes, parts and gradient heat it shows."""
+    v = resp["views"][view]
+    shown, edges = set(v["nodes"]), set(v["edges"])
+    return {"views": [v], "fingerprint": resp["fingerprint"],
+            "graph": {"nodes": [n for n in resp["graph"]["nodes"] if n["id"] in shown],
+                      "edges": [e for e in resp["graph"]["edges"] if e["id"] in edges], "omitted_ops": 0},
+            "backward": [bp for bp in resp["backward"] if bp["view"] == view],
+            "parts": [p for p in resp["parts"] if p["view"] == view],
+            "heat": [h for h in resp["lenses"]["heat"] if h["pass_index"] in v["passes"]],
+            "timings": resp.get("timings", {})}
 
 
 def serialize_result(result, fold="auto") -> dict:

@@ -131,6 +131,7 @@ def layout_input(response: dict) -> dict:
                    **{k: p[k] for k in PART_FIELDS if p.get(k) is not None}}
                   for p in response.get("parts", ())],
         "views": [{"nodes": v["nodes"], "edges": v["edges"], "open": v.get("open", []),
+                   "index": v.get("index"),
                    "links": [{k: ln[k] for k in LINK_FIELDS} for ln in v.get("links", ())]}
                   for v in response["views"]],
     }
@@ -141,7 +142,7 @@ def layout_data(inp) -> dict:
     return {"nodes": {n.id: n.model_dump(exclude={"id"}) for n in inp.nodes},
             "edges": {e.id: e.model_dump(exclude={"id"}) for e in inp.edges},
             "parts": {p.id: p.model_dump(exclude={"id"}) for p in inp.parts},
-            "views": [{"nodes": v.nodes, "edges": v.edges, "open": v.open,
+            "views": [{"nodes": v.nodes, "edges": v.edges, "open": v.open, "index": v.index,
                        "links": [ln.model_dump() for ln in v.links]} for v in inp.views]}
 
 
@@ -194,7 +195,9 @@ def view_parts(data: dict, index: int, settings: LayoutSettings, fold: str = "au
     level ``fold``'s)."""
     view = data["views"][index]
     nodes, edges = data["nodes"], data["edges"]
-    parts = {pid: p for pid, p in data["parts"].items() if p.get("view", index) == index}
+    own = view.get("index")
+    own = index if own is None else own  # an answer of one view holds it at position 0
+    parts = {pid: p for pid, p in data["parts"].items() if p.get("view", own) == own}
     if not parts and view.get("open") is None:  # an input without parts: its nn.Module calls
         parts, node_part = module_parts(nodes, edges, view["nodes"], view["edges"])
         nodes = {nid: dict(n, part=node_part.get(nid)) for nid, n in nodes.items()}

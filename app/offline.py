@@ -4,7 +4,8 @@ The file is the page itself (templates/index.html) with its stylesheets and its 
 (app/bundle.py: built from static/ when asked, so it is always the page as it is now) and the run
 it plays in ``<script type="application/json" id="offline-data">``: the program and its inputs,
 the answer of ``POST /api/run`` (drawings included), the drawings of the other graph levels and
-directions the page may ask ``POST /api/layout`` for, and the server's limits. The page's
+directions the page may ask ``POST /api/layout`` for, the answers of ``POST /api/open`` for its
+boxes opened (or closed) one at a time, and the server's limits. The page's
 ``static/js/offline.js`` answers the page's API calls from that data.
 
 ``shell()`` is the file without a run (``null`` in the slot); the page's "Save as HTML" button
@@ -26,6 +27,7 @@ DATA_OPEN = '<script type="application/json" id="offline-data">'
 DATA_FORMAT = 1  # the version of the data's shape (offline.js refuses another)
 LEVELS = ("auto", "module", "op")
 DIRECTIONS = ("auto", "down")
+OPENED_BYTES = 8_000_000  # the most the boxes opened ahead of time add to an offline page
 _CSS_LINK = re.compile(r'<link rel="stylesheet" href="/static/(css/[\w.-]+\.css)">')
 _MODULE = re.compile(r'<script type="module" src="/static/(js/[\w.-]+\.js)"></script>')
 
@@ -92,12 +94,94 @@ def page(data: dict, lang: str = "en") -> str:
 
 def offline_data(answer: dict, source: str, variables: dict | None, lang: str = "en",
                  step: int | None = None, title: str | None = None, layouts: dict | None = None,
-                 limits: dict | None = None) -> dict:
+                 limits: dict | None = None, opened: dict | None = None) -> dict:
     """What the offline page plays: the run's answer (a RunResponse as JSON data, drawn), its
-    program, and ``layouts`` (see ``all_layouts``)."""
+    program, ``layouts`` (see ``all_layouts``) and ``opened`` (see ``opened_answers``)."""
     return {"format": DATA_FORMAT, "program": {"source": source, "variables": variables or {}},
             "answer": answer, "lang": lang, "step": step, "title": title,
-            "layouts": layouts or {}, "limits": limits}
+            "layouts": layouts or {}, "limits": limits, "opened": opened or {"answers": {}, "left": 0}}
+
+
+def open_states(answer: dict) -> list[tuple[int, list[str]]]:
+    """The open sets of each view an offline page can show, as ``(view, open part ids)`` in the
+    order the page asks for them: the drawing as saved, each box it shows opened on its own, and
+    each open part closed (with the parts inside it)."""
+    parts = answer.get("parts") or []
+    parent = {p["id"]: p.get("parent") for p in parts}
+
+    def inside(pid: str, q: str | None) -> bool:
+        while q is not None:
+            if q == pid:
+                return True
+            q = parent.get(q)
+        return False
+
+    out = []
+    for v, view in enumerate(answer["views"]):
+        base = list(view.get("open") or [])
+        out.append((v, base))
+        for p in parts:
+            if p["view"] != v:
+                continue
+            if p["id"] in base:
+                out.append((v, [q for q in base if not inside(p["id"], q)]))
+            else:
+                out.append((v, [*base, p["id"]]))
+    return out
+
+
+def only_new(opened: dict, answer: dict) -> dict:
+    """An answer of ``POST /api/open`` without the nodes, edges and backward steps ``answer``
+    already holds (the page keeps what it knows and adds what is new: static/js/merge.js)."""
+    nodes = {n["id"] for n in answer["graph"]["nodes"]}
+    edges = {e["id"] for e in answer["graph"]["edges"]}
+    steps = {bp["index"]: {st["index"] for st in bp["steps"]} for bp in answer["backward"]}
+    graph = dict(opened["graph"], nodes=[n for n in opened["graph"]["nodes"] if n["id"] not in nodes],
+                 edges=[e for e in opened["graph"]["edges"] if e["id"] not in edges])
+    backward = [dict(bp, steps=[st for st in bp["steps"] if st["index"] not in steps.get(bp["index"], ())])
+                for bp in opened["backward"]]
+    return dict(opened, graph=graph, backward=backward)
+
+
+def open_key(view: int, direction: str, opened: list[str]) -> str:
+    """How an offline page finds the answer to ``POST /api/open`` (static/js/offline.js asks so)."""
+    return f"{view}|{direction}|{','.join(opened)}"
+
+
+def opened_answers(source: str, variables: dict | None, answer: dict, budget: int = OPENED_BYTES) -> dict:
+    """What ``POST /api/open`` would answer for each of ``open_states`` (drawn, read from left to
+    right), so that an offline page opens and closes its boxes one at a time: ``{"answers": {key:
+    OpenResponse data}, "left": how many did not fit in ``budget`` bytes}``. The program runs
+    once more, here, through the runner; a program that cannot run holds none."""
+    from .execute import serialize_result, view_answer
+    from .layout import draw_response
+    from .package import from_engine
+    from .schemas import OpenResponse
+
+    states = open_states(answer)
+    if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
+        return {"answers": {}, "left": 0}
+    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
+    try:
+        result = run_program(source, variables=variables)
+    except ProgramError:
+        return {"answers": {}, "left": 0}
+    answers, left, used = {}, 0, 0
+    for view, opened in states:
+        resp = serialize_result(result, {view: opened})
+        if resp["fingerprint"] != answer.get("fingerprint") or view >= len(resp["views"]):
+            return {"answers": {}, "left": 0}  # not the run the page holds
+        part = view_answer(resp, view)
+        draw_response(part)
+        part.pop("svg", None)
+        data = only_new(OpenResponse.model_validate(part).model_dump(mode="json"), answer)
+        size = len(json.dumps(data, separators=(",", ":")))
+        if used + size > budget:
+            left += 1
+            continue
+        used += size
+        answers[open_key(view, "auto", opened)] = data
+    return {"answers": answers, "left": left}
 
 
 def all_layouts(answer: dict) -> dict:

@@ -455,7 +455,7 @@ class GradCheckPass(BaseModel):
                           "listed nor checked (a deep model's parameters)")
 
 
-from .lenses.schemas import Lenses  # noqa: E402  (it reads Value and Num above)
+from .lenses.schemas import Heat, Lenses  # noqa: E402  (it reads Value and Num above)
 
 
 class RunResponse(BaseModel):
@@ -514,6 +514,8 @@ class OpenResponse(BaseModel):
     graph: Graph
     backward: list[BackwardPassOut]
     parts: list[PartOut]
+    heat: list[Heat] = Field(default_factory=list,
+                             description="the gradient heat of the view's passes, for the edges it shows")
     fingerprint: str
     timings: dict[str, float] = Field(default_factory=dict)
 
@@ -599,6 +601,8 @@ class LayoutViewIn(BaseModel):
     edges: list[Id]
     open: list[PartId] | None = None
     links: list[LayoutLinkIn] = Field(default_factory=list)
+    index: Id | None = Field(None, description="the view's number in its run, which its parts name "
+                                               "(an answer of one view); default: its position")
 
 
 class LayoutInput(BaseModel):

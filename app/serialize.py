@@ -40,7 +40,8 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     node_part = plan.node_part()
     nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id)) | {"part": node_part[n.id]}
              for n in trace.nodes if n.id in shown]
-    edges = [_edge(trace.edges[e]) for e in sorted({e for v in plan.views for e in v.edges})]
+    shown_edges = {e for v in plan.views for e in v.edges}
+    edges = [_edge(trace.edges[e]) for e in sorted(shown_edges)]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
 
     kept_pass = {i for i, v in pass_view.items() if views[v].kept}
@@ -57,10 +58,16 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
         "parts": _parts(plan),
-        "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass),
+        "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass, shown_edges | _link_edges(plan)),
     }
     annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
     return out
+
+
+def _link_edges(plan: FoldPlan) -> set[int]:
+    """The edges drawn on their own as links into and out of closed boxes (a link that stands for
+    several edges, a shared weight's into a loop, is drawn once for all of them)."""
+    return {link["edges"][0] for v in plan.views for link in v.links if len(link["edges"]) == 1}
 
 
 def _parts(plan: FoldPlan) -> list[dict]:

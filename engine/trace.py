@@ -39,7 +39,7 @@ from .ops.table import SAVED_INPUT
 ACTIVE: Recorder | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class LeafNode:
     """A tensor with no grad_fn that fed a recorded op: an input or a parameter."""
 
@@ -60,7 +60,7 @@ class LeafNode:
     obj: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class SavedTensor:
     """A tensor an op saved for backward (shown in the UI, released after backward)."""
 
@@ -70,7 +70,7 @@ class SavedTensor:
     node: int | None = None  # the graph node whose output it is (None: data only the op holds)
 
 
-@dataclass
+@dataclass(slots=True)
 class OpNode:
     """One recorded forward op: a grad_fn node of the autograd graph."""
 
@@ -100,7 +100,7 @@ class OpNode:
     made_by: tuple[int, int] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Edge:
     """A tensor flowing from a producer node into input ``index`` of an op node."""
 
@@ -112,7 +112,7 @@ class Edge:
     needs_grad: bool  # False: PyTorch puts (None, 0) in next_functions here
 
 
-@dataclass
+@dataclass(slots=True)
 class Flow:
     """A gradient travelling along one edge (towards its source) during backward."""
 
@@ -120,7 +120,7 @@ class Flow:
     grad: np.ndarray | None  # None where the input needs no grad
 
 
-@dataclass
+@dataclass(slots=True)
 class BackwardStep:
     """One node visited by a backward pass, in the order the engine visited them."""
 
@@ -234,7 +234,9 @@ def _copy(x) -> np.ndarray | None:
     """A copy of an array (or a NumPy scalar, or a Tensor's array), taken now (None stays None)."""
     if x is None:
         return None
-    return np.array(x if type(x) is np.ndarray else getattr(x, "_data", x), copy=True)
+    if type(x) is np.ndarray:
+        return x.copy()
+    return np.array(getattr(x, "_data", x), copy=True)
 
 
 class Recorder:
@@ -511,18 +513,29 @@ class PassRecorder:
     def __init__(self, rec: Recorder, bpass: BackwardPass):
         self.rec = rec
         self.steps = bpass.steps
+        # edge id -> the copy its sender's step took of the gradient sent along it, until it arrives:
+        # what arrives is what was sent, so the arrival shares that copy (a trace's arrays are
+        # never written to)
+        self._in_flight: dict[int, np.ndarray] = {}
 
     def _flows(self, received) -> list[Flow]:
         out = []
+        in_flight = self._in_flight
         for src, i, g in received or ():
             nid = self.rec._mine(src)
             if nid is not None:
-                out.append(Flow(edge=self.rec.trace.nodes[nid].inputs[i], grad=_copy(g)))
+                edge = self.rec.trace.nodes[nid].inputs[i]
+                sent = in_flight.pop(edge, None)
+                out.append(Flow(edge=edge, grad=sent if sent is not None else _copy(g)))
         return out
 
     def _step(self, nid: int, kind: str, upstream, received) -> BackwardStep:
-        step = BackwardStep(index=len(self.steps), node=nid, kind=kind, received=self._flows(received),
-                            upstream=_copy(upstream))
+        flows = self._flows(received)
+        if len(flows) == 1 and received[0][2] is upstream:  # one arrival, unchanged: the sum is it
+            kept = flows[0].grad
+        else:
+            kept = _copy(upstream)
+        step = BackwardStep(index=len(self.steps), node=nid, kind=kind, received=flows, upstream=kept)
         self.steps.append(step)
         return step
 
@@ -533,6 +546,10 @@ class PassRecorder:
             return None
         step = self._step(nid, "op", upstream, received)
         step.sent = [Flow(edge=e, grad=_copy(g)) for e, g in zip(self.rec.trace.nodes[nid].inputs, sent)]
+        in_flight = self._in_flight
+        for f in step.sent:
+            if f.grad is not None:
+                in_flight[f.edge] = f.grad
         return step
 
     def leaf_step(self, tensor, upstream, received, before, after) -> None:

@@ -43,15 +43,19 @@ def html(what, variables: dict | None = None, lang: str = "en", title: str | Non
          file: str | None = None) -> str:
     """The self-contained HTML page that plays ``what`` (no network: JS, CSS and data inline)."""
     _check_lang(lang)
-    return page_of(*answer_of(what, variables, file), lang=lang, title=title)
+    answer, source, variables = answer_of(what, variables, file)
+    return page_of(answer, source, variables, lang=lang, title=title, program=isinstance(what, str))
 
 
 def page_of(answer: dict, source: str, variables: dict | None, lang: str = "en",
-            title: str | None = None) -> str:
-    """The page for an answer (every level and direction of its drawing included)."""
+            title: str | None = None, program: bool = True) -> str:
+    """The page for an answer (every level and direction of its drawing included, and, for a
+    program's source (``program``), its folded boxes opened one at a time)."""
     offline = _parts.app("offline")
+    opened = offline.opened_answers(source, variables, answer) if program else None
     data = offline.offline_data(answer, source, variables, lang=lang, title=title,
-                                layouts=offline.all_layouts(answer), limits=offline.limits_data())
+                                layouts=offline.all_layouts(answer), limits=offline.limits_data(),
+                                opened=opened)
     return offline.page(data, lang)
 
 
@@ -66,7 +70,7 @@ def render(what, path, variables: dict | None = None, lang: str = "en", view: in
     of one view (``view``: which, for a program with several backward passes). Returns the path."""
     path = _output(path)
     _check_lang(lang)
-    return write(answer_of(what, variables, file), path, lang, view)
+    return write(answer_of(what, variables, file), path, lang, view, program=isinstance(what, str))
 
 
 def _output(path) -> Path:
@@ -76,13 +80,16 @@ def _output(path) -> Path:
     return path
 
 
-def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int = 0) -> Path:
-    """Write a run (``answer_of``'s result) to ``path`` in the format its suffix names."""
+def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int = 0,
+          program: bool = True) -> Path:
+    """Write a run (``answer_of``'s result) to ``path`` in the format its suffix names (``program``:
+    it is a program's source, which a page may run again to open its folded boxes ahead of time)."""
     path = _output(path)
     answer, source, variables = run
     suffix = path.suffix.lower()
     if suffix == ".html":
-        _write(path, page_of(answer, source, variables, lang, title=path.stem).encode("utf-8"))
+        page = page_of(answer, source, variables, lang, title=path.stem, program=program)
+        _write(path, page.encode("utf-8"))
         return path
     views = answer["views"]
     if not views or not answer["graph"]["nodes"]:

@@ -19,9 +19,11 @@ from .modes import forward_vs_reverse
 from .orders import backward_made
 
 
-def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int]) -> dict:
-    """The ``lenses`` of a RunResponse (see app/lenses/schemas.py)."""
-    kept_edges = {e.id for e in trace.edges if e.target in kept_nodes and e.source in kept_nodes}
+def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int],
+                 shown_edges: set[int]) -> dict:
+    """The ``lenses`` of a RunResponse (see app/lenses/schemas.py). The heat covers the edges the
+    answer draws (``shown_edges``: edges and the links of closed boxes; those inside a closed part
+    come with the part when it is opened)."""
     modes = []
     for bp in trace.passes:
         if bp.index in kept_pass and len(modes) < 2:
@@ -32,6 +34,6 @@ def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[i
         "modes": modes,
         "orders": backward_made(trace, kept_nodes),
         "compare": compare_forwards(trace, kept_views),
-        "heat": gradient_heat(trace, kept_pass, kept_edges),
+        "heat": gradient_heat(trace, kept_pass, shown_edges),
         "memory": memory_timeline(trace),
     }

@@ -24,9 +24,9 @@ def _log_norm(arr) -> tuple[float | str | None, float | None]:
     return values.number(n), log
 
 
-def gradient_heat(trace, kept_pass: set[int], kept_edges: set[int]) -> list[dict]:
-    """One entry per kept backward pass: ``edges`` ({edge id, norm, log10}) and ``params``
-    ({node, name, module, norm, log10}, in forward order)."""
+def gradient_heat(trace, kept_pass: set[int], edge_ids: set[int]) -> list[dict]:
+    """One entry per kept backward pass: ``edges`` ({edge id, norm, log10}, for the edges in
+    ``edge_ids``) and ``params`` ({node, name, module, norm, log10}, in forward order)."""
     out = []
     for bp in trace.passes:
         if bp.index not in kept_pass:
@@ -36,7 +36,7 @@ def gradient_heat(trace, kept_pass: set[int], kept_edges: set[int]) -> list[dict
         for s in bp.steps:
             if s.kind == "op":
                 for f in s.sent:
-                    if f.grad is None or f.edge not in kept_edges:
+                    if f.grad is None or f.edge not in edge_ids:
                         continue
                     norm, log = _log_norm(f.grad)
                     edges.append({"edge": f.edge, "norm": norm, "log10": log})

@@ -73,7 +73,7 @@ def memory_timeline(trace) -> dict:
     ``kind`` is "op" (an op recorded), "step" (a backward step; it frees its node's tensors unless
     the pass keeps the graph), "free" (the program let go of a graph) or "end" (the last point)."""
     held = _Held()
-    points: list[dict] = []
+    points: list[tuple] = []  # (kind, bytes, node, pass, step): made dicts once thinned
     nodes = trace.nodes
     made_at: dict[tuple[int, int], list[int]] = {}
     for n in nodes:
@@ -83,7 +83,7 @@ def memory_timeline(trace) -> dict:
     fi = 0
 
     def point(kind, node=None, bpass=None, step=None):
-        points.append({"kind": kind, "bytes": held.bytes, "node": node, "pass_index": bpass, "step": step})
+        points.append((kind, held.bytes, node, bpass, step))
 
     def op(nid):
         held.keep(nodes[nid])
@@ -115,11 +115,13 @@ def memory_timeline(trace) -> dict:
                 op(nid)
     free_until(len(trace.events))
     point("end")
-    peak = max(p["bytes"] for p in points)
-    return {"points": _thin(points), "peak": peak, "end": held.bytes, "total_points": len(points)}
+    peak = max(p[1] for p in points)
+    shown = [{"kind": k, "bytes": b, "node": n, "pass_index": bp, "step": st}
+             for k, b, n, bp, st in _thin(points)]
+    return {"points": shown, "peak": peak, "end": held.bytes, "total_points": len(points)}
 
 
-def _thin(points: list[dict]) -> list[dict]:
+def _thin(points: list[tuple]) -> list[tuple]:
     """At most MAX_POINTS points: in each bucket its highest and lowest point, in order."""
     if len(points) <= MAX_POINTS:
         return points
@@ -127,8 +129,8 @@ def _thin(points: list[dict]) -> list[dict]:
     out = []
     for i in range(0, len(points), size):
         chunk = points[i:i + size]
-        hi = max(range(len(chunk)), key=lambda j: chunk[j]["bytes"])
-        lo = min(range(len(chunk)), key=lambda j: chunk[j]["bytes"])
+        hi = max(range(len(chunk)), key=lambda j: chunk[j][1])
+        lo = min(range(len(chunk)), key=lambda j: chunk[j][1])
         out.extend(chunk[j] for j in sorted({hi, lo}))
     if out[-1] is not points[-1]:
         out.append(points[-1])

@@ -10,6 +10,8 @@ pass j is the j-th element of the gradient. Both counts are counted, never estim
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import values
@@ -24,6 +26,7 @@ MAX_OPS = 600  # ops of the output's graph replayed (beyond: only counted)
 MAX_WORK = 8000  # directions × ops replayed
 SHOWN_DIRECTIONS = 8  # passes whose every step is sent to the page
 SHOWN_OPS = 40  # ops of a pass sent step by step
+LISTED_INPUTS = 64  # inputs listed with their reverse-mode gradient (the others only counted)
 
 
 def _saved_for(trace, node) -> Saved:
@@ -50,17 +53,19 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     members = ancestry(trace, bp.root)
     ops = sorted(n for n in members if trace.nodes[n].kind == "op")
     inputs = [n for n in sorted(members) if trace.nodes[n].kind == "leaf" and trace.nodes[n].requires_grad]
-    n_dirs = sum(int(np.prod(trace.nodes[n].shape)) for n in inputs)
+    n_dirs = sum(math.prod(trace.nodes[n].shape) for n in inputs)
+    wanted = set(inputs)
 
     reverse_rules = sum(1 for s in bp.steps if s.kind == "op" for f in s.sent if f.grad is not None)
     reverse_grads = {}
     for s in bp.steps:
-        if s.kind == "leaf" and s.node in inputs:
+        if s.kind == "leaf" and s.node in wanted:
             reverse_grads[s.node] = s.upstream
     out = {
         "pass_index": bp.index, "root": bp.root, "directions": n_dirs,
         "inputs": [{"node": n, "name": trace.nodes[n].name, "shape": list(trace.nodes[n].shape),
-                    "grad": values.value(reverse_grads.get(n))} for n in inputs],
+                    "grad": values.value(reverse_grads.get(n))} for n in inputs[:LISTED_INPUTS]],
+        "unlisted": max(0, len(inputs) - LISTED_INPUTS),
         "reverse": {"passes": 1, "rules": reverse_rules,
                     "steps": sum(1 for s in bp.steps if s.kind == "op")},
         "forward": None, "unavailable": None,

@@ -59,7 +59,8 @@ class Modes(BaseModel):
     pass_index: int
     root: int
     directions: int = Field(description="input elements: the passes forward mode needs")
-    inputs: list[ModeInput]
+    inputs: list[ModeInput] = Field(description="the first 64 inputs (leaves that require grad)")
+    unlisted: int = Field(0, description="inputs beyond those listed")
     reverse: ReverseMode
     forward: ForwardMode | None
     unavailable: Literal["no_inputs", "too_many", "too_large", "rule_failed"] | None = None

@@ -352,6 +352,7 @@ $("[data-testid=export-html]").addEventListener("click", async (e) => {
     const html = await buildHtml({
       resp, source, variables: state.inputsFor === source ? state.variables : {}, frame: state.frame,
       title: null, limits: limits.current(), layoutsFor: (level, direction) => fetchLayout(resp, level, direction, true),
+      openFor: (view, open) => openParts(source, ranInputs(), view, open, "auto", resp.fingerprint),
     });
     download(new Blob([html], { type: "text/html" }), "gradviz.html");
   } catch (err) {

@@ -16,6 +16,7 @@ export function mergeView(resp, view, data) {
   const fresh = new Map(data.backward.map((p) => [p.index, p]));
   resp.backward = resp.backward.map((p) => (fresh.has(p.index) ? mergePass(p, fresh.get(p.index)) : p));
   resp.parts = (resp.parts || []).filter((p) => p.view !== view).concat(data.parts);
+  mergeHeat(resp, data.heat || []);
   const old = resp.views[view];
   const v = data.views[0];
   const known = new Set(old.nodes);
@@ -43,4 +44,18 @@ export function mergePass(old, neu) {
     });
   }
   return { ...neu, steps: [...full.values()].sort((a, b) => a.index - b.index), hidden };
+}
+
+/** The gradient heat of the edges the part brought, added to each pass's heat (edges by id; in
+ * place, so a view that holds a pass's heat sees the new edges). */
+export function mergeHeat(resp, heat) {
+  if (!resp.lenses || !resp.lenses.heat) return;
+  const byPass = new Map(heat.map((h) => [h.pass_index, h]));
+  for (const h of resp.lenses.heat) {
+    const neu = byPass.get(h.pass_index);
+    if (!neu) continue;
+    const edges = new Map(h.edges.map((e) => [e.edge, e]));
+    for (const e of neu.edges) edges.set(e.edge, e);
+    h.edges = [...edges.values()].sort((a, b) => a.edge - b.edge);
+  }
 }

@@ -22,6 +22,7 @@ const EN = {
   offline_run: "This offline copy plays the program it was saved with; to run another one, open it in gradviz.",
   offline_layout: "This offline copy holds no such drawing.",
   offline_only: "Not available in an offline copy.",
+  offline_open: "This offline copy holds its boxes opened one at a time from the drawing it was saved with; to open more at once, open it in gradviz.",
   offline_bad: "This file's data could not be read (it may be damaged, or from another version of gradviz).",
 };
 const ZH = {
@@ -33,6 +34,7 @@ const ZH = {
   offline_run: "这个离线副本只播放保存时的程序；要运行其他程序，请在 gradviz 中打开。",
   offline_layout: "这个离线副本中没有这种画法。",
   offline_only: "离线副本中不可用。",
+  offline_open: "这个离线副本只保存了从保存时的画面逐个打开的方框；要同时打开更多，请在 gradviz 中打开它。",
   offline_bad: "无法读取这个文件中的数据（文件可能已损坏，或来自其他版本的 gradviz）。",
 };
 Object.assign(STRINGS.en, EN);
@@ -98,6 +100,14 @@ export function offlineCall(url, init) {
       const views = drawnViews(`${body.fold || "auto"}|${body.direction || "auto"}`);
       return views ? { ok: true, status: 200, data: { views } } : fail(t("offline_layout"));
     }
+    case "/api/open": {
+      // the boxes were opened (or closed) one at a time when the file was written; a phone's
+      // top-to-bottom drawing falls back to the one the file has
+      const answers = (offline.opened && offline.opened.answers) || {};
+      const open = Array.isArray(body.open) ? body.open : [];
+      const got = answers[openKey(body.view, body.direction || "auto", open)] || answers[openKey(body.view, "auto", open)];
+      return got ? { ok: true, status: 200, data: structuredClone(got) } : fail(t("offline_open"));
+    }
     case "/api/health":
       return { ok: true, status: 200, data: { status: "ok" } };
     case "/api/limits":
@@ -107,6 +117,73 @@ export function offlineCall(url, init) {
     default:
       return fail(t("offline_only"));
   }
+}
+
+/** How an offline copy finds an answer of POST /api/open (app/offline.py writes the same keys). */
+export function openKey(view, direction, open) {
+  return `${view}|${direction}|${open.join(",")}`;
+}
+
+/**
+ * The open sets of each view an offline copy can show, as [view, open part ids] in the order the
+ * page asks for them: the drawing as saved, each box it shows opened on its own, and each open part
+ * closed with the parts inside it (app/offline.py's open_states, the same list).
+ */
+export function openStates(resp) {
+  const parts = resp.parts || [];
+  const parent = new Map(parts.map((p) => [p.id, p.parent ?? null]));
+  const inside = (pid, q) => {
+    for (let at = q; at !== null && at !== undefined; at = parent.get(at)) if (at === pid) return true;
+    return false;
+  };
+  const out = [];
+  resp.views.forEach((view, v) => {
+    const base = [...(view.open || [])];
+    out.push([v, base]);
+    for (const p of parts) {
+      if (p.view !== v) continue;
+      if (base.includes(p.id)) out.push([v, base.filter((q) => !inside(p.id, q))]);
+      else out.push([v, [...base, p.id]]);
+    }
+  });
+  return out;
+}
+
+/**
+ * An answer of POST /api/open without the nodes, edges and backward steps `resp` already holds
+ * (merge.js keeps what the page knows and adds what is new; app/offline.py's only_new).
+ */
+export function onlyNew(opened, resp) {
+  const nodes = new Set(resp.graph.nodes.map((n) => n.id));
+  const edges = new Set(resp.graph.edges.map((e) => e.id));
+  const steps = new Map(resp.backward.map((p) => [p.index, new Set(p.steps.map((st) => st.index))]));
+  return {
+    ...opened,
+    graph: { ...opened.graph, nodes: opened.graph.nodes.filter((n) => !nodes.has(n.id)), edges: opened.graph.edges.filter((e) => !edges.has(e.id)) },
+    backward: opened.backward.map((p) => ({ ...p, steps: p.steps.filter((st) => !(steps.get(p.index) || new Set()).has(st.index)) })),
+  };
+}
+
+/** The answers of POST /api/open for openStates(resp), within `budget` bytes: {answers, left}. */
+async function openedFor(resp, openFor, budget = 8_000_000) {
+  const states = openStates(resp);
+  const answers = {};
+  let left = 0;
+  let used = 0;
+  if (states.length <= resp.views.length) return { answers, left };
+  for (const [view, open] of states) {
+    const got = await openFor(view, open);
+    if (!got.ok) throw new Error(got.error.message);
+    const data = onlyNew(got.data, resp);
+    const size = JSON.stringify(data).length;
+    if (used + size > budget) {
+      left += 1;
+      continue;
+    }
+    used += size;
+    answers[openKey(view, "auto", open)] = data;
+  }
+  return { answers, left };
 }
 
 /** The program an offline copy opens with, or null. */
@@ -148,9 +225,10 @@ export function freezeInputs(root) {
 /**
  * The page as one HTML file playing `resp`: the shell from GET /offline with the run in its slot.
  * `layouts(fold, direction)` draws the views again (POST /api/layout); every level and direction
- * the page can show is put in, so the file never needs the server.
+ * the page can show is put in, so the file never needs the server. `openFor(view, open)` asks
+ * POST /api/open: each box of the drawing is put in opened (or closed) on its own.
  */
-export async function buildHtml({ resp, source, variables, frame, title, layoutsFor, limits }) {
+export async function buildHtml({ resp, source, variables, frame, title, layoutsFor, openFor, limits }) {
   const res = await fetch(`/offline?lang=${getLang()}`);
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
   const shell = await res.text();
@@ -177,8 +255,9 @@ export async function buildHtml({ resp, source, variables, frame, title, layouts
   const answer = structuredClone(resp);
   // The answer's own drawings: the automatic level, read from left to right (as a run answers).
   answer.views.forEach((v, i) => Object.assign(v, { svg: svgs[keys["auto|auto"][i]], ...folded["auto|auto"][i] }));
+  const opened = openFor ? await openedFor(resp, openFor) : { answers: {}, left: 0 };
   const data = { format: FORMAT, program: { source, variables: variables || {} }, answer, lang: getLang(), step: frame, title,
-    layouts: { svgs, keys, folded }, limits };
+    layouts: { svgs, keys, folded }, limits, opened };
   const json = JSON.stringify(data).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026")
     .replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
   const start = shell.indexOf(DATA_OPEN) + DATA_OPEN.length;

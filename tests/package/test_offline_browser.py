@@ -5,12 +5,23 @@ writes a file that plays the same run."""
 from __future__ import annotations
 
 import pytest
-from browser.support import SHOTS, new_page, wait_ready
+from browser.support import SHOTS, new_page, run_source, wait_ready
 
 import gradviz
 from app.examples import EXAMPLES
 
 pytestmark = pytest.mark.browser
+
+RNN = """torch.manual_seed(0)
+W = torch.randn(4, 4, requires_grad=True)
+U = torch.randn(4, 4, requires_grad=True)
+xs = torch.randn(120, 4)
+h = torch.zeros(4)
+for t in range(120):
+    h = torch.tanh(W @ h + U @ xs[t])
+loss = h.sum()
+loss.backward()
+"""
 
 
 def open_file(browser, path, width=1280, height=720, lang="en"):
@@ -102,6 +113,51 @@ def test_save_as_html_on_the_served_page(browser, server, tmp_path):
         assert label(offline) == (2, served_steps)  # it opens on the step it was saved at
         offline.locator("#step-last").click()
         assert label(offline) == (served_steps, served_steps)
+        assert not problems, problems
+    finally:
+        offline.context.close()
+
+
+def opens_its_loop(page) -> None:
+    """Click the folded loop's box: it opens in place from what the file holds; every step plays."""
+    graph = page.get_by_test_id("graph")
+    box = graph.locator("g.node.part.box").first
+    box.wait_for()
+    before = graph.locator("g.node").count()
+    box.click()
+    graph.locator("g.unit").first.wait_for(timeout=30_000)
+    assert graph.locator("g.node").count() > before
+    page.locator("#step-last").click()
+    i, n = label(page)
+    assert i == n and n > 700  # every forward op and backward step of the 120 iterations
+
+
+def test_a_folded_loop_opens_in_a_file_written_by_gradviz(browser, tmp_path):
+    path = tmp_path / "rnn.html"
+    gradviz.render(RNN, path)
+    page, problems = open_file(browser, path)
+    try:
+        opens_its_loop(page)
+        assert "offline" not in page.get_by_test_id("console").inner_text().lower()
+        assert not problems, problems
+    finally:
+        page.context.close()
+
+
+def test_a_folded_loop_opens_in_a_file_saved_from_the_served_page(browser, server, tmp_path):
+    page = new_page(browser, server)
+    wait_ready(page)
+    try:
+        run_source(page, RNN)
+        with page.expect_download(timeout=120_000) as dl:
+            page.get_by_test_id("export-html").click()
+        saved = tmp_path / "saved-rnn.html"
+        dl.value.save_as(saved)
+    finally:
+        page.context.close()
+    offline, problems = open_file(browser, saved)
+    try:
+        opens_its_loop(offline)
         assert not problems, problems
     finally:
         offline.context.close()

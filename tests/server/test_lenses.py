@@ -112,6 +112,19 @@ x = torch.randn(4, 10)
     assert m["reverse"]["passes"] == 1
 
 
+def test_a_model_with_many_parameters_lists_the_first_64_inputs_and_counts_the_others():
+    d, lenses = lenses_of("""
+ws = [torch.full((2,), 0.5 + i, requires_grad=True) for i in range(70)]
+x = torch.ones(2)
+loss = sum((w * x).sum() for w in ws)
+loss.backward()
+""")
+    (m,) = lenses["modes"]
+    assert m["directions"] == 140 and m["unavailable"] == "too_many"
+    assert len(m["inputs"]) == 64 and m["unlisted"] == 6
+    assert all(value(i["grad"]).tolist() == [1.0, 1.0] for i in m["inputs"])  # d loss / d w = x
+
+
 def test_forward_mode_is_counted_but_not_replayed_for_a_long_graph():
     _, lenses = lenses_of("""
 x = torch.tensor(0.5, requires_grad=True)

@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import layout
+from app.examples import EXAMPLES
 from app.main import create_app
 from app.settings import AppSettings
 
@@ -42,6 +43,22 @@ def opened(client, run: dict, source: str, open_: list[str], variables=None, vie
                                        "fingerprint": run["fingerprint"]})
     assert r.status_code == 200, r.text
     return r.json()
+
+
+def test_the_gradient_heat_covers_the_edges_drawn_and_an_opened_part_brings_its_own(client):
+    run = client.post("/api/run", json={"source": SHARED}).json()
+    (heat,) = run["lenses"]["heat"]
+    # the links into and out of the closed loop that stand for one edge each: x's in, h's out (w's
+    # 300 edges into the loop are one line, drawn once, not an edge's own)
+    alone = {link["edges"][0] for link in run["views"][0]["links"] if len(link["edges"]) == 1}
+    assert len(alone) == 2 and {e["edge"] for e in heat["edges"]} == alone
+    (loop,) = run["parts"]
+    got = opened(client, run, SHARED, [loop["id"]])
+    (part_heat,) = got["heat"]
+    now = {e["id"] for e in got["graph"]["edges"]}
+    sent = {f["edge"]: f for s in got["backward"][0]["steps"] for f in s["sent"] if f["grad"] is not None}
+    assert {e["edge"] for e in part_heat["edges"]} == set(sent) & now
+    assert len(part_heat["edges"]) > 500  # every tanh and mul of the 300 steps sent one back
 
 
 def test_opening_a_closed_loop_brings_its_nodes_steps_and_drawing(client):
@@ -116,3 +133,17 @@ def test_a_long_loop_opens_in_chunks_and_a_chunk_shows_at_most_what_reads_well(c
     step2 = opened(client, run, src, [loop, chunks[1]["id"]])
     assert step2["views"][0]["open"] == [loop, chunks[1]["id"]]
     assert 0 < len(step2["graph"]["nodes"]) - len(run["graph"]["nodes"]) <= chunks[1]["size"]
+
+
+def test_a_part_of_a_later_view_opens_and_closes_drawn_as_a_part(client):
+    # two backward passes, two views: the answer of view 1 alone names its parts by view 1
+    source = next(e["source"] for e in EXAMPLES if e["id"] == "new-graph")
+    run = client.post("/api/run", json={"source": source}).json()
+    (part,) = [p for p in run["parts"] if p["view"] == 1]
+    assert run["views"][1]["open"] == [part["id"]]
+    closed = opened(client, run, source, [], view=1)
+    view = closed["views"][0]
+    assert view["index"] == 1 and view["open"] == [] and view["folded"]
+    assert part["id"] in svg_ids(view["svg"])  # drawn as its closed box
+    again = opened(client, run, source, [part["id"]], view=1)
+    assert again["views"][0]["open"] == [part["id"]] and not again["views"][0]["folded"]

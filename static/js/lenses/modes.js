@@ -121,7 +121,8 @@ export class ModesLens {
         h("tbody", {}, e.inputs.map((i) => h("tr", {},
           h("td", {}, i.name || `#${i.node}`),
           h("td", { class: "mono" }, fwd.has(i.node) ? valueText(fwd.get(i.node), 80) : "—"),
-          h("td", { class: "mono" }, i.grad ? valueText(i.grad, 80) : "—"))))));
+          h("td", { class: "mono" }, i.grad ? valueText(i.grad, 80) : "—"))))),
+      e.unlisted ? h("p", { class: "muted", "data-testid": "mode-unlisted" }, t("md_unlisted", { n: e.unlisted })) : null);
   }
 
   /** Forward mode: the nodes the current pass's tangent reached are marked on the drawing. */
