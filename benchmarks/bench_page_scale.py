@@ -4,6 +4,10 @@ the page, memory by the DevTools protocol after a garbage collection).
 - 20,000 ops at the "auto" level: run → drawn, the JS heap, and one step (median, p95) over
   frames spread across the whole run (forward ops and backward steps inside a closed loop);
 - about 10,000 drawn nodes (a 10,000-op loop at the "op" level): mounting it, and one step;
+  a step is timed to the end of the browser's style and layout (forced); "painted" times a few
+  steps to the second animation frame after them (their paint included; at least two frames of
+  ~16.7 ms each); "in doc" counts the node elements in the document (a large drawing keeps those
+  far from the view out of it);
 - opening a closed box (a 250-step RNN's loop, then one chunk of iterations; the 20,000-op loop,
   then a chunk): the request (the program runs again in a worker, or the shared cache answers) and
   the redraw in the page, from the answer to the new drawing shown.
@@ -39,8 +43,11 @@ RUN = """async ([source, fold]) => {
   await done;
   document.querySelector('[data-testid=graph]').getBoundingClientRect();
   await new Promise((r) => requestAnimationFrame(() => r()));
+  const svg = document.querySelector('[data-testid=graph] svg');
+  const all = svg && svg.gvElements ? [...svg.gvElements()].filter((g) => g.classList.contains('node')).length
+    : document.querySelectorAll('[data-testid=graph] g.node').length;
   return { ms: performance.now() - t0, frames: state.timeline ? state.timeline.length : 0,
-           drawn: document.querySelectorAll('[data-testid=graph] g.node').length,
+           drawn: all, indoc: document.querySelectorAll('[data-testid=graph] g.node').length,
            bytes: JSON.stringify(state.response).length,
            error: state.response ? state.response.error : 'failed' };
 }"""
@@ -75,11 +82,34 @@ OPEN = """async (part) => {
   document.querySelector('[data-testid=graph]').getBoundingClientRect();
   await new Promise((r) => requestAnimationFrame(() => r()));
   const total = performance.now() - t0;
-  return { total, fetch: state.lastOpen.fetch, redraw: total - state.lastOpen.fetch,
-           drawn: document.querySelectorAll('[data-testid=graph] g.node').length,
+  const svg = document.querySelector('[data-testid=graph] svg');
+  const all = svg && svg.gvElements ? [...svg.gvElements()].filter((g) => g.classList.contains('node')).length
+    : document.querySelectorAll('[data-testid=graph] g.node').length;
+  return { total, fetch: state.lastOpen.fetch, redraw: total - state.lastOpen.fetch, drawn: all,
            parts: state.response.parts.map((p) => [p.id, p.kind, p.parent]) };
 }"""
 
+
+PAINTED = """async (count) => {
+  const { emit, state } = await import('/static/js/state.js');
+  const raf = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const n = state.timeline.length;
+  const times = [];
+  const runs = Math.max(1, Math.floor(count / 5));
+  for (let r = 0; r < runs; r++) {
+    const start = Math.floor((r * (n - 7)) / runs);
+    emit('goto', start);
+    await raf(); await raf(); await new Promise((ok) => setTimeout(ok, 300));
+    for (let k = start + 1; k <= start + 5 && k < n; k++) {
+      await raf();
+      const t0 = performance.now();
+      emit('goto', k);
+      await raf(); await raf();
+      times.push(performance.now() - t0);
+    }
+  }
+  return times;
+}"""
 
 PARTS = """async () => (await import('/static/js/state.js')).state.response.parts
   .map((p) => [p.id, p.kind, p.parent])"""
@@ -102,6 +132,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base-url")
     ap.add_argument("--steps", type=int, default=400, help="steps timed per case")
+    ap.add_argument("--only", choices=["steps", "open"], help="run one half only")
     args = ap.parse_args()
     proc = None
     base = args.base_url
@@ -117,25 +148,28 @@ def main() -> None:
             page.goto(base + "/")
             page.wait_for_function(IDLE, timeout=60_000)
             base_heap = heap_mb(page)
-            print("case                                   drawn  frames  run→drawn ms  heap MB  "
-                  "step median ms  step p95 ms")
+            print("case                                   drawn  in doc  frames  run→drawn ms  heap MB  "
+                  "step median ms  step p95 ms  painted median ms  painted p95 ms")
             for label, source, fold in [
                 ("20,000 ops, auto", CASES["20,000 ops (shared)"].format(name="w"), "auto"),
                 ("10,000 ops, op level", SHARED.replace("{steps}", "4999").format(name="w"), "op"),
-            ]:
+            ] if args.only != "open" else []:
                 info = page.evaluate(RUN, [source, fold])
                 assert not info["error"], info["error"]
                 heap = heap_mb(page)
                 steps = page.evaluate(STEPS, args.steps)
-                print(f"{label:38} {info['drawn']:>6} {info['frames']:>7} {info['ms']:>13.0f} {heap:>8.1f} "
-                      f"{statistics.median(steps):>15.2f} {pct(steps, 0.95):>12.2f}")
+                painted = page.evaluate(PAINTED, 40)
+                print(f"{label:38} {info['drawn']:>6} {info['indoc']:>7} {info['frames']:>7} "
+                      f"{info['ms']:>13.0f} {heap:>8.1f} "
+                      f"{statistics.median(steps):>15.2f} {pct(steps, 0.95):>12.2f} "
+                      f"{statistics.median(painted):>18.1f} {pct(painted, 0.95):>15.1f}")
             print(f"(the page's heap before any run: {base_heap:.1f} MB)")
             print()
             print("opening a box                          drawn after  request ms  redraw ms  total ms")
             for label, source, path in [
                 ("RNN 4x4, 250 steps", RNN.replace("{steps}", "250").format(name="W"), ["loop", "chunk"]),
                 ("20,000 ops", CASES["20,000 ops (shared)"].format(name="w2"), ["loop", "chunk"]),
-            ]:
+            ] if args.only != "steps" else []:
                 page.evaluate(RUN, [source, "auto"])
                 opened = None
                 for what in path:

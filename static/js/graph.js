@@ -14,6 +14,7 @@
 import { Aggregates } from "./boxes.js";
 import { num3, shortText } from "./format.js";
 import { t } from "./i18n.js";
+import { NearView, unionBox } from "./near_view.js";
 import { NodeValues } from "./node_values.js";
 import { PanZoom } from "./panzoom.js";
 import { PartIndex, partTitle } from "./parts.js";
@@ -85,18 +86,22 @@ const MARKERS = [
 
 /**
  * Put the nodes, edges and frames' drawings of `group` into groups of BUCKET, in order (so they are
- * painted as before). A change to one element makes the browser recompute the bounds of every
- * group around it from all of that group's children: with thousands of them side by side, every
- * step of the player paid for all of them.
+ * painted as before), and return the groups. A change to one element makes the browser recompute
+ * the bounds of every group around it from all of that group's children: with thousands of them
+ * side by side, every step of the player paid for all of them. In a large drawing the groups far
+ * from the view are not drawn at all (near_view.js).
  */
 function inBuckets(group) {
   const items = [...group.children].filter((el) => el.localName === "g");
-  if (items.length <= 2 * BUCKET) return;
+  if (items.length <= 2 * BUCKET) return [];
+  const out = [];
   for (let i = 0; i < items.length; i += BUCKET) {
     const bucket = document.createElementNS(SVGNS, "g");
     group.insertBefore(bucket, items[i]);
     bucket.append(...items.slice(i, i + BUCKET));
+    out.push(bucket);
   }
+  return out;
 }
 
 /** One parsed, mounted drawing with its element index. */
@@ -138,9 +143,15 @@ class Drawing {
     this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;
     this.top = [...this.root.querySelectorAll(":scope > g.node, :scope > g.edge")]; // not inside a frame
+    this.buckets = [];
     if (this.nodes.size + this.edges.size > 2 * BUCKET) {
-      for (const group of [this.root, ...this.root.querySelectorAll("g.unit")]) inBuckets(group);
+      for (const group of [this.root, ...this.root.querySelectorAll("g.unit")]) this.buckets.push(...inBuckets(group));
     }
+    this.near = null; // a large drawing: which groups are drawn (made by measure)
+    // The course views mark elements by id (lenses/marks.js): those far from the view are not in
+    // the document, so they are found here.
+    svg.gvElement = (key) => this.element(key);
+    svg.gvElements = () => this.elements();
     this.valueLayer = document.createElementNS(SVGNS, "g"); // values inside nodes (classroom mode)
     this.valueLayer.setAttribute("class", "nvalues");
     this.root.appendChild(this.valueLayer);
@@ -154,6 +165,33 @@ class Drawing {
         g.setAttribute("aria-label", g.textContent.trim().replace(/\s+/g, " ") || `node ${id}`);
       }
     }
+  }
+
+  /** The <g> of "n3", "e2", "p4", "s1" or a ghost copy ("n3-g0"), drawn now or not; or null. */
+  element(key) {
+    if (!this._byKey) {
+      this._byKey = new Map();
+      for (const g of this.elements()) this._byKey.set(g.id, g);
+    }
+    return this._byKey.get(key) || null;
+  }
+
+  /** Every node, edge, box and frame element of the drawing, drawn now or not. */
+  *elements() {
+    yield* this.nodes.values();
+    yield* this.edges.values();
+    yield* this.parts.values();
+    yield* this.segs.values();
+    for (const copies of this.ghosts.values()) yield* copies;
+  }
+
+  /** A copy of the whole drawing, the groups far from the view in it too (what an export shows). */
+  whole() {
+    if (!this.near) return this.svg.cloneNode(true);
+    this.near.putBack(true);
+    const copy = this.svg.cloneNode(true);
+    this.near.putBack(false);
+    return copy;
   }
 
   /** The parts drawn here: closed ones get box behaviour, open ones frame behaviour. */
@@ -194,16 +232,41 @@ class Drawing {
     const key = `p${pid}`;
     if (g && this.states.get(key) !== s) {
       this.states.set(key, s);
-      g.setAttribute("data-s", s);
+      this._state(g, s);
     }
-    for (const c of this.ghosts.get(pid) || []) if (c.getAttribute("data-s") !== s) c.setAttribute("data-s", s);
+    for (const c of this.ghosts.get(pid) || []) this._state(c, s);
+  }
+
+  /**
+   * Show state s on element g. An element in a group far from the view keeps its old state until
+   * the group is drawn again: even undrawn, every changed element would be styled again (a backward
+   * pass's first step changes them all: ~0.5 s at 15,000 nodes).
+   */
+  _state(g, s) {
+    const group = this.near && this.groupOf.get(g);
+    if (group && this.near.isFar(group)) {
+      g._s = s;
+      this.stale.add(g);
+      return;
+    }
+    if (g.getAttribute("data-s") !== s) g.setAttribute("data-s", s);
+  }
+
+  /** Group `group` is drawn again: its elements take the states they missed. */
+  _caughtUp(group) {
+    if (!this.stale.size) return;
+    for (const g of group.children) {
+      if (!this.stale.has(g)) continue;
+      this.stale.delete(g);
+      if (g.getAttribute("data-s") !== g._s) g.setAttribute("data-s", g._s);
+    }
   }
 
   setSeg(sid, s) {
     const g = this.segs.get(sid);
     if (!g || this.states.get(sid) === s) return;
     this.states.set(sid, s);
-    g.setAttribute("data-s", s);
+    this._state(g, s);
   }
 
   /**
@@ -228,9 +291,18 @@ class Drawing {
       if (!lo) lo = { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
       else lo = { x0: Math.min(lo.x0, b.x), y0: Math.min(lo.y0, b.y), x1: Math.max(lo.x1, b.x + b.w), y1: Math.max(lo.y1, b.y + b.h) };
     };
+    const boxes = new Map(); // element -> its box in the svg's coordinates (its unit's offset added)
+    const boxOf = (el) => {
+      if (!boxes.has(el)) {
+        const raw = shapeBox(el, true);
+        const at = raw && this._unitOffset(el);
+        boxes.set(el, raw ? this._place({ x: raw.x + at.x, y: raw.y + at.y, width: raw.width, height: raw.height }) : null);
+      }
+      return boxes.get(el);
+    };
     // Top-level elements only: a frame's box already covers the drawing inside it.
     for (const el of this.top) {
-      grow(this._place(shapeBox(el, true) || el.getBBox()));
+      grow(boxOf(el) || this._place(el.getBBox()));
     }
     if (!this.lazy) {
       for (const eid of this.edges.keys()) this._edgeGeometry(eid);
@@ -242,6 +314,20 @@ class Drawing {
           const b = tx.getBBox();
           this.shapeBoxes.push(this._place({ x: b.x + at.x, y: b.y + at.y, width: b.width, height: b.height }));
         }
+      }
+    }
+    // Drawn near the view only: a drawing in groups, too large for values inside its nodes (those
+    // are measured by the browser). After the measuring above, which reads the browser's layout.
+    // A group holding an open loop's drawing is always drawn (the groups inside it are not).
+    if (this.buckets.length && this.nodes.size > MAX_VALUES) {
+      this.near = new NearView((group) => this._caughtUp(group));
+      this.groupOf = new Map(); // element -> the group it is drawn near the view with
+      this.stale = new Set(); // elements whose state waits for their group to be drawn
+      const corners = (b) => b && { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
+      for (const bucket of this.buckets) {
+        const all = [...bucket.children].map((el) => corners(boxOf(el)));
+        for (const el of bucket.children) this.groupOf.set(el, bucket);
+        this.near.add(bucket, all.includes(null) ? null : unionBox(all));
       }
     }
     // The graph without graphviz's own legend (the page shows a translated one): what "fit" shows.
@@ -274,7 +360,8 @@ class Drawing {
   _unitOffset(el) {
     let x = 0;
     let y = 0;
-    for (let u = el.parentElement; u && u !== this.root; u = u.parentElement) {
+    // (a group far from the view is out of the document: its place is where it would be)
+    for (let u = el.parentElement; u && u !== this.root; u = u.parentElement || (this.near && this.near.parentOf(u))) {
       const tr = u.transform && u.transform.baseVal.consolidate();
       if (tr) {
         x += tr.matrix.e;
@@ -346,8 +433,8 @@ class Drawing {
     const g = this.nodes.get(id);
     if (!g || this.states.get(`n${id}`) === s) return;
     this.states.set(`n${id}`, s);
-    g.setAttribute("data-s", s);
-    for (const c of this.ghosts.get(`n${id}`) || []) c.setAttribute("data-s", s);
+    this._state(g, s);
+    for (const c of this.ghosts.get(`n${id}`) || []) this._state(c, s);
   }
 
   /** An edge's state and the gradient it carried (hidden: shown as "?" until revealed). */
@@ -356,7 +443,7 @@ class Drawing {
     if (!g) return;
     if (this.states.get(`e${id}`) !== s) {
       this.states.set(`e${id}`, s);
-      g.setAttribute("data-s", s);
+      this._state(g, s);
     }
     const shown = s === "send" || s === "carried";
     const text = shown ? (hidden ? "?" : shortText(grad)) : "";
@@ -376,14 +463,23 @@ class Drawing {
     if (!lab) {
       if (!this.midpoint(id)) return;
       lab = document.createElementNS(SVGNS, "text");
-      let bucket = this.labelLayer.lastElementChild;
+      let bucket = this.labelBucket; // (the last one, even when it is not drawn now)
       if (!bucket || bucket.childElementCount >= BUCKET) {
-        bucket = this.labelLayer.appendChild(document.createElementNS(SVGNS, "g"));
+        bucket = this.labelBucket = this.labelLayer.appendChild(document.createElementNS(SVGNS, "g"));
+        if (this.near) this.near.add(bucket, null);
       }
       bucket.appendChild(lab);
       this.labels.set(id, lab);
     }
     const at = this.labelSpot(id, text);
+    if (this.near) {
+      // the label's box (its width estimated): its group is drawn only near the view too
+      const m = this.m;
+      const w = text.length * LABEL_FONT * 0.62 + 4;
+      this.near.grow(lab.parentNode, {
+        x0: m.a * (at.x - w / 2) + m.e, x1: m.a * (at.x + w / 2) + m.e, y0: m.d * (at.y - LABEL_FONT) + m.f, y1: m.d * (at.y + 2) + m.f,
+      });
+    }
     lab.setAttribute("x", String(at.x));
     lab.setAttribute("y", String(at.y));
     lab.setAttribute("class", cls);
@@ -485,6 +581,13 @@ export class GraphView {
     this.host = host;
     this.on = on;
     this.panzoom = new PanZoom(host);
+    // A large drawing is drawn near the view only: each move of the view says where that is (while
+    // a frame is rendered, once at its end: the view may move more than once on the way).
+    this.panzoom.onView = (box, from) => {
+      if (this._rendering) this._viewAt = [box, from];
+      else if (this.drawing && this.drawing.near) this.drawing.near.show(box, from);
+    };
+    this._rendering = false;
     this.svgs = [];
     this.cache = new Map(); // view -> Drawing
     this.view = -1;
@@ -554,6 +657,22 @@ export class GraphView {
    * concealed: {frame, edges, nodes} whose gradients stay hidden ("?") at that frame, or null.
    */
   render(tl, k, prev, concealed = null) {
+    this._rendering = true;
+    this._viewAt = null;
+    try {
+      this._render(tl, k, prev, concealed);
+    } finally {
+      this._rendering = false;
+      const d = this.drawing;
+      if (d && d.near && (this._viewAt || !d.near.view)) {
+        const [box, from] = this._viewAt || [this.panzoom.onScreen(), null];
+        d.near.show(box, from);
+      }
+      this._viewAt = null;
+    }
+  }
+
+  _render(tl, k, prev, concealed) {
     const frame = tl.frames[k];
     const view = frame ? frame.view : 0;
     const hide = concealed && concealed.frame === k ? concealed : null;
@@ -733,6 +852,8 @@ export class GraphView {
       d.states.clear();
     }
     const keep = this.view === view ? this.panzoom.box : null;
+    // Nothing far from the view is laid out: until the view is placed, nothing of a large drawing.
+    if (d.near) d.near.hideAll();
     this.host.replaceChildren(d.svg);
     d.measure();
     this.panzoom.attach(d.svg, keep, this.showValues ? d.roomForValues() : d.content);
@@ -762,9 +883,9 @@ export class GraphView {
     return true;
   }
 
-  /** The current <svg> element (for export), or null. */
+  /** The current drawing, whole (for export: the parts far from the view put back), or null. */
   svg() {
-    return this.drawing ? this.drawing.svg : null;
+    return this.drawing ? this.drawing.whole() : null;
   }
 
   select(sel) {
@@ -773,10 +894,11 @@ export class GraphView {
   }
 
   _markSelected() {
-    if (!this.drawing) return;
-    for (const g of this.drawing.svg.querySelectorAll("g.sel")) g.classList.remove("sel");
-    if (!this.selected) return;
-    for (const g of this._copies(this.selected)) g.classList.add("sel");
+    const d = this.drawing;
+    if (!d) return;
+    for (const g of d.selectedEls || []) g.classList.remove("sel");
+    d.selectedEls = this.selected ? this._copies(this.selected) : [];
+    for (const g of d.selectedEls) g.classList.add("sel");
   }
 
   /** Every element drawn for a selection: a node and its ghosts, an edge. */

@@ -20,6 +20,7 @@ export class PanZoom {
     this.H = 0;
     this.dragged = false;
     this._pinch = null;
+    this.onView = null; // called with (box, from) whenever the view moves (from: where a glide starts)
     host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
     host.addEventListener("pointerdown", (e) => this._down(e));
     host.addEventListener("pointermove", (e) => this._move(e));
@@ -71,15 +72,26 @@ export class PanZoom {
   /** Like set, but slides there (a CSS transition) unless the user prefers reduced motion. */
   glide(b) {
     const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    if (reduce || !this.svg) {
+    if (reduce || !this.svg || !this._near(b)) {
       this.set(b);
       return;
     }
+    const from = this.box;
     this.box = { ...b };
     this.svg.style.transition = `transform ${GLIDE_MS}ms ease-out`;
-    this.apply();
+    this.apply(from);
     clearTimeout(this._glideTimer);
-    this._glideTimer = setTimeout(() => this._still(), GLIDE_MS + 40);
+    this._glideTimer = setTimeout(() => {
+      this._still();
+      this.onView?.(this.onScreen(), null);
+    }, GLIDE_MS + 40);
+  }
+
+  /** Is box b within a screen's width and height of the view now (a glide, not a jump)? */
+  _near(b) {
+    const a = this.box;
+    if (!a) return false;
+    return Math.abs(b.x + b.w / 2 - (a.x + a.w / 2)) <= a.w && Math.abs(b.y + b.h / 2 - (a.y + a.h / 2)) <= a.h;
   }
 
   /** End a glide: dragging and zooming follow the pointer at once. */
@@ -88,8 +100,11 @@ export class PanZoom {
     if (this.svg && this.svg.style.transition) this.svg.style.transition = "";
   }
 
-  /** Place the svg so that `box` fills the host (aspect kept, centred). Also after a resize. */
-  apply() {
+  /**
+   * Place the svg so that `box` fills the host (aspect kept, centred). Also after a resize.
+   * from: the box a glide starts at (shown on the way).
+   */
+  apply(from = null) {
     if (!this.svg || !this.box) return;
     const W = this.W || 1;
     const H = this.H || 1;
@@ -98,6 +113,16 @@ export class PanZoom {
     const tx = W / 2 - (b.x + b.w / 2 - this.full.x) * s;
     const ty = H / 2 - (b.y + b.h / 2 - this.full.y) * s;
     this.svg.style.transform = `translate(${tx}px, ${ty}px) scale(${s})`;
+    this.onView?.(this.onScreen(), from && this.onScreen(from));
+  }
+
+  /** The part of the drawing the host shows at box b (default: now): wider than b on one axis. */
+  onScreen(b = this.box) {
+    if (!b) return null;
+    const W = this.W || 1;
+    const H = this.H || 1;
+    const s = Math.min(W / b.w, H / b.h);
+    return { x: b.x + b.w / 2 - W / s / 2, y: b.y + b.h / 2 - H / s / 2, w: W / s, h: H / s };
   }
 
   fit() {

@@ -190,10 +190,14 @@ export class Timeline {
   }
 
   _changes(F) {
-    this.nodeChanges = Array.from({ length: F + 1 }, () => []);
-    this.edgeChanges = Array.from({ length: F + 1 }, () => []);
+    // Most frames change a few elements and many none: a list only where there is one (allocating
+    // an empty list per frame was a good share of rebuilding a long run's timeline).
+    this.nodeChanges = new Array(F + 1).fill(null);
+    this.edgeChanges = new Array(F + 1).fill(null);
     const mark = (list, k, id) => {
-      if (k >= 0 && k <= F) list[k].push(id);
+      if (k < 0 || k > F) return;
+      if (list[k]) list[k].push(id);
+      else list[k] = [id];
     };
     const all = (list, appear, visits) => {
       for (const [id, k] of appear) {
@@ -228,8 +232,8 @@ export class Timeline {
     const nodes = new Set();
     const edges = new Set();
     for (let k = Math.max(lo, 0); k <= hi; k++) {
-      for (const id of this.nodeChanges[k]) nodes.add(id);
-      for (const id of this.edgeChanges[k]) edges.add(id);
+      for (const id of this.nodeChanges[k] || []) nodes.add(id);
+      for (const id of this.edgeChanges[k] || []) edges.add(id);
     }
     return { nodes, edges };
   }

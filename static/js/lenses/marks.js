@@ -5,13 +5,18 @@
  * so the views mark again on every "frame" event; clear() takes every mark away.
  */
 
+import { shapeBox } from "../svg_geometry.js";
+
 const host = () => document.querySelector("[data-testid=graph]");
 
-/** The <g> of node or edge `key` ("n3", "e2") in the mounted drawing, or null. */
+/**
+ * The <g> of node or edge `key` ("n3", "e2") in the mounted drawing, or null. A large drawing
+ * keeps the elements far from the view out of the document: the drawing finds them (graph.js).
+ */
 export function element(key) {
   const svg = host() && host().querySelector("svg");
   if (!svg) return null;
-  const g = svg.querySelector(`g#${key}`);
+  const g = svg.gvElement ? svg.gvElement(key) : svg.querySelector(`g#${key}`);
   if (g) return g;
   for (const el of svg.querySelectorAll("g.node > title, g.edge > title")) {
     if (el.textContent.trim() === key) return el.parentNode;
@@ -40,7 +45,8 @@ export function badge(name, nodes, text) {
   for (const id of nodes) {
     const g = element(`n${id}`);
     if (!g || g.querySelector(`:scope > text.lens-badge[data-for="${name}"]`)) continue;
-    const box = g.getBBox();
+    // from graphviz's numbers: a node far from the view is not laid out (near_view.js)
+    const box = shapeBox(g) || g.getBBox();
     const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
     t.setAttribute("class", "lens-badge");
     t.dataset.for = name;
@@ -56,19 +62,24 @@ export function badge(name, nodes, text) {
 export function clear(name = null) {
   const svg = host() && host().querySelector("svg");
   if (!svg) return;
-  for (const t of svg.querySelectorAll(name === null ? "text.lens-badge" : `text.lens-badge[data-for="${name}"]`)) t.remove();
-  for (const g of svg.querySelectorAll("g[data-lens]")) {
+  // every element of the drawing, those far from the view too
+  const all = svg.gvElements ? [...svg.gvElements()] : [...svg.querySelectorAll("g.node, g.edge")];
+  const badges = name === null ? "text.lens-badge" : `text.lens-badge[data-for="${name}"]`;
+  for (const g of all) for (const t of g.querySelectorAll(`:scope > ${badges}`)) t.remove();
+  for (const g of all.filter((el) => el.dataset.lens !== undefined)) {
     const keep = name === null ? [] : g.dataset.lens.split(" ").filter((x) => x && x !== name);
     if (keep.length) g.dataset.lens = keep.join(" ");
     else delete g.dataset.lens;
   }
   if (name === null || name === "heat") {
-    for (const p of svg.querySelectorAll("g.edge[data-heat] > :is(path, polygon)")) {
-      p.style.removeProperty("stroke");
-      p.style.removeProperty("stroke-width");
-      p.style.removeProperty("fill");
+    for (const g of all.filter((el) => el.dataset.heat !== undefined)) {
+      for (const p of g.querySelectorAll(":scope > :is(path, polygon)")) {
+        p.style.removeProperty("stroke");
+        p.style.removeProperty("stroke-width");
+        p.style.removeProperty("fill");
+      }
+      delete g.dataset.heat;
     }
-    for (const g of svg.querySelectorAll("g.edge[data-heat]")) delete g.dataset.heat;
   }
 }
 

@@ -1,0 +1,144 @@
+"""A large drawing on the page is drawn near the view only: its elements far from what is on screen
+are out of the document, and come back when the view reaches them (a pan, Fit, a step to a node
+there) with the look of the frame shown; exports hold the whole drawing. Screenshots on a laptop
+and a phone, in English and Chinese (tests/screenshots/page/, git-ignored)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .support import SHOTS, PageErrors, config_id, expect_event, open_page, run_source
+
+CHAIN = """w = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.5, requires_grad=True)
+for i in range(400):
+    h = torch.tanh(h * w)
+h.backward()
+print(w.grad)
+"""
+
+SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+
+# Node elements of the drawing: all of them, and those in the document now.
+COUNTS = """() => {
+  const svg = document.querySelector('[data-testid=graph] svg');
+  const nodes = [...svg.gvElements()].filter((g) => g.classList.contains('node'));
+  return { all: nodes.length, drawn: nodes.filter((g) => g.isConnected).length };
+}"""
+
+# The op frames and backward steps whose node is in the drawing but not in the document now.
+FAR_FRAMES = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const svg = document.querySelector('[data-testid=graph] svg');
+  const out = [];
+  state.timeline.frames.forEach((f, k) => {
+    if (f.node === undefined) return;
+    const g = svg.gvElement('n' + f.node);
+    if (g && !g.isConnected) out.push([k, f.node, f.kind]);
+  });
+  return out;
+}"""
+
+# Every node and edge in the document shows the state the timeline gives it at the frame shown.
+WRONG_STATES = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const tl = state.timeline;
+  const k = state.frame;
+  const wrong = [];
+  for (const g of document.querySelectorAll('[data-testid=graph] :is(g.node, g.edge)[id]')) {
+    const m = /^([ne])(\\d+)$/.exec(g.id);
+    if (!m) continue;
+    const want = m[1] === 'n' ? tl.nodeState(Number(m[2]), k) : tl.edgeState(Number(m[2]), k);
+    if (g.getAttribute('data-s') !== want) wrong.push([g.id, g.getAttribute('data-s'), want]);
+  }
+  return wrong;
+}"""
+
+IS_DRAWN = "(id) => document.querySelector('[data-testid=graph] svg').gvElement('n' + id).isConnected"
+NODE_IDS = "() => [...document.querySelectorAll('[data-testid=graph] g.node[id]')].map((g) => g.id)"
+ALL_IDS = "() => [...document.querySelector('[data-testid=graph] svg').gvElements()].map((g) => g.id)"
+
+GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emit('goto', k); }"
+
+
+@pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
+def screen(request, browser, server):
+    width, height, lang = request.param
+    errors = PageErrors()
+    page = open_page(browser, server, width, height, lang, errors=errors)
+    yield page, f"{width}x{height}-{lang}", lang
+    page.context.close()
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, real
+
+
+def show_every_op(page):
+    """The chain at the op level: about 800 op nodes with a ghost of w beside each use."""
+    run_source(page, CHAIN)
+    with expect_event(page, "relayout", timeout=90_000):
+        page.get_by_test_id("fold-op").click()
+    page.wait_for_function("document.querySelector('main.layout').getAttribute('aria-busy') === 'false'")
+
+
+def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
+    page, name, lang = screen
+    show_every_op(page)
+    counts = page.evaluate(COUNTS)
+    assert counts["all"] > 1000
+    # zoomed in at a readable scale: a small share of the drawing is in the document
+    assert 0 < counts["drawn"] < counts["all"] / 3, counts
+    assert page.evaluate(WRONG_STATES) == []
+    page.screenshot(path=str(SHOTS / f"near-view-{name}.png"))
+
+    # A step to a node far from the view: the view goes there and its node is drawn, in view,
+    # with every element around it in the look of that frame.
+    far = page.evaluate(FAR_FRAMES)
+    steps = [f for f in far if f[2] == "step"]
+    assert steps, "every backward step's node is in the document"
+    k, node, _ = steps[len(steps) // 2]
+    page.evaluate(GOTO, k)
+    page.wait_for_timeout(400)  # the view glides there
+    assert page.evaluate(IS_DRAWN, node)
+    box = page.locator(f"[data-testid=graph] g#n{node}").bounding_box()
+    host = page.get_by_test_id("graph").bounding_box()
+    assert box and host["x"] <= box["x"] + box["width"] / 2 <= host["x"] + host["width"]
+    assert host["y"] <= box["y"] + box["height"] / 2 <= host["y"] + host["height"]
+    assert page.locator(f"[data-testid=graph] g#n{node}").get_attribute("data-s") == "cur"
+    assert page.evaluate(WRONG_STATES) == []
+    page.screenshot(path=str(SHOTS / f"near-view-far-step-{name}.png"))
+
+    # Dragging the drawing brings what comes into view into the document.
+    before = set(page.evaluate(NODE_IDS))
+    cx, cy = host["x"] + host["width"] / 2, host["y"] + host["height"] / 2
+    page.mouse.move(cx, cy)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(cx + i * host["width"] / 12, cy + i * host["height"] / 12)
+    page.mouse.up()
+    after = set(page.evaluate(NODE_IDS))
+    assert after != before
+    assert page.evaluate(WRONG_STATES) == []
+
+    # Fit shows the whole drawing: every element is drawn.
+    page.click("#fit")
+    counts = page.evaluate(COUNTS)
+    assert counts["drawn"] == counts["all"], counts
+    assert page.evaluate(WRONG_STATES) == []
+
+
+def test_an_export_holds_the_whole_drawing(screen):
+    page, name, lang = screen
+    if name != "1280x720-en":
+        pytest.skip("one screen is enough for the file")
+    show_every_op(page)
+    counts = page.evaluate(COUNTS)
+    assert counts["drawn"] < counts["all"]
+    with page.expect_download() as dl:
+        page.get_by_test_id("export-svg").click()
+    text = open(dl.value.path(), encoding="utf-8").read()
+    ids = page.evaluate(ALL_IDS)
+    assert len(ids) >= counts["all"]
+    missing = [i for i in ids if f'id="{i}"' not in text]
+    assert not missing, missing[:10]
+    # the page's drawing is still drawn near the view only, as before the export
+    assert page.evaluate(COUNTS) == counts
