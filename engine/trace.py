@@ -572,13 +572,15 @@ class PassRecorder:
 
     def _flows(self, received) -> list[Flow]:
         out = []
-        in_flight = self._in_flight
-        for src, i, g in received or ():
-            nid = self.rec._mine(src)
-            if nid is not None:
-                edge = self.rec.trace.nodes[nid].inputs[i]
+        if not received:
+            return out
+        rec, in_flight, nodes = self.rec, self._in_flight, self.rec.trace.nodes
+        for src, i, g in received:
+            tag = src._trace
+            if tag is not None and tag[0] is rec:
+                edge = nodes[tag[1]].inputs[i]
                 sent = in_flight.pop(edge, None)
-                out.append(Flow(edge=edge, grad=sent if sent is not None else _copy(g)))
+                out.append(Flow(edge, sent if sent is not None else _copy(g)))
         return out
 
     def _step(self, nid: int, kind: str, upstream, received) -> BackwardStep:
@@ -587,7 +589,7 @@ class PassRecorder:
             kept = flows[0].grad
         else:
             kept = _copy(upstream)
-        step = BackwardStep(index=len(self.steps), node=nid, kind=kind, received=flows, upstream=kept)
+        step = BackwardStep(len(self.steps), nid, kind, flows, kept)
         self.steps.append(step)
         return step
 
@@ -597,11 +599,13 @@ class PassRecorder:
         if nid is None:
             return None
         step = self._step(nid, "op", upstream, received)
-        step.sent = [Flow(edge=e, grad=_copy(g)) for e, g in zip(self.rec.trace.nodes[nid].inputs, sent)]
         in_flight = self._in_flight
-        for f in step.sent:
-            if f.grad is not None:
-                in_flight[f.edge] = f.grad
+        flows = []
+        for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
+            if g is not None:
+                g = in_flight[e] = _copy(g)
+            flows.append(Flow(e, g))
+        step.sent = flows
         return step
 
     def leaf_step(self, tensor, upstream, received, before, after) -> None:
