@@ -30,6 +30,7 @@ from __future__ import annotations
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -240,19 +241,6 @@ def _copy(x) -> np.ndarray | None:
     return np.array(getattr(x, "_data", x), copy=True)
 
 
-class _NodeRef(weakref.ref):
-    """A weak reference to a recorded grad_fn that knows its node id."""
-
-    __slots__ = ("nid",)
-
-    def __new__(cls, obj, callback, nid: int):
-        return super().__new__(cls, obj, callback)
-
-    def __init__(self, obj, callback, nid: int):
-        super().__init__(obj, callback)
-        self.nid = nid
-
-
 _SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
 
 
@@ -456,17 +444,17 @@ class Recorder:
             None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
         try:
-            self._alive[nid] = _NodeRef(fn, self._freed, nid)
+            self._alive[nid] = weakref.ref(fn, partial(self._freed, nid))
         except TypeError:  # a grad_fn without weak references: its lifetime is not followed
             pass
         trace.events.append(("op", nid))
         return nid
 
-    def _freed(self, ref: _NodeRef) -> None:
-        """The program let go of a recorded grad_fn (nothing refers to it any more)."""
+    def _freed(self, nid: int, _ref) -> None:
+        """The program let go of the grad_fn of node ``nid`` (nothing refers to it any more)."""
         if not self.closed:
-            self._alive.pop(ref.nid, None)
-            self.trace.frees.append((len(self.trace.events), ref.nid))
+            self._alive.pop(nid, None)
+            self.trace.frees.append((len(self.trace.events), nid))
 
     def _leaf_scope(self, tensor) -> int | None:
         """The scope a new leaf node belongs to: where the program bound it to a name, while that
