@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from functools import lru_cache
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -27,7 +28,9 @@ DATA_OPEN = '<script type="application/json" id="offline-data">'
 DATA_FORMAT = 1  # the version of the data's shape (offline.js refuses another)
 LEVELS = ("auto", "module", "op")
 DIRECTIONS = ("auto", "down")
-OPENED_BYTES = 8_000_000  # the most the boxes opened ahead of time add to an offline page
+OPENED_BYTES = 4_000_000  # the most the boxes opened ahead of time add to an offline page
+OPENED_STATES = 12  # open sets an offline page holds answers for (the saved ones, then the others)
+OPENED_SECONDS = 3.0  # about the most writing them may take
 _CSS_LINK = re.compile(r'<link rel="stylesheet" href="/static/(css/[\w.-]+\.css)">')
 _MODULE = re.compile(r'<script type="module" src="/static/(js/[\w.-]+\.js)"></script>')
 
@@ -104,8 +107,8 @@ def offline_data(answer: dict, source: str, variables: dict | None, lang: str = 
 
 def open_states(answer: dict) -> list[tuple[int, list[str]]]:
     """The open sets of each view an offline page can show, as ``(view, open part ids)`` in the
-    order the page asks for them: the drawing as saved, each box it shows opened on its own, and
-    each open part closed (with the parts inside it)."""
+    order the page asks for them, most wanted first: each view as saved, each box a drawing shows
+    opened on its own, then each open part closed (with the parts inside it)."""
     parts = answer.get("parts") or []
     parent = {p["id"]: p.get("parent") for p in parts}
 
@@ -116,18 +119,13 @@ def open_states(answer: dict) -> list[tuple[int, list[str]]]:
             q = parent.get(q)
         return False
 
-    out = []
-    for v, view in enumerate(answer["views"]):
-        base = list(view.get("open") or [])
-        out.append((v, base))
-        for p in parts:
-            if p["view"] != v:
-                continue
-            if p["id"] in base:
-                out.append((v, [q for q in base if not inside(p["id"], q)]))
-            else:
-                out.append((v, [*base, p["id"]]))
-    return out
+    bases = [list(view.get("open") or []) for view in answer["views"]]
+    saved = [(v, base) for v, base in enumerate(bases)]
+    opened = [(p["view"], [*bases[p["view"]], p["id"]]) for p in parts
+              if p["view"] < len(bases) and p["id"] not in bases[p["view"]]]
+    closed = [(p["view"], [q for q in bases[p["view"]] if not inside(p["id"], q)]) for p in parts
+              if p["view"] < len(bases) and p["id"] in bases[p["view"]]]
+    return saved + opened + closed
 
 
 def only_new(opened: dict, answer: dict) -> dict:
@@ -148,11 +146,13 @@ def open_key(view: int, direction: str, opened: list[str]) -> str:
     return f"{view}|{direction}|{','.join(opened)}"
 
 
-def opened_answers(source: str, variables: dict | None, answer: dict, budget: int = OPENED_BYTES) -> dict:
-    """What ``POST /api/open`` would answer for each of ``open_states`` (drawn, read from left to
-    right), so that an offline page opens and closes its boxes one at a time: ``{"answers": {key:
-    OpenResponse data}, "left": how many did not fit in ``budget`` bytes}``. The program runs
-    once more, here, through the runner; a program that cannot run holds none."""
+def opened_answers(source: str, variables: dict | None, answer: dict, budget: int = OPENED_BYTES,
+                   most: int = OPENED_STATES, seconds: float = OPENED_SECONDS) -> dict:
+    """What ``POST /api/open`` would answer for the first ``most`` of ``open_states`` (drawn, read
+    from left to right), so that an offline page opens and closes its boxes one at a time:
+    ``{"answers": {key: OpenResponse data}, "left": how many were left out}``, within ``budget``
+    bytes and about ``seconds`` of work. The program runs once more, here, through the runner; a
+    program that cannot run holds none."""
     from .execute import serialize_result, view_answer
     from .layout import draw_response
     from .package import from_engine
@@ -167,7 +167,11 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
     except ProgramError:
         return {"answers": {}, "left": 0}
     answers, left, used = {}, 0, 0
-    for view, opened in states:
+    until = time.monotonic() + seconds
+    for k, (view, opened) in enumerate(states):
+        if k >= most or time.monotonic() > until:
+            left += 1
+            continue
         resp = serialize_result(result, {view: opened})
         if resp["fingerprint"] != answer.get("fingerprint") or view >= len(resp["views"]):
             return {"answers": {}, "left": 0}  # not the run the page holds

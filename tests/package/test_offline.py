@@ -254,3 +254,18 @@ def test_a_run_without_boxes_or_another_run_holds_no_opened_boxes():
         == {"answers": {}, "left": 0}
     other = run_answer(LOOP)
     assert opened_answers(LOOP.replace("300", "301"), None, other) == {"answers": {}, "left": 0}  # another run
+
+
+def test_the_boxes_most_wanted_come_first_and_what_is_left_out_is_counted():
+    from app.offline import open_key, open_states, opened_answers, run_answer
+
+    ex = next(e for e in EXAMPLES if e["id"] == "deep-sigmoid")
+    answer = run_answer(ex["source"], ex["variables"])
+    states = open_states(answer)
+    base = answer["views"][0]["open"]
+    assert states[0] == (0, base)
+    kinds = ["open" if len(o) > len(base) else "close" for _, o in states[1:]]
+    assert kinds == sorted(kinds, key=lambda k: k == "close") and "close" in kinds  # opening first
+    got = opened_answers(ex["source"], ex["variables"], answer, most=4)
+    assert list(got["answers"]) == [open_key(v, "auto", o) for v, o in states[:4]]
+    assert got["left"] == len(states) - 4
