@@ -19,6 +19,8 @@
  * can change between two frames (changed), so the drawing updates only those.
  */
 
+import { reindex } from "./timeline_reopen.js";
+
 const NONE = -1;
 
 /** Build the frames and the per-element indexes of one run. */
@@ -248,181 +250,19 @@ export class Timeline {
     }
   }
 
-  /** The frames where element `id` may change look (as _changes marks them; kind "node" or "edge"). */
-  _marks(kind, id) {
-    const F = this.frames.length;
-    const out = new Set();
-    const mark = (k) => {
-      if (k >= 0 && k <= F) out.add(k);
-    };
-    const appear = (kind === "node" ? this.nodeAppear : this.edgeAppear).get(id);
-    if (appear !== undefined) {
-      mark(appear);
-      mark(appear + 1);
-    }
-    for (const v of (kind === "node" ? this.nodeVisits : this.edgeVisits).get(id) || []) {
-      mark(this.passStart[v.pass]);
-      mark(this.passEnd[v.pass] + 1);
-      if (v.frame !== NONE) {
-        mark(v.frame);
-        mark(v.frame + 1);
-      }
-    }
-    if (kind === "node") {
-      for (const k of this.hookFrames.get(id) || []) {
-        mark(k);
-        mark(k + 1);
-      }
-    }
-    return out;
-  }
-
   /**
    * The timeline of `resp` after one of its views had a part opened or closed (merge.js: the same
    * run, so the same frames; the answer now holds the data of more nodes, steps and edges, or its
    * views link other edges). Gives what `new Timeline(resp)` gives, but works out again only what
    * is keyed by the nodes whose data changed and the edges into them, instead of every frame of the
-   * run. This timeline must not be used afterwards (the new one takes over its indexes and changes them). When the
-   * frames would differ (or an answer lost data), the new one is built from scratch.
+   * run (timeline_reopen.js). This timeline must not be used afterwards: the new one takes over its
+   * indexes and changes them. When the frames would differ (or the answer lost data), the new one
+   * is built from scratch.
    */
   reopened(resp) {
     const tl = Object.create(Timeline.prototype);
     Object.assign(tl, this);
-    return tl._reindex(resp, this) ? tl : new Timeline(resp);
-  }
-
-  _reindex(resp, old) {
-    this.resp = resp;
-    this.passes = resp.backward;
-    this._elements(resp);
-    for (const id of old.nodes.keys()) if (!this.nodes.has(id)) return false;
-    this._nodeView = this._indexViews(resp.views);
-    this._buildFrames(resp);
-    if (this.frames.length !== old.frames.length) return false;
-    // Nodes whose frames changed (their op or steps now with data), nodes new to the answer, and
-    // the targets of edges that are new, gone or changed.
-    const touched = new Set();
-    for (let k = 0; k < this.frames.length; k++) {
-      const f = this.frames[k];
-      const g = old.frames[k];
-      if (f.kind !== g.kind || f.node !== g.node || f.pass !== g.pass || f.view !== g.view || f.index !== g.index ||
-        f.from !== g.from || f.to !== g.to) return false;
-      if (f.hidden !== g.hidden) touched.add(f.node);
-    }
-    for (const id of this.nodes.keys()) if (!old.nodes.has(id)) touched.add(id);
-    const same = (a, b) => a.source === b.source && a.target === b.target && a.needs_grad === b.needs_grad && !a.hidden === !b.hidden;
-    for (const [eid, e] of this.edges) {
-      const was = old.edges.get(eid);
-      if (!was || !same(was, e)) {
-        touched.add(e.target);
-        if (was) touched.add(was.target);
-      }
-    }
-    for (const [eid, e] of old.edges) if (!this.edges.has(eid)) touched.add(e.target);
-    this._byName = null;
-    if (!touched.size) return true;
-    // The edges whose entries come from the touched nodes' frames (those into them), and the
-    // nodes those edges come from (a leaf appears with the first op that reads it).
-    const edgesInto = new Set();
-    const sources = new Set(touched);
-    const addEdges = (edges, also) => {
-      for (const e of edges.values()) {
-        if (!touched.has(e.target)) continue;
-        edgesInto.add(e.id);
-        if (e.source !== null) sources.add(e.source);
-      }
-      for (const id of touched) {
-        for (const k of this._framesOf.get(id) || []) {
-          const f = also.frames[k];
-          const step = f.kind === "step" && !f.hidden ? also.passes[f.pass].steps[f.step] : null;
-          if (step) for (const fl of step.sent) edgesInto.add(fl.edge);
-        }
-      }
-    };
-    addEdges(old.edges, old);
-    addEdges(this.edges, this);
-    const before = {
-      node: new Map([...sources].map((id) => [id, this._marks("node", id)])),
-      edge: new Map([...edgesInto].map((id) => [id, this._marks("edge", id)])),
-    };
-    for (const id of touched) {
-      this.nodeVisits.delete(id);
-      this.writes.delete(id);
-      this.hookFrames.delete(id);
-      for (const k of this._framesOf.get(id) || []) {
-        const f = this.frames[k];
-        if (f.kind === "step") this.stepAt.delete(`${f.pass}:${id}`);
-      }
-    }
-    for (const eid of edgesInto) {
-      this.edgeAppear.delete(eid);
-      this.edgeVisits.delete(eid);
-    }
-    for (const id of sources) this.nodeAppear.delete(id);
-    // Each touched node's frames in order, then the edges its steps sent nothing along, pass by pass.
-    const into = this._edgesInto();
-    const steps = [];
-    for (const id of touched) {
-      for (const k of this._framesOf.get(id) || []) {
-        const f = this.frames[k];
-        this._indexFrame(f, k, into, false);
-        if (f.kind === "step" && !f.hidden) steps.push(f);
-      }
-    }
-    steps.sort((a, b) => a.pass - b.pass || a.index - b.index);
-    for (const f of steps) if (this.passStart[f.pass] !== NONE) this._indexUnsent(f.pass, this.passes[f.pass].steps[f.step]);
-    for (const id of sources) {
-      const k = this._appearOf(id, into);
-      if (k !== NONE) this.nodeAppear.set(id, k);
-    }
-    // The frames where those elements may change look: as a full build marks them.
-    this._remark(this.nodeChanges, "node", before.node);
-    this._remark(this.edgeChanges, "edge", before.edge);
-    return true;
-  }
-
-  /**
-   * The frame node id appears at, as a full build finds it: its own op frame, else the first op
-   * frame that reads one of its edges (a leaf); NONE when neither.
-   */
-  _appearOf(id, into) {
-    let own = NONE;
-    for (const k of this._framesOf.get(id) || []) if (this.frames[k].kind === "op") own = k;
-    if (own !== NONE) return own;
-    if (!this._bySource || this._bySource.edges !== this.edges) {
-      this._bySource = new Map();
-      this._bySource.edges = this.edges;
-      for (const e of this.edges.values()) if (e.source !== null) push(this._bySource, e.source, e.id);
-    }
-    let first = Infinity;
-    for (const eid of this._bySource.get(id) || []) {
-      const target = this.edges.get(eid).target;
-      if (!this._reads(target, into).includes(eid)) continue;
-      for (const k of this._framesOf.get(target) || []) if (this.frames[k].kind === "op" && k < first) first = k;
-    }
-    return first === Infinity ? NONE : first;
-  }
-
-  /** Elements (`before`: id -> the frames they were marked at) marked again from their new entries. */
-  _remark(list, kind, before) {
-    const drop = new Map(); // frame -> ids no longer marked there
-    for (const [id, was] of before) {
-      const now = this._marks(kind, id);
-      for (const k of was) {
-        if (now.has(k)) continue;
-        if (!drop.has(k)) drop.set(k, new Set());
-        drop.get(k).add(id);
-      }
-      for (const k of now) {
-        if (was.has(k)) continue;
-        if (list[k]) list[k].push(id);
-        else list[k] = [id];
-      }
-    }
-    for (const [k, ids] of drop) {
-      const kept = list[k].filter((id) => !ids.has(id));
-      list[k] = kept.length ? kept : null;
-    }
+    return reindex(tl, this, resp) ? tl : new Timeline(resp);
   }
 
   /** Node and edge ids whose look may differ between frames i and j. */
