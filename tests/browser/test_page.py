@@ -409,7 +409,8 @@ def test_reduced_motion_stops_the_pulse(browser, server, errors, motion):
     assert name == ("none" if motion == "reduce" else "gv-pulse")
     # the pulse ends by itself (a page left idle does no work) and changes in steps, not every frame
     timing = page.evaluate(f"""(() => {{ const a = {node}.getAnimations()[0];
-      return a ? [a.effect.getComputedTiming().iterations, getComputedStyle({node}).animationTimingFunction] : null; }})()""")
+      return a ? [a.effect.getComputedTiming().iterations, getComputedStyle({node}).animationTimingFunction]
+        : null; }})()""")
     if motion == "reduce":
         assert timing is None
     else:
