@@ -30,6 +30,7 @@ from __future__ import annotations
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -240,19 +241,6 @@ def _copy(x) -> np.ndarray | None:
     return np.array(getattr(x, "_data", x), copy=True)
 
 
-class _NodeRef(weakref.ref):
-    """A weak reference to a recorded grad_fn that knows its node id."""
-
-    __slots__ = ("nid",)
-
-    def __new__(cls, obj, callback, nid: int):
-        return super().__new__(cls, obj, callback)
-
-    def __init__(self, obj, callback, nid: int):
-        super().__init__(obj, callback)
-        self.nid = nid
-
-
 _SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
 
 
@@ -456,17 +444,17 @@ class Recorder:
             None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
         try:
-            self._alive[nid] = _NodeRef(fn, self._freed, nid)
+            self._alive[nid] = weakref.ref(fn, partial(self._freed, nid))
         except TypeError:  # a grad_fn without weak references: its lifetime is not followed
             pass
         trace.events.append(("op", nid))
         return nid
 
-    def _freed(self, ref: _NodeRef) -> None:
-        """The program let go of a recorded grad_fn (nothing refers to it any more)."""
+    def _freed(self, nid: int, _ref) -> None:
+        """The program let go of the grad_fn of node ``nid`` (nothing refers to it any more)."""
         if not self.closed:
-            self._alive.pop(ref.nid, None)
-            self.trace.frees.append((len(self.trace.events), ref.nid))
+            self._alive.pop(nid, None)
+            self.trace.frees.append((len(self.trace.events), nid))
 
     def _leaf_scope(self, tensor) -> int | None:
         """The scope a new leaf node belongs to: where the program bound it to a name, while that
@@ -572,13 +560,15 @@ class PassRecorder:
 
     def _flows(self, received) -> list[Flow]:
         out = []
-        in_flight = self._in_flight
-        for src, i, g in received or ():
-            nid = self.rec._mine(src)
-            if nid is not None:
-                edge = self.rec.trace.nodes[nid].inputs[i]
+        if not received:
+            return out
+        rec, in_flight, nodes = self.rec, self._in_flight, self.rec.trace.nodes
+        for src, i, g in received:
+            tag = src._trace
+            if tag is not None and tag[0] is rec:
+                edge = nodes[tag[1]].inputs[i]
                 sent = in_flight.pop(edge, None)
-                out.append(Flow(edge=edge, grad=sent if sent is not None else _copy(g)))
+                out.append(Flow(edge, sent if sent is not None else _copy(g)))
         return out
 
     def _step(self, nid: int, kind: str, upstream, received) -> BackwardStep:
@@ -587,7 +577,7 @@ class PassRecorder:
             kept = flows[0].grad
         else:
             kept = _copy(upstream)
-        step = BackwardStep(index=len(self.steps), node=nid, kind=kind, received=flows, upstream=kept)
+        step = BackwardStep(len(self.steps), nid, kind, flows, kept)
         self.steps.append(step)
         return step
 
@@ -597,11 +587,13 @@ class PassRecorder:
         if nid is None:
             return None
         step = self._step(nid, "op", upstream, received)
-        step.sent = [Flow(edge=e, grad=_copy(g)) for e, g in zip(self.rec.trace.nodes[nid].inputs, sent)]
         in_flight = self._in_flight
-        for f in step.sent:
-            if f.grad is not None:
-                in_flight[f.edge] = f.grad
+        flows = []
+        for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
+            if g is not None:
+                g = in_flight[e] = _copy(g)
+            flows.append(Flow(e, g))
+        step.sent = flows
         return step
 
     def leaf_step(self, tensor, upstream, received, before, after) -> None:
