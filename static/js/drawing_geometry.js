@@ -105,6 +105,12 @@ export class DrawingGeometry extends DrawnElements {
 
   /** Where a frame's drawing sits in the root group (an element inside an open loop is moved). */
   _unitOffset(el) {
+    // The same for every element of a group (a bucket holds a hundred or so): kept per group, the
+    // transforms never change.
+    const parent = el.parentElement;
+    if (!this._offsets) this._offsets = new Map();
+    const known = parent && this._offsets.get(parent);
+    if (known) return known;
     let x = 0;
     let y = 0;
     // (a group far from the view is out of the document: its place is where it would be)
@@ -115,7 +121,9 @@ export class DrawingGeometry extends DrawnElements {
         y += tr.matrix.f;
       }
     }
-    return { x, y };
+    const at = { x, y };
+    if (parent) this._offsets.set(parent, at);
+    return at;
   }
 
   /** A node's box in the svg's coordinates (measured when first asked in a large drawing). */
