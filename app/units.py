@@ -62,6 +62,7 @@ class Unit:
     segments: list[Segment] = field(default_factory=list)
     height: int = 0  # 0: no frames inside
     port_of: dict[str, str] = field(default_factory=dict)  # source key -> its port's key
+    dropped: set[str] = field(default_factory=set)  # ports no edge leaves by any more (see _spread)
     segment_at: dict[tuple, int] = field(default_factory=dict)  # (src, dst) -> index in segments
     # filled when the DOT text is written (placeholders p/r/t/u/q<k> -> element ids)
     dot: str = ""
@@ -109,6 +110,8 @@ def plan_units(nodes: dict, edges: dict, parts: dict, lv) -> list[Unit]:
     for ln in lv.links:
         _connect(units, home, crossings, ln.source, ln.target, ln.edges, ln.targets, ln.shape, ln.needs_grad,
                  False)
+    for u in units.values():
+        _spread(u, units, edges)
     ordered = sorted(units.values(), key=lambda u: -_depth(u))
     for u in ordered:
         _ghosts(u, nodes, crossings.get(id(u), []))
@@ -187,6 +190,45 @@ def _add(u: Unit, seg: Segment) -> None:
             return
         index[(seg.src, seg.dst)] = len(u.segments)
     u.segments.append(seg)
+
+
+def _spread(u: Unit, units: dict, edges: dict) -> None:
+    """A frame or a closed box whose edges go to many nodes of ``u`` (a loop's results summed
+    after it, one by one) would have ``dot`` route each of them across the ranks between, as a
+    shared leaf's do: each such edge starts instead at a ghost beside its use, of the node inside
+    the frame it comes from (that node's own edge to the frame's border goes) or of the box."""
+    targets: dict[str, set] = {}
+    for seg in u.segments:
+        if seg.src[0] == "p" and seg.dst[0] == "n":
+            targets.setdefault(seg.src, set()).add(seg.dst)
+    for src, dsts in targets.items():
+        if len(dsts) <= GHOST_FAN:
+            continue
+        inner = units.get(src)  # the frame's own drawing; None: a closed box
+        for seg in u.segments:
+            if seg.src != src or seg.dst[0] != "n":
+                continue
+            copy = src
+            if inner is not None:
+                sources = {f"n{edges[e]['source']}" for e in seg.edges}
+                if len(sources) != 1 or not _drop_port(inner, next(iter(sources))):
+                    continue
+                (copy,) = sources
+            seg.src = f"g{len(u.ghosts)}"
+            u.ghosts.append(copy)
+            seg.direct = False
+
+
+def _drop_port(inner: Unit, src: str) -> bool:
+    """Take away the piece of ``src``'s edges from ``src`` to its port in the frame ``inner`` (the
+    edges leave from a ghost outside instead); False when ``src`` is not drawn in ``inner`` itself."""
+    port = inner.port_of.get(src)
+    if port is None or int(src[1:]) not in inner.nodes:
+        return False
+    inner.segments = [seg for seg in inner.segments if not (seg.src == src and seg.dst == port)]
+    inner.segment_at = {(seg.src, seg.dst): k for k, seg in enumerate(inner.segments) if not seg.direct}
+    inner.dropped.add(port)
+    return True
 
 
 def _ghosts(u: Unit, nodes: dict, incoming: list) -> None:
@@ -322,7 +364,8 @@ def _element_order(u: Unit, nodes: dict, parts: dict) -> list[str]:
     for k in range(len(u.ghosts)):
         anchor[f"g{k}"] = feeds.get(f"g{k}", 0) - 0.25
     for k in range(u.ports):
-        anchor[f"o{k}"] = feeds.get(f"o{k}", 0) + 0.25
+        if f"o{k}" not in u.dropped:
+            anchor[f"o{k}"] = feeds.get(f"o{k}", 0) + 0.25
     return sorted(anchor, key=lambda key: (anchor[key], key[0], int(key[1:])))
 
 

@@ -127,6 +127,7 @@ def plain_chain_dot() -> str:
     """The DOT text the app writes for a 300-op tanh chain drawn in one piece (no loop: the chain
     as a program without one would record it)."""
     from app.folding import level
+    from app.layout import LayoutSettings
     from app.units import plan_units, write_dot
 
     nodes = {0: {"kind": "leaf", "name": "x", "shape": [], "requires_grad": True, "is_param": False,
@@ -139,7 +140,7 @@ def plain_chain_dot() -> str:
         edges[i - 1] = {"source": i - 1, "target": i, "shape": [], "needs_grad": True}
     lv = level(nodes, edges, {}, list(nodes), list(edges), [])
     (unit,) = plan_units(nodes, edges, {}, lv)
-    write_dot(unit, nodes, {}, {}, legend=True, max_lr_depth=24, nslimit_from=400)
+    write_dot(unit, nodes, {}, {}, legend=True, max_lr_depth=24, nslimit_from=LayoutSettings().nslimit_from)
     return unit.dot
 
 
