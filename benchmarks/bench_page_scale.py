@@ -9,10 +9,14 @@ the page, memory by the DevTools protocol after a garbage collection).
   ~16.7 ms each); "in doc" counts the node elements in the document (a large drawing keeps those
   far from the view out of it);
 - opening a closed box (a 250-step RNN's loop, then one chunk of iterations; the 20,000-op loop,
-  then a chunk): the request (the program runs again in a worker, or the shared cache answers) and
-  the redraw in the page, from the answer to the new drawing shown.
+  then a chunk): the request (the program runs again in a worker, or the shared cache answers), the
+  redraw (the page's own figure, state.lastOpen.draw: from the answer to the new drawing set up)
+  and "shown" (from the answer to the second animation frame after it, its layout and paint
+  included); with --repeat N the chunk is closed and opened again, and the medians of N are printed
+  too (closing it: the drawing without the chunk).
 
 Usage: .venv/bin/python benchmarks/bench_page_scale.py [--base-url http://127.0.0.1:8000]
+       [--only steps|open] [--repeat N]
 Without --base-url it starts `python -m app` on a free port and stops it at the end.
 """
 
@@ -73,11 +77,11 @@ STEPS = """async (count) => {
   return times;
 }"""
 
-OPEN = """async (part) => {
+OPEN = """async ([part, close]) => {
   const { emit, once, state } = await import('/static/js/state.js');
   const done = new Promise((r) => once('relayout', r));
   const t0 = performance.now();
-  emit('open-part', state.timeline.frames[state.frame].view, part);
+  emit(close ? 'close-part' : 'open-part', state.timeline.frames[state.frame].view, part);
   await done;
   document.querySelector('[data-testid=graph]').getBoundingClientRect();
   await new Promise((r) => requestAnimationFrame(() => r()));
@@ -85,7 +89,8 @@ OPEN = """async (part) => {
   const svg = document.querySelector('[data-testid=graph] svg');
   const all = svg && svg.gvElements ? [...svg.gvElements()].filter((g) => g.classList.contains('node')).length
     : document.querySelectorAll('[data-testid=graph] g.node').length;
-  return { total, fetch: state.lastOpen.fetch, redraw: total - state.lastOpen.fetch, drawn: all,
+  const { fetch, draw } = state.lastOpen;
+  return { total, fetch, draw, redraw: total - fetch, drawn: all,
            parts: state.response.parts.map((p) => [p.id, p.kind, p.parent]) };
 }"""
 
@@ -133,6 +138,7 @@ def main() -> None:
     ap.add_argument("--base-url")
     ap.add_argument("--steps", type=int, default=400, help="steps timed per case")
     ap.add_argument("--only", choices=["steps", "open"], help="run one half only")
+    ap.add_argument("--repeat", type=int, default=1, help="times each chunk is opened (and closed)")
     args = ap.parse_args()
     proc = None
     base = args.base_url
@@ -165,7 +171,9 @@ def main() -> None:
                       f"{statistics.median(painted):>18.1f} {pct(painted, 0.95):>15.1f}")
             print(f"(the page's heap before any run: {base_heap:.1f} MB)")
             print()
-            print("opening a box                          drawn after  request ms  redraw ms  total ms")
+            medians = "  redraw median  shown median  closing: redraw median" if args.repeat > 1 else ""
+            print("opening a box                          drawn after  request ms  redraw ms  shown ms"
+                  "  total ms" + medians)
             for label, source, path in [
                 ("RNN 4x4, 250 steps", RNN.replace("{steps}", "250").format(name="W"), ["loop", "chunk"]),
                 ("20,000 ops", CASES["20,000 ops (shared)"].format(name="w2"), ["loop", "chunk"]),
@@ -178,10 +186,20 @@ def main() -> None:
                         target = next(pid for pid, kind, _ in parts if kind == "loop")
                     else:
                         target = next(pid for pid, kind, up in parts if kind == "chunk" and up == opened)
-                    r = page.evaluate(OPEN, target)
+                    r = page.evaluate(OPEN, [target, False])
                     opened = target
-                    print(f"{label + ': ' + what:38} {r['drawn']:>11} {r['fetch']:>11.0f}"
-                          f" {r['redraw']:>10.0f} {r['total']:>9.0f}")
+                    line = (f"{label + ': ' + what:38} {r['drawn']:>11} {r['fetch']:>11.0f}"
+                            f" {r['draw']:>10.0f} {r['redraw']:>9.0f} {r['total']:>9.0f}")
+                    if args.repeat > 1 and what == "chunk":
+                        draws, shown, closes = [r["draw"]], [r["redraw"]], []
+                        for _ in range(args.repeat - 1):
+                            closes.append(page.evaluate(OPEN, [target, True])["draw"])
+                            again = page.evaluate(OPEN, [target, False])
+                            draws.append(again["draw"])
+                            shown.append(again["redraw"])
+                        line += (f" {statistics.median(draws):>14.0f} {statistics.median(shown):>13.0f}"
+                                 f" {statistics.median(closes):>22.0f}")
+                    print(line)
             browser.close()
     finally:
         if proc:

@@ -22,66 +22,78 @@ export class Aggregates {
     const F = tl.frames.length;
     this.boxOfFrame = new Array(F).fill(null);
     const drawn = new Set(boxes);
-    this.boxes = new Map([...drawn].map((b) => [b, { appear: Infinity, ops: new Set(), visits: new Map() }]));
-    const marks = Array.from({ length: F + 1 }, () => null);
-    const mark = (k, id) => {
-      if (k < 0 || k > F) return;
-      if (!marks[k]) marks[k] = new Set();
-      marks[k].add(id);
+    // Frames are kept in sorted arrays, not sets (a box of a long loop holds tens of thousands):
+    // ops (a box's op frames), appears and sends (a segment's), and per id the frames where its
+    // look may change (`marks`, for changed()).
+    this.boxes = new Map([...drawn].map((b) => [b, { appear: Infinity, ops: [], visits: new Map() }]));
+    this.marks = new Map();
+    const marks = (id) => {
+      let list = this.marks.get(id);
+      if (!list) this.marks.set(id, (list = []));
+      return list;
     };
-    tl.frames.forEach((f, k) => {
-      if (f.node === undefined) return;
-      const b = index.boxOf(f.node, open);
-      if (b === null || !drawn.has(b)) return;
+    // A node's box depends only on the innermost part it is in: worked out once per part (with
+    // what the loop below needs of it; null: not in a drawn box).
+    const byOwner = new Map();
+    const frames = tl.frames;
+    for (let k = 0; k < F; k++) {
+      const f = frames[k];
+      if (f.node === undefined) continue;
+      const owner = index.owner(f.node);
+      let at = byOwner.get(owner);
+      if (at === undefined) {
+        const b = index.boxOf(f.node, open);
+        at = b !== null && drawn.has(b) ? { b, box: this.boxes.get(b), m: marks(b) } : null;
+        byOwner.set(owner, at);
+      }
+      if (at === null) continue;
+      const { b, box, m } = at;
       this.boxOfFrame[k] = b;
-      const box = this.boxes.get(b);
-      mark(k, b);
-      mark(k + 1, b);
+      if (m[m.length - 1] !== k) m.push(k);
+      m.push(k + 1);
       if (f.kind === "op") {
-        box.ops.add(k);
-        box.appear = Math.min(box.appear, k);
+        box.ops.push(k);
+        if (k < box.appear) box.appear = k;
       } else if (f.kind === "step") {
         const v = box.visits.get(f.pass);
         if (v) v.last = k;
         else box.visits.set(f.pass, { first: k, last: k });
       }
-    });
+    }
+    // (each box's marks are in order so far: the passes' first and last frames go in their places)
     for (const [b, box] of this.boxes) {
-      for (const pass of box.visits.keys()) {
-        mark(tl.passStart[pass], b);
-        mark(tl.passEnd[pass] + 1, b);
-      }
+      for (const pass of box.visits.keys()) for (const k of [tl.passStart[pass], tl.passEnd[pass] + 1]) insertSorted(marks(b), k);
     }
     this.segs = new Map();
     for (const [sid, edges] of Object.entries(segments || {})) {
-      const seg = { appear: Infinity, appears: new Set(), passes: new Map() };
+      const seg = { appear: Infinity, appears: [], passes: new Map() };
+      const m = marks(sid);
       for (const eid of edges) {
         const a = tl.edgeAppear.get(eid);
         if (a !== undefined) {
           seg.appear = Math.min(seg.appear, a);
-          seg.appears.add(a);
-          mark(a, sid);
-          mark(a + 1, sid);
+          seg.appears.push(a);
+          m.push(a, a + 1);
         }
         for (const v of tl.edgeVisits.get(eid) || []) {
           let p = seg.passes.get(v.pass);
           if (!p) {
-            p = { sends: new Set(), first: Infinity };
+            p = { sends: [], first: Infinity };
             seg.passes.set(v.pass, p);
-            mark(tl.passStart[v.pass], sid);
-            mark(tl.passEnd[v.pass] + 1, sid);
+            m.push(tl.passStart[v.pass], tl.passEnd[v.pass] + 1);
           }
           if (v.frame !== NONE) {
-            p.sends.add(v.frame);
+            p.sends.push(v.frame);
             p.first = Math.min(p.first, v.frame);
-            mark(v.frame, sid);
-            mark(v.frame + 1, sid);
+            m.push(v.frame, v.frame + 1);
           }
         }
       }
+      seg.appears = sortedUnique(seg.appears);
+      for (const p of seg.passes.values()) p.sends = sortedUnique(p.sends);
+      sortedUnique(m);
       this.segs.set(sid, seg);
     }
-    this.marks = marks;
   }
 
   /** The drawn box holding frame k's node, or null. */
@@ -96,7 +108,7 @@ export class Aggregates {
     const tl = this.tl;
     let pass = null;
     for (const p of box.visits.keys()) if (tl.passStart[p] <= k && (pass === null || tl.passStart[p] > tl.passStart[pass])) pass = p;
-    if (pass === null) return box.ops.has(k) ? "new" : "fwd";
+    if (pass === null) return holds(box.ops, k) ? "new" : "fwd";
     const v = box.visits.get(pass);
     if (this.boxOfFrame[k] === b && k >= v.first && k <= v.last) return "cur";
     if (k < v.first) return "pending";
@@ -111,21 +123,57 @@ export class Aggregates {
     const tl = this.tl;
     let pass = null;
     for (const p of seg.passes.keys()) if (tl.passStart[p] <= k && (pass === null || tl.passStart[p] > tl.passStart[pass])) pass = p;
-    if (pass === null) return seg.appears.has(k) ? "new" : "fwd";
+    if (pass === null) return holds(seg.appears, k) ? "new" : "fwd";
     const p = seg.passes.get(pass);
-    if (p.sends.has(k)) return "send";
+    if (holds(p.sends, k)) return "send";
     if (p.first <= k) return "carried";
-    return p.sends.size ? "bw" : "nograd";
+    return p.sends.length ? "bw" : "nograd";
   }
 
   /** Box and segment ids whose look may differ between frames i and j. */
   changed(i, j) {
     const out = new Set();
     const lo = Math.max(0, Math.min(i, j) + 1);
-    const hi = Math.min(Math.max(i, j), this.marks.length - 1);
-    for (let k = lo; k <= hi; k++) if (this.marks[k]) for (const id of this.marks[k]) out.add(id);
+    const hi = Math.max(i, j);
+    for (const [id, list] of this.marks) {
+      const at = firstAtLeast(list, lo);
+      if (at < list.length && list[at] <= hi) out.add(id);
+    }
     return out;
   }
+}
+
+/** The numbers of `list` in ascending order, once each. */
+function sortedUnique(list) {
+  list.sort((a, b) => a - b);
+  let n = 0;
+  for (let i = 0; i < list.length; i++) if (i === 0 || list[i] !== list[n - 1]) list[n++] = list[i];
+  list.length = n;
+  return list;
+}
+
+/** Put k into the sorted list where it belongs (once). */
+function insertSorted(list, k) {
+  const i = firstAtLeast(list, k);
+  if (list[i] !== k) list.splice(i, 0, k);
+}
+
+/** The index of the first entry >= k in a sorted list (its length when none). */
+function firstAtLeast(list, k) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Does the sorted list hold k? */
+function holds(list, k) {
+  const i = firstAtLeast(list, k);
+  return i < list.length && list[i] === k;
 }
 
 /** The busier of two edge states (for an element that stands for several edges). */

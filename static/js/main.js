@@ -180,9 +180,12 @@ function ranInputs() {
   return state.inputsFor === state.ranSource ? state.variables : null;
 }
 
-/** The answer's drawings changed (another level, a part opened): same run, same frame. */
+/**
+ * The answer's drawings changed (another level, a part opened): same run, same frames, so the
+ * timeline is updated for the nodes whose data changed rather than built again from every frame.
+ */
 function redrawn(resp) {
-  state.timeline = buildTimeline(resp);
+  state.timeline = state.timeline ? state.timeline.reopened(resp) : buildTimeline(resp);
   graph.load(resp);
   repaint();
   emit("relayout", resp);

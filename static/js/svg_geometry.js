@@ -5,11 +5,56 @@
  * time. These read the numbers graphviz wrote, which the page never changes.
  */
 
-const NUMBER = /-?\d*\.?\d+(?:e[-+]?\d+)?/gi;
+const EXPONENT = /^[eE][-+]?\d+/;
+const TENS = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
-/** The numbers of an attribute ("54.65,-287.7 C54.65,-279.98 ..."), in order. */
-function numbers(text) {
-  return text ? (text.match(NUMBER) || []).map(Number) : [];
+/**
+ * The numbers of an attribute ("54.65,-287.7 C54.65,-279.98 ..."), in order. Read character by
+ * character (a large drawing's paths hold a quarter of a million numbers): digits / 10^k is the
+ * double Number() reads for up to 15 digits and 22 decimals; anything longer goes to Number().
+ */
+export function numbers(text) {
+  const out = [];
+  if (!text) return out;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if ((c < 48 || c > 57) && c !== 45 && c !== 46) {
+      i++;
+      continue;
+    }
+    let j = c === 45 ? i + 1 : i;
+    let digits = 0;
+    let mant = 0;
+    let decimals = 0;
+    let d;
+    while (j < n && (d = text.charCodeAt(j) - 48) >= 0 && d <= 9) {
+      mant = mant * 10 + d;
+      digits++;
+      j++;
+    }
+    if (j < n && text.charCodeAt(j) === 46) {
+      j++;
+      while (j < n && (d = text.charCodeAt(j) - 48) >= 0 && d <= 9) {
+        mant = mant * 10 + d;
+        digits++;
+        decimals++;
+        j++;
+      }
+    }
+    if (!digits) {
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    const e = j < n ? text.charCodeAt(j) : 0;
+    const exp = e === 101 || e === 69 ? EXPONENT.exec(text.slice(j, j + 8)) : null;
+    if (exp) j += exp[0].length;
+    if (exp || digits > 15 || decimals > 22) out.push(Number(text.slice(i, j)));
+    else out.push(c === 45 ? -mant / TENS[decimals] : mant / TENS[decimals]);
+    i = j;
+  }
+  return out;
 }
 
 /**

@@ -19,12 +19,27 @@
  * can change between two frames (changed), so the drawing updates only those.
  */
 
+import { reindex } from "./timeline_reopen.js";
+
 const NONE = -1;
 
 /** Build the frames and the per-element indexes of one run. */
 export class Timeline {
   constructor(resp) {
     this.resp = resp;
+    this._elements(resp);
+    this.passes = resp.backward;
+    this._nodeView = this._indexViews(resp.views);
+    this._buildFrames(resp);
+    this._framesOf = new Map(); // node -> the frames that show it (its op, its steps), in order
+    this.frames.forEach((f, k) => {
+      if (f.node !== undefined) push(this._framesOf, f.node, k);
+    });
+    this._indexElements();
+  }
+
+  /** The answer's nodes and edges by id (this.nodes, this.edges). */
+  _elements(resp) {
     const graph = resp.graph;
     this.nodes = new Map(graph.nodes.map((n) => [n.id, n]));
     this.edges = new Map(graph.edges.map((e) => [e.id, e]));
@@ -38,19 +53,6 @@ export class Timeline {
         });
       }
     }
-    this.passes = resp.backward;
-    this.frames = [];
-    this.passStart = this.passes.map(() => NONE);
-    this.passEnd = this.passes.map(() => NONE);
-    this.optimFrame = new Map();
-    this.zeroFrames = [];
-    this._nodeView = this._indexViews(resp.views);
-    this._buildFrames(resp);
-    this.viewStart = new Map(); // view -> its first frame
-    this.frames.forEach((f, k) => {
-      if (!this.viewStart.has(f.view)) this.viewStart.set(f.view, k);
-    });
-    this._indexElements();
   }
 
   get length() {
@@ -69,6 +71,11 @@ export class Timeline {
   }
 
   _buildFrames(resp) {
+    this.frames = [];
+    this.passStart = this.passes.map(() => NONE);
+    this.passEnd = this.passes.map(() => NONE);
+    this.optimFrame = new Map();
+    this.zeroFrames = [];
     let view = 0;
     // Events name passes and optimizer steps by their index in the run; middle iterations of a
     // long training loop are left out of the response, so look them up by that index.
@@ -118,6 +125,10 @@ export class Timeline {
       }
     }
     if (resp.error) this.frames.push({ kind: "error", view });
+    this.viewStart = new Map(); // view -> its first frame
+    this.frames.forEach((f, k) => {
+      if (!this.viewStart.has(f.view)) this.viewStart.set(f.view, k);
+    });
   }
 
   _indexElements() {
@@ -131,55 +142,69 @@ export class Timeline {
     this.hookFrames = new Map(); // node -> frames where a tensor hook of the program ran on its gradient
     this.passAt = new Int32Array(F).fill(NONE);
     const into = this._edgesInto();
-    this.frames.forEach((f, k) => {
-      if (f.kind === "op") {
-        this.nodeAppear.set(f.node, k);
-        const op = this.nodes.get(f.node);
-        for (const eid of op ? op.inputs : into.get(f.node) || []) {
-          const e = this.edges.get(eid);
-          if (!e) continue;
-          this.edgeAppear.set(eid, k);
-          if (e.source !== null && !this.nodeAppear.has(e.source)) this.nodeAppear.set(e.source, k);
-        }
-      } else if (f.kind === "step") {
-        if (!f.hidden && this.passes[f.pass].steps[f.step].kind === "hook") {
-          push(this.hookFrames, f.node, k); // the node is current; nothing is sent or written yet
-          return;
-        }
-        push(this.nodeVisits, f.node, { pass: f.pass, frame: k });
-        this.stepAt.set(`${f.pass}:${f.node}`, k);
-        if (f.hidden) {
-          // no values: the edges into the hidden node carried a gradient at its step
-          for (const eid of into.get(f.node) || []) {
-            const e = this.edges.get(eid);
-            push(this.edgeVisits, eid, { pass: f.pass, frame: e.needs_grad ? k : NONE, grad: null });
-          }
-          return;
-        }
-        const step = this.passes[f.pass].steps[f.step];
-        for (const fl of step.sent) {
-          push(this.edgeVisits, fl.edge, { pass: f.pass, frame: fl.grad ? k : NONE, grad: fl.grad });
-        }
-        if (step.grad_after) push(this.writes, f.node, { frame: k, before: step.grad_before, after: step.grad_after });
-      }
-    });
+    this.frames.forEach((f, k) => this._indexFrame(f, k, into, true));
     // Edges into visited ops that sent nothing along them (no grad needed) still belong to the pass.
     this.passes.forEach((p, pi) => {
       if (this.passStart[pi] === NONE) return;
-      for (const s of p.steps) {
-        const op = this.nodes.get(s.node);
-        if (!op || op.kind !== "op" || s.kind === "hook") continue;
-        const sent = new Set(s.sent.map((fl) => fl.edge));
-        for (const eid of op.inputs) {
-          if (!sent.has(eid)) push(this.edgeVisits, eid, { pass: pi, frame: NONE, grad: null });
-        }
-      }
+      for (const s of p.steps) this._indexUnsent(pi, s);
     });
     for (let pi = 0; pi < this.passes.length; pi++) {
       if (this.passStart[pi] === NONE) continue;
       this.passAt.fill(pi, this.passStart[pi]);
     }
     this._changes(F);
+  }
+
+  /**
+   * What frame k says about its node and the edges into it. `sources`: the nodes its op reads
+   * appear here unless they appeared before (an update works those out on its own, see reopened).
+   */
+  _indexFrame(f, k, into, sources) {
+    if (f.kind === "op") {
+      this.nodeAppear.set(f.node, k);
+      for (const eid of this._reads(f.node, into)) {
+        const e = this.edges.get(eid);
+        if (!e) continue;
+        this.edgeAppear.set(eid, k);
+        if (sources && e.source !== null && !this.nodeAppear.has(e.source)) this.nodeAppear.set(e.source, k);
+      }
+    } else if (f.kind === "step") {
+      if (!f.hidden && this.passes[f.pass].steps[f.step].kind === "hook") {
+        push(this.hookFrames, f.node, k); // the node is current; nothing is sent or written yet
+        return;
+      }
+      push(this.nodeVisits, f.node, { pass: f.pass, frame: k });
+      this.stepAt.set(`${f.pass}:${f.node}`, k);
+      if (f.hidden) {
+        // no values: the edges into the hidden node carried a gradient at its step
+        for (const eid of into.get(f.node) || []) {
+          const e = this.edges.get(eid);
+          push(this.edgeVisits, eid, { pass: f.pass, frame: e.needs_grad ? k : NONE, grad: null });
+        }
+        return;
+      }
+      const step = this.passes[f.pass].steps[f.step];
+      for (const fl of step.sent) {
+        push(this.edgeVisits, fl.edge, { pass: f.pass, frame: fl.grad ? k : NONE, grad: fl.grad });
+      }
+      if (step.grad_after) push(this.writes, f.node, { frame: k, before: step.grad_before, after: step.grad_after });
+    }
+  }
+
+  /** The edges an op frame of node id reads: its inputs, or (no data) the known edges into it. */
+  _reads(id, into) {
+    const op = this.nodes.get(id);
+    return op ? op.inputs : into.get(id) || [];
+  }
+
+  /** Step s of pass pi: the edges into its op that carried nothing (no grad needed). */
+  _indexUnsent(pi, s) {
+    const op = this.nodes.get(s.node);
+    if (!op || op.kind !== "op" || s.kind === "hook") return;
+    const sent = new Set(s.sent.map((fl) => fl.edge));
+    for (const eid of op.inputs) {
+      if (!sent.has(eid)) push(this.edgeVisits, eid, { pass: pi, frame: NONE, grad: null });
+    }
   }
 
   /** Known edges by target node (for nodes without data: only their edges are known). */
@@ -223,6 +248,21 @@ export class Timeline {
         mark(this.nodeChanges, k + 1, id);
       }
     }
+  }
+
+  /**
+   * The timeline of `resp` after one of its views had a part opened or closed (merge.js: the same
+   * run, so the same frames; the answer now holds the data of more nodes, steps and edges, or its
+   * views link other edges). Gives what `new Timeline(resp)` gives, but works out again only what
+   * is keyed by the nodes whose data changed and the edges into them, instead of every frame of the
+   * run (timeline_reopen.js). This timeline must not be used afterwards: the new one takes over its
+   * indexes and changes them. When the frames would differ (or the answer lost data), the new one
+   * is built from scratch.
+   */
+  reopened(resp) {
+    const tl = Object.create(Timeline.prototype);
+    Object.assign(tl, this);
+    return reindex(tl, this, resp) ? tl : new Timeline(resp);
   }
 
   /** Node and edge ids whose look may differ between frames i and j. */

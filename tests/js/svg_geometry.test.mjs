@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pathGeometry, shapeBox } from "../../static/js/svg_geometry.js";
+import { numbers, pathGeometry, shapeBox } from "../../static/js/svg_geometry.js";
 
 const el = (localName, attrs, text = "") => ({ localName, textContent: text, getAttribute: (k) => attrs[k] ?? null });
 
@@ -45,4 +45,13 @@ test("an edge's box takes in its label when asked", () => {
   assert.deepEqual(shapeBox(edge), { x: 0, y: 0, width: 0, height: 30 });
   const b = shapeBox(edge, true);
   assert.ok(b.x === 0 && b.width > 20 && b.y === 0 && b.height === 30, JSON.stringify(b));
+});
+
+test("numbers read from an attribute are the ones Number() reads", () => {
+  const NUMBER = /-?\d*\.?\d+(?:e[-+]?\d+)?/gi;
+  const texts = ["M54.65,-287.7C54.65,-279.98 54.65,-270.71 54.65,-262.11", "12.5,-8 12.5,-22 26.5,-22", "-.5,.25 3 -0",
+    "1e3,-2.5E-2 7", "0.1234567890123456789,12345678901234567", "M-4-3L.5.5", "", "- . , abc"];
+  for (const text of texts) {
+    assert.deepEqual(numbers(text), (text.match(NUMBER) || []).map(Number), text);
+  }
 });
