@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import SHOTS, PageErrors, config_id, expect_event, open_page, run_source
+from .support import SHOTS, config_id, expect_event, run_source, screen_page
 
 RNN = """torch.manual_seed(0)
 W = torch.randn(4, 4, requires_grad=True)
@@ -52,13 +52,7 @@ GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emi
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
 def screen(request, browser, server):
-    width, height, lang = request.param
-    errors = PageErrors()
-    page = open_page(browser, server, width, height, lang, errors=errors)
-    yield page, f"{width}x{height}-{lang}", lang
-    page.context.close()
-    real = [e for e in errors.items if "status of 4" not in e]
-    assert not real, f"errors in the browser console: {real}"
+    yield from screen_page(request, browser, server)
 
 
 def test_a_folded_loop_steps_inside_and_opens_in_place(screen):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import SHOTS, PageErrors, config_id, expect_event, open_page, run_source
+from .support import SHOTS, config_id, expect_event, run_source, screen_page
 
 CHAIN = """w = torch.tensor(0.9, requires_grad=True)
 h = torch.tensor(0.5, requires_grad=True)
@@ -63,13 +63,7 @@ GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emi
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
 def screen(request, browser, server):
-    width, height, lang = request.param
-    errors = PageErrors()
-    page = open_page(browser, server, width, height, lang, errors=errors)
-    yield page, f"{width}x{height}-{lang}", lang
-    page.context.close()
-    real = [e for e in errors.items if "status of 4" not in e]
-    assert not real, real
+    yield from screen_page(request, browser, server)
 
 
 def show_every_op(page):
