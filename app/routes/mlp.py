@@ -7,15 +7,14 @@ training view needs beyond it. The boundary runs the program in the same worker 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
-from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..mlp_builder import MlpConfigError, build_program
-from ..pool import run_deadline
-from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
+from ..sandbox import WorkerProtocolError
 from ..schemas import BoundaryRequest, BoundaryResponse, ErrorResponse, MlpConfig, MlpProgram
+from .run import call_worker
 from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api/mlp", tags=["mlp"])
@@ -48,14 +47,9 @@ def boundary(req: BoundaryRequest, request: Request):
         build_program(req.config)
     except MlpConfigError as exc:
         return config_error(exc)
-    settings = request.app.state.settings
-    try:
-        reply = request.app.state.pool.call("boundary", req.config.model_dump(), req.source, req.grid,
-                                            req.frames, timeout=run_deadline(settings),
-                                            client=client_of(request.scope),
-                                            keep_for=worker_key_of(request.scope))
-    except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
-        return worker_error_response(exc)
+    reply = call_worker(request, "boundary", req.config.model_dump(), req.source, req.grid, req.frames)
+    if isinstance(reply, Response):
+        return reply
     try:
         return BoundaryResponse.model_validate(reply.value)
     except ValidationError:

@@ -16,16 +16,14 @@ import time
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from pydantic import ValidationError
 
-from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..layout import CACHE
 from ..package import from_engine
-from ..pool import request_budget, run_deadline
-from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
-from ..schemas import ErrorResponse, OpenRequest, OpenResponse, WorkerRunReply
-from .run import drawn_answer
+from ..pool import request_budget
+from ..sandbox import WorkerProtocolError
+from ..schemas import ErrorResponse, OpenRequest, OpenResponse
+from .run import call_worker, drawn_answer, prepared_of
 from .worker_errors import worker_error_response
 
 (gc_paused,) = from_engine("gcpause", "gc_paused")
@@ -65,26 +63,17 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
         return Response(answer.encode(), media_type="application/json")
     t0 = time.perf_counter()
     budget_end = time.monotonic() + request_budget(settings)
-    try:
-        reply = request.app.state.pool.call("open", body.source, variables, body.view, body.open,
-                                            timeout=run_deadline(settings), client=client_of(request.scope),
-                                            keep_for=worker_key_of(request.scope))
-    except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
-        return worker_error_response(exc)
+    reply = call_worker(request, "open", body.source, variables, body.view, body.open)
+    if isinstance(reply, Response):
+        return reply
     with gc_paused():
-        try:
-            out = WorkerRunReply.model_validate(reply.value)
-        except ValidationError:
-            return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
-        if out.program_error is not None:
-            err = out.program_error
-            return error_response(400, err.type, err.message, err.line, err.col)
-        prepared = out.prepared
-        if prepared is None or reply.body is None or prepared.views != 1 or len(prepared.layout.views) != 1:
-            return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
+        got = prepared_of(reply, views=1)
+        if isinstance(got, Response):
+            return got
+        prepared, text = got
         if body.fingerprint and body.fingerprint != prepared.fingerprint:
             return _other_run(prepared.fingerprint)
-        answer, complete = drawn_answer(prepared, reply.body, settings, body.direction, t0, budget_end,
+        answer, complete = drawn_answer(prepared, text, settings, body.direction, t0, budget_end,
                                         OpenResponse)
         if answer is None:
             return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))

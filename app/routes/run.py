@@ -44,23 +44,44 @@ def run(body: RunRequest, request: Request) -> Response:
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
     t0 = time.perf_counter()
     budget_end = time.monotonic() + request_budget(settings)
+    reply = call_worker(request, "run", body.source, variables, body.fold)
+    if isinstance(reply, Response):
+        return reply
+    with gc_paused():  # a large answer is many small objects: see engine/gcpause.py
+        got = prepared_of(reply)
+        if isinstance(got, Response):
+            return got
+        return _drawn(*got, settings, body.direction, t0, budget_end)
+
+
+def call_worker(request: Request, job: str, *args):
+    """Run ``job`` with ``args`` in a sandboxed worker for this request: its reply, or the error
+    response to send (busy, timeout, crash, a reply that broke the protocol)."""
+    settings = request.app.state.settings
     try:
-        reply = request.app.state.pool.call("run", body.source, variables, body.fold,
-                                            timeout=run_deadline(settings), client=client_of(request.scope),
-                                            keep_for=worker_key_of(request.scope))
+        return request.app.state.pool.call(job, *args, timeout=run_deadline(settings),
+                                           client=client_of(request.scope),
+                                           keep_for=worker_key_of(request.scope))
     except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed) as exc:
         return worker_error_response(exc)
-    with gc_paused():  # a large answer is many small objects: see engine/gcpause.py
-        try:
-            out = WorkerRunReply.model_validate(reply.value)
-        except ValidationError:
-            return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
-        if out.program_error is not None:
-            err = out.program_error
-            return error_response(400, err.type, err.message, err.line, err.col)
-        if out.prepared is None or reply.body is None or out.prepared.views != len(out.prepared.layout.views):
-            return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
-        return _drawn(out.prepared, reply.body, settings, body.direction, t0, budget_end)
+
+
+def prepared_of(reply, views: int | None = None):
+    """A worker's reply to a run as ``(prepared answer, its JSON text)``, or the error response to
+    send: a reply that does not fit the schema or is incomplete (``views``: how many views it must
+    draw; default: as many as it says), a program that could not run."""
+    try:
+        out = WorkerRunReply.model_validate(reply.value)
+    except ValidationError:
+        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+    if out.program_error is not None:
+        err = out.program_error
+        return error_response(400, err.type, err.message, err.line, err.col)
+    prepared = out.prepared
+    if prepared is None or reply.body is None or prepared.views != len(prepared.layout.views) \
+            or (views is not None and prepared.views != views):
+        return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
+    return prepared, reply.body
 
 
 def _drawn(prepared, text: str, settings, direction: str, t0: float, budget_end: float) -> Response:
