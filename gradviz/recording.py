@@ -241,6 +241,11 @@ class _Session:
             inputs += [TensorView(t, None, arr[0]) for _, t, arr in data_args[-op.aux:]]
         params.update({k: v for k, v in kwargs.items() if not isinstance(v, self.torch.Tensor)})
         params = {k: param_value(k, v) for k, v in params.items() if _plain(v)}
+        self.record_node(fn, out, value, op, inputs, params, None, where, module)
+
+    def record_node(self, fn, out, value, op, inputs, params, extras, where, module) -> None:
+        """Write grad_fn ``fn`` (made ``out``, whose value was ``value``) as an op node of the
+        trace, where the program ran it (``where``, inside the module call ``module``)."""
         fn_view = FnView(fn)
         self.fns[id(fn)] = fn_view
         out_view = self.view_of(out, fn_view, value)
@@ -248,7 +253,7 @@ class _Session:
         self.rec.location = where
         again = self.enter_module(module)
         try:
-            self.rec.op_node(fn_view, op, inputs, out_view, params, None)
+            self.rec.op_node(fn_view, op, inputs, out_view, params, extras)
         finally:
             if again:
                 self.rec.pop_module()
@@ -324,18 +329,8 @@ class _Session:
             self.paused -= 1
         inputs = [self.input_view(nxt, given, snap, value.dtype)
                   for (nxt, _), (given, snap) in zip(fn.next_functions, tensors)]
-        fn_view = FnView(fn)
-        self.fns[id(fn)] = fn_view
-        out_view = self.view_of(out, fn_view, value)
-        self.outputs[id(fn)] = out_view
-        self.rec.location = where
-        again = self.enter_module(module)
-        try:
-            self.rec.op_node(fn_view, function_entry(cls.__name__), inputs, out_view,
-                             {"function": cls.__name__}, extras)
-        finally:
-            if again:
-                self.rec.pop_module()
+        self.record_node(fn, out, value, function_entry(cls.__name__), inputs, {"function": cls.__name__},
+                         extras, where, module)
         return result
 
     def enter_module(self, module) -> bool:
