@@ -22,10 +22,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.local_server import start_server  # noqa: E402
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from benchmarks.local_server import launch_chromium, start_server, stop_server  # noqa: E402
 
 
 def chain(n: int) -> str:
@@ -89,8 +86,7 @@ def main() -> None:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                        args=CHROMIUM_ARGS)
+            browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(base + "/")
             idle = "document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
@@ -114,9 +110,7 @@ def main() -> None:
                       f"{max(steps):>12.2f}")
             browser.close()
     finally:
-        if proc:
-            proc.terminate()
-            proc.wait(timeout=10)
+        stop_server(proc)
 
 
 if __name__ == "__main__":

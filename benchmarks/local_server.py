@@ -41,3 +41,19 @@ def start_server(timeout_s: float = 90.0, env: dict | None = None, root: Path = 
             time.sleep(0.2)
     proc.kill()
     raise SystemExit(f"the server did not start; see {log.name}")
+
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def launch_chromium(playwright):
+    """Debian's Chromium, headless, as the page benchmarks drive it (Playwright downloads none)."""
+    return playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+
+
+def stop_server(proc: subprocess.Popen | None) -> None:
+    """Stop a server ``start_server`` started (None: the benchmark used one already running)."""
+    if proc:
+        proc.terminate()
+        proc.wait(timeout=10)
