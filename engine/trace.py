@@ -352,7 +352,8 @@ class Recorder:
         return last.id
 
     def _loc(self) -> tuple[int | None, int | None]:
-        return self.location if self.location is not None else (None, None)
+        loc = self.location
+        return loc if loc is not None else (None, None)
 
     def _mine(self, obj) -> int | None:
         tag = obj._trace
@@ -428,8 +429,7 @@ class Recorder:
             for key, extra in extras.items():
                 if isinstance(extra, np.ndarray):
                     saved.append(SavedTensor(key, extra.shape, _copy(extra)))
-        loc = self.location
-        line, col = loc if loc is not None else (None, None)
+        line, col = self._loc()
         bp = self.open_pass
         node = self.location_node
         end = self.end_of(node) if node is not None and self.end_of is not None else (None, None)
@@ -438,7 +438,7 @@ class Recorder:
             list(op.formulas * len(graph) if op.variadic else op.formulas),
             value.shape, out.dtype.name, value, saved,
             dict(params) if params else {}, None, line, col,
-            self.module_stack[-1] if self.module_stack else None, False,
+            self.module, False,
             self._scope() if self.frames else None, "op", end[0], end[1],
             [key for key, _, _ in getattr(fn, "_saved", ())],
             None if bp is None else (bp.index, len(bp.steps))))
@@ -564,9 +564,9 @@ class PassRecorder:
             return out
         rec, in_flight, nodes = self.rec, self._in_flight, self.rec.trace.nodes
         for src, i, g in received:
-            tag = src._trace
-            if tag is not None and tag[0] is rec:
-                edge = nodes[tag[1]].inputs[i]
+            nid = rec._mine(src)
+            if nid is not None:
+                edge = nodes[nid].inputs[i]
                 sent = in_flight.pop(edge, None)
                 out.append(Flow(edge, sent if sent is not None else _copy(g)))
         return out
