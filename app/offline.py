@@ -172,7 +172,7 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
         if k >= most or time.monotonic() > until:
             left += 1
             continue
-        resp = serialize_result(result, {view: opened})
+        resp = serialize_result(result, {view: opened}, whole=False)
         if resp["fingerprint"] != answer.get("fingerprint") or view >= len(resp["views"]):
             return {"answers": {}, "left": 0}  # not the run the page holds
         part = view_answer(resp, view)

@@ -22,9 +22,11 @@ from .views import View, build_views, trim_views
 LeafNode, OpNode, Trace = from_engine("trace", "LeafNode", "OpNode", "Trace")
 
 
-def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto") -> dict:
-    """graph, backward, views (svg empty), optimizer_steps, iterations, events and parts of a
-    trace; nodes hidden in closed parts (``fold``: see app/fold_plan.py) only by id."""
+def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto",
+                    whole: bool = True) -> dict:
+    """graph, backward, views (svg empty), optimizer_steps, iterations, events, parts and lenses of
+    a trace; nodes hidden in closed parts (``fold``: see app/fold_plan.py) only by id. ``whole``
+    False: of the lenses only the heat (what an answer of one view carries)."""
     views, pass_view = build_views(trace)
     trim_views(views)
     kept_views = [v for v in views if v.kept]
@@ -58,7 +60,8 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
         "parts": _parts(plan),
-        "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass, shown_edges | _link_edges(plan)),
+        "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass, shown_edges | _link_edges(plan),
+                               whole),
     }
     annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
     return out

@@ -20,10 +20,14 @@ from .orders import backward_made
 
 
 def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int],
-                 shown_edges: set[int]) -> dict:
-    """The ``lenses`` of a RunResponse (see app/lenses/schemas.py). The heat covers the edges the
-    answer draws (``shown_edges``: edges and the links of closed boxes; those inside a closed part
-    come with the part when it is opened)."""
+                 shown_edges: set[int], whole: bool = True) -> dict:
+    """The ``lenses`` of a RunResponse (see app/lenses/schemas.py); ``whole`` False: the heat
+    alone (a part opened later brings its own). The heat covers the edges the answer draws
+    (``shown_edges``: edges and the links of closed boxes; those inside a closed part come with
+    the part when it is opened)."""
+    heat = gradient_heat(trace, kept_pass, shown_edges)
+    if not whole:
+        return {"heat": heat}
     modes = []
     for bp in trace.passes:
         if bp.index in kept_pass and len(modes) < 2:
@@ -34,6 +38,6 @@ def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[i
         "modes": modes,
         "orders": backward_made(trace, kept_nodes),
         "compare": compare_forwards(trace, kept_views),
-        "heat": gradient_heat(trace, kept_pass, shown_edges),
+        "heat": heat,
         "memory": memory_timeline(trace),
     }
