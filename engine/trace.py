@@ -1,6 +1,6 @@
 """The Trace: what the engine records while a program runs, for the rest of gradviz.
 
-Plain dataclasses with stable integer ids (a counter per Trace, never ``id()``).
+Its records are plain dataclasses (engine/trace_records.py) with stable integer ids.
 One id space holds every graph node: leaf tensors and op nodes (grad_fn objects).
 Edges have their own id space. Arrays are copies taken at record time, so later
 in-place changes do not rewrite history.
@@ -29,207 +29,28 @@ from __future__ import annotations
 
 import weakref
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import numpy as np
 
 from .ops.table import SAVED_INPUT
+from .trace_records import (  # noqa: F401 - the records are read as engine.trace's
+    BackwardPass,
+    BackwardStep,
+    Edge,
+    Flow,
+    ForwardStep,
+    LeafNode,
+    OpNode,
+    OptimizerStep,
+    SavedTensor,
+    Scope,
+    ScopeFrame,
+    Trace,
+)
 
 # The active recorder, or None. Read by the engine on every op: keep it a plain global.
 ACTIVE: Recorder | None = None
-
-
-@dataclass(slots=True)
-class LeafNode:
-    """A tensor with no grad_fn that fed a recorded op: an input or a parameter."""
-
-    id: int
-    name: str | None
-    shape: tuple[int, ...]
-    dtype: str
-    requires_grad: bool
-    is_param: bool
-    value: np.ndarray
-    line: int | None = None
-    col: int | None = None
-    module: str | None = None
-    scope: int | None = None  # innermost Scope recorded around it (None: the program's top level)
-    kind: str = "leaf"
-    # Which tensor object this is: leaf nodes of the same object share it (a parameter gets a new
-    # node after an optimizer step, but stays the same object), numbered per trace
-    obj: int = 0
-
-
-@dataclass(slots=True)
-class SavedTensor:
-    """A tensor an op saved for backward (shown in the UI, released after backward)."""
-
-    name: str  # the table's key for it: "a", "b", "c" (inputs), "out", or an extra ("coef", ...)
-    shape: tuple[int, ...]
-    value: np.ndarray
-    node: int | None = None  # the graph node whose output it is (None: data only the op holds)
-
-
-@dataclass(slots=True)
-class OpNode:
-    """One recorded forward op: a grad_fn node of the autograd graph."""
-
-    id: int
-    op: str  # op table key, e.g. "mul"
-    grad_fn: str  # PyTorch's name, e.g. "MulBackward0"
-    description: str  # what the op computes, in words, e.g. "a · b"
-    inputs: list[int]  # edge ids, one per tensor input, in argument order
-    formulas: list[str]  # one local rule per tensor input, e.g. "∂(a·b)/∂a = b"
-    shape: tuple[int, ...]
-    dtype: str
-    value: np.ndarray
-    saved: list[SavedTensor] = field(default_factory=list)
-    params: dict[str, Any] = field(default_factory=dict)  # non-tensor arguments (dim=, exponent, ...)
-    name: str | None = None  # the user's variable name for the output, if bound
-    line: int | None = None
-    col: int | None = None
-    module: str | None = None  # innermost nn.Module path, e.g. "fc1"
-    retains_grad: bool = False
-    scope: int | None = None  # innermost Scope recorded around it (None: the program's top level)
-    kind: str = "op"
-    end_line: int | None = None  # where the expression that ran it ends (col: just after it)
-    end_col: int | None = None
-    kept: list[str] = field(default_factory=list)  # the saved keys the grad_fn really holds
-    # A backward pass with create_graph=True recorded this op: (pass index, index of the step
-    # whose rule ran it); None for an op the program ran
-    made_by: tuple[int, int] | None = None
-
-
-@dataclass(slots=True)
-class Edge:
-    """A tensor flowing from a producer node into input ``index`` of an op node."""
-
-    id: int
-    source: int  # node id (leaf or op)
-    target: int  # op node id
-    index: int  # argument position at the target
-    shape: tuple[int, ...]
-    needs_grad: bool  # False: PyTorch puts (None, 0) in next_functions here
-
-
-@dataclass(slots=True)
-class Flow:
-    """A gradient travelling along one edge (towards its source) during backward."""
-
-    edge: int
-    grad: np.ndarray | None  # None where the input needs no grad
-
-
-@dataclass(slots=True)
-class BackwardStep:
-    """One node visited by a backward pass, in the order the engine visited them."""
-
-    index: int
-    node: int
-    kind: str  # "op" (a grad_fn ran its rule), "leaf" (AccumulateGrad wrote .grad) or "hook" (see below)
-    received: list[Flow]  # what arrived, one Flow per consumer edge (several: a fan-out sum)
-    upstream: np.ndarray | None  # the sum of what arrived (for the root: the seed gradient)
-    sent: list[Flow] = field(default_factory=list)  # op steps: one per input edge
-    grad_before: np.ndarray | None = None  # leaf steps (and retain_grad non-leaves)
-    grad_after: np.ndarray | None = None
-    retained: bool = False  # a non-leaf whose .grad was kept by retain_grad()
-    # "hook" steps: a tensor hook of the program ran on the gradient reaching ``node`` (grad_before);
-    # grad_after is what it returned instead (None: it returned None, the gradient goes on unchanged)
-    hook: str | None = None  # the hook function's name
-    hook_line: int | None = None  # where the program registered it
-    hook_col: int | None = None
-
-
-@dataclass
-class BackwardPass:
-    """One call of ``backward()`` or ``autograd.grad()``."""
-
-    index: int
-    root: int  # node id of the tensor backward started from
-    api: str  # "backward" or "autograd.grad"
-    retain_graph: bool
-    create_graph: bool
-    seed: np.ndarray
-    steps: list[BackwardStep] = field(default_factory=list)
-    line: int | None = None
-    col: int | None = None
-
-
-@dataclass
-class OptimizerStep:
-    """One ``optimizer.step()``: each parameter's value before, its grad and the update."""
-
-    index: int
-    optimizer: str  # "SGD" or "Adam"
-    rule: str  # the update rule as text, e.g. "p ← p − lr·g"
-    params: list[dict[str, Any]]  # {node, name, before, grad, after}
-    line: int | None = None
-    col: int | None = None
-
-
-@dataclass
-class Scope:
-    """A stretch of the program that recorded nodes: an ``nn.Module`` call, a loop, or one
-    iteration of a loop. Scopes nest (``parent``); a node names the innermost one it was recorded
-    in. Only scopes in which a node was recorded exist (a loop that records nothing leaves none)."""
-
-    id: int
-    kind: str  # "module" | "loop" | "iteration"
-    label: str  # the module path ("fc1"), the loop's header ("for t in range(250)")
-    parent: int | None
-    line: int | None = None
-    col: int | None = None
-    index: int | None = None  # an iteration's number in its loop, from 0
-    type_name: str | None = None  # a module call's class, e.g. "Linear"
-
-
-class ScopeFrame:
-    """An open scope (``Recorder.open_scope``): it becomes a ``Scope`` when the first node is
-    recorded inside it, and keeps that id if it is opened again (a generator's loop resumes)."""
-
-    __slots__ = ("kind", "label", "line", "col", "index", "type_name", "id")
-
-    def __init__(self, kind: str, label: str, line, col, index, type_name: str | None = None):
-        self.kind, self.label, self.line, self.col, self.index = kind, label, line, col, index
-        self.type_name = type_name
-        self.id: int | None = None
-
-
-@dataclass
-class ForwardStep:
-    """One op run in forward mode (a dual level was open): its rules turned the tangents of its
-    inputs into its output's tangent."""
-
-    index: int
-    op: str  # op table key
-    formulas: list[str]  # the forward-mode rule of each input, e.g. "ȧ·b"
-    inputs: list[int | None]  # graph node of each input, where the trace has one
-    node: int | None  # the op's node, when it also built a grad_fn
-    tangents: list[np.ndarray | None]  # each input's tangent (None: it had none)
-    shares: list[np.ndarray | None]  # what each input's rule gave (broadcast to the output)
-    tangent: np.ndarray  # the output's tangent: the sum of the shares
-    line: int | None = None
-    col: int | None = None
-
-
-@dataclass
-class Trace:
-    """Everything one run recorded, in order."""
-
-    nodes: list[LeafNode | OpNode] = field(default_factory=list)  # a node's id is its position
-    edges: list[Edge] = field(default_factory=list)
-    passes: list[BackwardPass] = field(default_factory=list)
-    optimizer_steps: list[OptimizerStep] = field(default_factory=list)
-    forward_steps: list[ForwardStep] = field(default_factory=list)  # forward-mode AD, in order
-    # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
-    # | ("zero_grad", None)
-    events: list[tuple[str, int | None]] = field(default_factory=list)
-    # grad_fn objects the program let go of (nothing referred to them any more: their saved
-    # tensors were freed), as (number of events recorded by then, node id)
-    frees: list[tuple[int, int]] = field(default_factory=list)
-    scopes: list[Scope] = field(default_factory=list)  # a scope's id is its position
 
 
 def _copy(x) -> np.ndarray | None:
