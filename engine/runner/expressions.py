@@ -6,6 +6,7 @@ import ast
 import operator
 
 from ..nn.module import Module, name_module
+from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from .errors import ForbiddenError
 from .formatting import format_value, percent_format
@@ -38,6 +39,11 @@ class _Unbound:
 
 UNBOUND = _Unbound()
 
+# Arguments that engine code gets as they are (``prepare_arg`` would return them unchanged: no
+# container, no iterator, nothing callable).
+PLAIN_ARGUMENTS = frozenset({Tensor, Parameter, int, float, bool, str, type(None)})
+_NAME, _CONSTANT = ast.Name, ast.Constant
+
 
 class Expressions:
     """Expression evaluation. Expects ``self.guard``, ``self.policy``, ``self.rec``, ``self.pos``,
@@ -46,7 +52,13 @@ class Expressions:
     def eval(self, node, scope: Scope):
         """The value of expression ``node``; an exception leaving it is tagged with its position."""
         try:
-            return self._expr[type(node)](self, node, scope)
+            kind = type(node)
+            if kind is _NAME:  # the commonest node: a name bound in the innermost scope is one lookup
+                v = scope.vars.get(node.id, UNBOUND)
+                return v if v is not UNBOUND else self.lookup(node.id, scope)
+            if kind is _CONSTANT:
+                return node.value
+            return self._expr[kind](self, node, scope)
         except Exception as e:
             tag_error(e, node)
             raise
@@ -88,6 +100,12 @@ class Expressions:
     # ---- operators -------------------------------------------------------------------------------
     def binop(self, op: type, a, b):
         """``a op b`` with the size checks; also used by the builtins (sum, pow)."""
+        if type(a) is Tensor and type(b) is Tensor:
+            # Two tensors: the only check is the broadcast's size, and only for different shapes.
+            sa, sb = a._data.shape, b._data.shape
+            if sa != sb and sa and sb:
+                self.guard.check_broadcast(op, a, b)
+            return self.guard.result(BINOPS[op](a, b))
         if op is ast.Mod and type(a) is str:
             return percent_format(a, b, self.guard)
         self.guard.check_binop(op, a, b)
@@ -344,13 +362,19 @@ class Expressions:
         engine code make of a callable the program gave them (``Callback``), runs through here.
         The policy refuses what may not be called; engine code gets its arguments prepared."""
         if self.policy.check_call(f):
-            args = [self.prepare_arg(a) for a in args]
-            kwargs = {k: self.prepare_arg(v) for k, v in kwargs.items()}
+            for a in args:
+                if type(a) not in PLAIN_ARGUMENTS:
+                    args = [self.prepare_arg(a) for a in args]
+                    break
+            if kwargs:
+                kwargs = {k: self.prepare_arg(v) for k, v in kwargs.items()}
         return self.guard.result(f(*args, **kwargs))
 
     def prepare_arg(self, value):
         """An argument for engine code: lazy iterators made concrete (counted), nested lists bounded,
         callables of the program as ``Callback``s."""
+        if type(value) in PLAIN_ARGUMENTS:
+            return value
         if type(value) in (list, tuple, dict):
             self.guard.check_nested(value)
         elif hasattr(value, "__next__") and not isinstance(value, (Tensor, Module)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from time import monotonic
 
 from .. import grad_mode
 from ..errors import LimitError
@@ -31,6 +32,10 @@ RETURN = "return"
 UNCATCHABLE = (LimitError, ForbiddenError, MemoryError, RecursionError)
 
 
+def _nowhere(node) -> None:
+    """``Interpreter.at`` when nothing is recorded."""
+
+
 class Interpreter(Expressions):
     """Runs one checked program. ``rec`` is the trace recorder (or None)."""
 
@@ -39,9 +44,12 @@ class Interpreter(Expressions):
         self.policy = policy
         self.positions = positions
         self.rec = rec
+        # ``at(node)``: ops recorded from now on were made by ``node`` (innermost expression wins).
+        # Called before every operator, attribute and call: the recorder's own method, bound once.
+        self.at = rec.at_node if rec is not None else _nowhere
         if rec is not None:
-            rec.end_of = positions.end_of
-            rec.position_of = positions.of
+            rec.end_of = positions.ends.__getitem__
+            rec.position_of = positions.starts.__getitem__
         self.prelude = prelude
         self.out = out  # an Output: write(text)
         self.user_classes = policy.user_classes
@@ -57,12 +65,6 @@ class Interpreter(Expressions):
         self.globals = Scope(None, "global")
         self.loops = LoopScopes(rec, positions)
 
-    # ---- positions -------------------------------------------------------------------------------
-    def at(self, node) -> None:
-        """Ops recorded from now on were made by ``node`` (innermost expression wins)."""
-        if self.rec is not None:
-            self.rec.at_node(node)
-
     def write(self, text: str) -> None:
         self.out.write(text)
 
@@ -72,23 +74,25 @@ class Interpreter(Expressions):
         return self.exec_block(tree.body, self.globals)
 
     def exec_block(self, stmts, scope: Scope):
+        """Run statements in order; an exception leaving one is tagged with its position."""
+        guard = self.guard
+        at = self.at
+        handlers = self._stmt
         for st in stmts:
-            sig = self.exec_stmt(st, scope)
+            if monotonic() > guard.deadline:
+                guard.timeout()
+            at(st)
+            handler = handlers.get(type(st))
+            try:
+                if handler is None:
+                    raise ForbiddenError(f"{type(st).__name__} statements are not supported by gradviz")
+                sig = handler(self, st, scope)
+            except Exception as e:
+                tag_error(e, st)
+                raise
             if sig is not None:
                 return sig
         return None
-
-    def exec_stmt(self, st, scope: Scope):
-        self.guard.check_time()
-        self.at(st)
-        handler = self._stmt.get(type(st))
-        try:
-            if handler is None:
-                raise ForbiddenError(f"{type(st).__name__} statements are not supported by gradviz")
-            return handler(self, st, scope)
-        except Exception as e:
-            tag_error(e, st)
-            raise
 
     def _expr_stmt(self, st: ast.Expr, scope):
         self.eval(st.value, scope)
@@ -96,7 +100,10 @@ class Interpreter(Expressions):
     def _assign(self, st: ast.Assign, scope):
         value = self.eval(st.value, scope)
         for t in st.targets:
-            self.assign(t, value, scope)
+            if type(t) is ast.Name:
+                self.bind(t.id, value, scope)
+            else:
+                self.assign(t, value, scope)
 
     def _annassign(self, st: ast.AnnAssign, scope):
         if st.value is not None:
@@ -188,14 +195,19 @@ class Interpreter(Expressions):
         iterable = self.eval(st.iter, scope)
         loops = self.loops
         loop = loops.start(st)
+        tick, at, target, body = self.guard.tick, self.at, st.target, st.body
+        name = target.id if type(target) is ast.Name else None
         try:
             for k, item in enumerate(iterable):
-                self.guard.tick()
-                self.at(st)
+                tick()
+                at(st)
                 it = loops.iteration(loop, k)
                 try:
-                    self.assign(st.target, item, scope)
-                    sig = self.exec_block(st.body, scope)
+                    if name is not None:
+                        self.bind(name, item, scope)
+                    else:
+                        self.assign(target, item, scope)
+                    sig = self.exec_block(body, scope)
                 finally:
                     loops.end(it)
                 if sig is BREAK:

@@ -96,6 +96,10 @@ _NAMED_TUPLES = ((_ReturnType, frozenset({"values", "indices", "count", "index"}
 # module (``type(acc).__name__``). An object's class comes from ``type(obj)`` only.
 READABLE_DUNDERS = frozenset({"__name__"})
 
+# Receivers whose engine methods user code may call whatever their type's other bases.
+_ENGINE_RECEIVERS = (Tensor, Node, AccumulateGrad)
+_ABSENT = object()
+
 # Receivers whose builtin methods user code may call (a method of anything else is refused).
 _BUILTIN_RECEIVERS = ((str, STR_ATTRS), (list, LIST_ATTRS), (tuple, TUPLE_ATTRS), (dict, DICT_ATTRS),
                       (set, SET_ATTRS), (float, FLOAT_ATTRS), (int, INT_ATTRS),
@@ -196,6 +200,16 @@ class Policy:
         from ..optim import Optimizer
 
         self.optimizer_base = Optimizer
+        # Answers that depend only on what cannot change during the run, worked out once: whether
+        # instances of a type are the engine's or the program's (by type: a class's MRO is fixed;
+        # the program's answers are asked again when it defines a class), the engine functions
+        # already allowed (by the function itself) and the engine methods allowed on receivers of
+        # a type (by the function and the receiver's type).
+        self._engine_types: dict[type, bool] = {}
+        self._user_types: dict[type, bool] = {}
+        self._user_count = 0
+        self._engine_functions: set = set()
+        self._engine_methods: set = set()
 
     # ---- modules ---------------------------------------------------------------------------------
     def module_for(self, torch_path: str):
@@ -213,17 +227,39 @@ class Policy:
 
     # ---- kinds of objects ------------------------------------------------------------------------
     def is_user_instance(self, obj) -> bool:
-        return any(c in self.user_classes for c in type(obj).__mro__)
+        kind = type(obj)
+        if len(self.user_classes) != self._user_count:  # the program defined a class since
+            self._user_types.clear()
+            self._user_count = len(self.user_classes)
+        known = self._user_types.get(kind)
+        if known is None:
+            known = self._user_types[kind] = any(c in self.user_classes for c in kind.__mro__)
+        return known
 
     def is_engine_instance(self, obj) -> bool:
         if isinstance(obj, (type, types.ModuleType, dtypes.dtype)):
             return False
-        return any(c in self.engine_classes for c in type(obj).__mro__)
+        kind = type(obj)
+        known = self._engine_types.get(kind)
+        if known is None:
+            known = self._engine_types[kind] = any(c in self.engine_classes for c in kind.__mro__)
+        return known
 
     # ---- attributes ------------------------------------------------------------------------------
     def get_attr(self, obj, name: str):
         """``obj.name`` for user code, or ForbiddenError. A callable the program stored as an
         attribute is kept as a ``Callback`` (for engine code); the program reads back what it stored."""
+        # The two commonest reads first, with the answers ``_get_attr`` gives them: a name a torch
+        # module offers (its table holds no private or denied name) and a Tensor attribute.
+        if type(obj) is types.ModuleType:
+            allowed = self.module_attrs.get(obj)
+            if allowed is not None and name not in DENY_ATTRS:
+                value = allowed.get(name, _ABSENT)
+                if value is not _ABSENT:
+                    return value.fn if type(value) is Callback else value
+        elif isinstance(obj, Tensor) and name in self.tensor_attrs:
+            value = getattr(obj, name)
+            return value.fn if type(value) is Callback else value
         value = self._get_attr(obj, name)
         return value.fn if type(value) is Callback else value
 
@@ -353,14 +389,24 @@ class Policy:
             func, owner = f.__func__, f.__self__
             if isinstance(func, self.callable_types):
                 return False
-            if isinstance(func, types.FunctionType) and _is_engine_object(func) and (
-                    isinstance(owner, (Tensor, Node, AccumulateGrad)) or self.is_engine_instance(owner)
-                    or self.is_user_instance(owner) or owner in self.engine_classes
-                    or owner in self.user_classes):
-                return True
+            if isinstance(func, types.FunctionType):
+                key = (func, type(owner))
+                if key in self._engine_methods:
+                    return True
+                if _is_engine_object(func):
+                    if (issubclass(key[1], _ENGINE_RECEIVERS) or self.is_engine_instance(owner)
+                            or self.is_user_instance(owner)):
+                        self._engine_methods.add(key)  # decided by the receiver's type alone
+                        return True
+                    if (isinstance(owner, _ENGINE_RECEIVERS) or owner in self.engine_classes
+                            or owner in self.user_classes):
+                        return True
             raise self._not_callable(f)
         if isinstance(f, types.FunctionType):
+            if f in self._engine_functions:
+                return True
             if _is_engine_object(f):
+                self._engine_functions.add(f)
                 return True
             raise self._not_callable(f)
         if isinstance(f, types.BuiltinMethodType):

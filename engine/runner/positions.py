@@ -9,6 +9,10 @@ class Positions:
     def __init__(self, source: str):
         self.lines = source.splitlines()
         self._cache: dict = {}
+        # Per AST node, worked out once: ``starts[node]`` is ``of(node)``, ``ends[node]`` is
+        # ``end_of(node)`` (the recorder asks for them at every op; a hit is one dict lookup).
+        self.starts = _PerNode(self.of)
+        self.ends = _PerNode(self.end_of)
 
     def of(self, node) -> tuple[int | None, int | None]:
         """(line, col) of ``node``, both 1-based; (None, None) for nodes without a position."""
@@ -36,6 +40,20 @@ class Positions:
             return (None, None)
         hit = self._cache.get((line, off))
         return hit if hit is not None else self.of(_At(line, off))
+
+
+class _PerNode(dict):
+    """``compute(node)`` for each node asked for, kept (AST nodes hash by identity)."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute):
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, node):
+        value = self[node] = self.compute(node)
+        return value
 
 
 class _At:
