@@ -50,6 +50,12 @@ class UserFunction:
         self.interp = interp
         self.owner = None  # the user class it was defined in, for super()
         self.local_names = local_names
+        a = node.args
+        # The parameter names when the signature is plain positional ones (``def forward(self, x)``):
+        # a call with exactly that many positional arguments binds them in order (``bind_arguments``
+        # does the rest).
+        plain = not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg)
+        self.positional = tuple(x.arg for x in a.args) if plain else None
         self.__name__ = name  # read by functools.wraps (@torch.no_grad())
         self.__qualname__ = name
         self.__doc__ = None

@@ -328,7 +328,11 @@ class Interpreter(Expressions):
         g.enter_call()
         try:
             scope = Scope(fn.scope, "function", local_names=fn.local_names, func=fn)
-            scope.vars.update(bind_arguments(fn, args, kwargs))
+            params = fn.positional
+            if params is not None and not kwargs and len(args) == len(params):
+                scope.vars.update(zip(params, args))
+            else:
+                scope.vars.update(bind_arguments(fn, args, kwargs))
             if isinstance(fn.node, ast.Lambda):
                 return self.eval(fn.node.body, scope)
             sig = self.exec_block(fn.node.body, scope)

@@ -202,13 +202,13 @@ class Policy:
         self.optimizer_base = Optimizer
         # Answers that depend only on what cannot change during the run, worked out once: whether
         # instances of a type are the engine's or the program's (by type: a class's MRO is fixed;
-        # the program's answers are asked again when it defines a class), the engine functions
-        # already allowed (by the function itself) and the engine methods allowed on receivers of
+        # the program's answers are asked again when it defines a class), plain functions'
+        # answers (by the function itself) and the engine methods allowed on receivers of
         # a type (by the function and the receiver's type).
         self._engine_types: dict[type, bool] = {}
         self._user_types: dict[type, bool] = {}
         self._user_count = 0
-        self._engine_functions: set = set()
+        self._functions: dict = {}
         self._engine_methods: set = set()
 
     # ---- modules ---------------------------------------------------------------------------------
@@ -371,6 +371,16 @@ class Policy:
     def check_call(self, f) -> bool:
         """Refuse calling anything outside the allow-list. Returns True when ``f`` is engine code
         (its arguments are then made concrete and size-checked by the caller)."""
+        if type(f) is types.FunctionType:
+            # A plain function's answer depends on the function alone (its module, and the fixed
+            # sets of library and builtin callables): kept per function; a refusal is never kept.
+            known = self._functions.get(f)
+            if known is None:
+                known = self._functions[f] = self._check_call(f)
+            return known
+        return self._check_call(f)
+
+    def _check_call(self, f) -> bool:
         if isinstance(f, (SuperMethod, InitMethod)):
             return True  # an engine method may sit behind super().f / nn.Module.__init__
         try:
@@ -403,10 +413,7 @@ class Policy:
                         return True
             raise self._not_callable(f)
         if isinstance(f, types.FunctionType):
-            if f in self._engine_functions:
-                return True
             if _is_engine_object(f):
-                self._engine_functions.add(f)
                 return True
             raise self._not_callable(f)
         if isinstance(f, types.BuiltinMethodType):
