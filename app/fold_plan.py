@@ -80,7 +80,7 @@ def _num(pid: str) -> int:
 
 def _edge_fields(trace: Trace, eid: int) -> tuple:
     e = trace.edges[eid]
-    return e.source, e.target, list(e.shape), e.needs_grad
+    return e.source, e.target, e.shape, e.needs_grad  # (a link copies the shape it keeps)
 
 
 def open_set(vp: ViewParts, fold: Fold, budget: int = AUTO_BUDGET) -> set[str]:

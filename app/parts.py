@@ -126,12 +126,19 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
         edge = trace.edges[e]
         readers.setdefault(edge.source, []).append(edge.target)
     op_path: dict[int, tuple] = {}
+    scope_item: dict[int | None, _Item] = {}  # the item of each scope an op ran in
     for nid in ordered:
         n = nodes[nid]
         if n.kind == "op":
-            path = chain(n.scope)
-            op_path[nid] = path
-            item_at(() if nid in outputs else path).nodes.append(nid)
+            scope = n.scope
+            op_path[nid] = chain_of[scope] if scope in chain_of else chain(scope)
+            if nid in outputs:
+                root.nodes.append(nid)
+                continue
+            it = scope_item.get(scope)
+            if it is None:
+                it = scope_item[scope] = item_at(op_path[nid])
+            it.nodes.append(nid)
     for nid in ordered:
         n = nodes[nid]
         if n.kind == "leaf":
@@ -151,9 +158,8 @@ def _scope_items(trace: Trace, ordered: list[int]) -> dict[tuple, _Item]:
     scopes = trace.scopes
     iterations: dict[int, set[int]] = {}
     used: set[int] = set()
-    for nid in ordered:
-        n = trace.nodes[nid]
-        s = n.scope if n.kind == "op" else None
+    nodes = trace.nodes
+    for s in {nodes[nid].scope for nid in ordered if nodes[nid].kind == "op"}:
         while s is not None and s not in used:
             used.add(s)
             sc = scopes[s]

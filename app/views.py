@@ -88,13 +88,9 @@ def _ops_before_passes(trace: Trace) -> list[int]:
 
 def _add_edge_sources(trace: Trace, views: list[View]) -> None:
     """Every input of an op in a view is drawn in it (leaves that need no grad, constants)."""
+    nodes, edges = trace.nodes, trace.edges
     for v in views:
-        extra = set()
-        for nid in v.nodes:
-            node = trace.nodes[nid]
-            if node.kind == "op":
-                extra.update(trace.edges[e].source for e in node.inputs)
-        v.nodes |= extra
+        v.nodes |= {edges[e].source for nid in v.nodes if nodes[nid].kind == "op" for e in nodes[nid].inputs}
 
 
 def trim_views(views: list[View], keep: int = KEEP) -> None:
