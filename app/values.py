@@ -92,7 +92,8 @@ def norm(arr) -> float | str | None:
     if arr is None:
         return None
     v = np.asarray(arr, dtype=np.float64).reshape(-1)
-    return number(math.sqrt(float(v @ v)))  # one BLAS call: thousands of these in a training run
+    n = math.sqrt(float(v @ v))  # one BLAS call: thousands of these in a training run
+    return n if math.isfinite(n) else number(n)
 
 
 _DTYPE_NAMES: dict = {}
