@@ -146,7 +146,8 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
             item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
     for it in _walk(root):
         it.nodes.sort()
-        it.children.sort(key=_Item.first)
+        if len(it.children) > 1:
+            it.children.sort(key=_Item.first)
 
     _group(root, open_max)
     return _finish(root, view, ordered, first_id, nodes)
@@ -235,19 +236,21 @@ def _post_order(it: _Item):
 
 def _chunk_loop(loop: _Item, open_max: int) -> None:
     iterations = [c for c in loop.children if c.kind == "iteration"]
-    loop.iterations = [(c.first(), c.index) for c in iterations if c.first() >= 0]
-    total = loop.size() - len(iterations) + sum(c.size() for c in iterations)
+    firsts = [c.first() for c in iterations]
+    loop.iterations = [(f, c.index) for f, c in zip(firsts, iterations) if f >= 0]
+    sizes = [c.size() for c in iterations]
+    total = loop.size() - len(iterations) + sum(sizes)
     if total <= open_max:
         _dissolve(loop, iterations)
         return
     groups: list[list[_Item]] = [[]]
     size = 0
-    for c in iterations:
-        if groups[-1] and size + c.size() > open_max:
+    for c, c_size in zip(iterations, sizes):
+        if groups[-1] and size + c_size > open_max:
             groups.append([])
             size = 0
         groups[-1].append(c)
-        size += c.size()
+        size += c_size
     chunks = []
     for g in groups:
         chunk = _Item("chunk", index=g[0].index)

@@ -51,11 +51,10 @@ def build_views(trace: Trace) -> tuple[list[View], dict[int, int]]:
         pass_view[bp.index] = len(views) - 1
 
     reached_any = set().union(*(v.nodes for v in views))
-    starts = _ops_before_passes(trace)
+    unreached = [(ordinal, nid) for ordinal, nid in enumerate(ops) if nid not in reached_any]
+    starts = _ops_before_passes(trace) if unreached else []
     trailing = View()
-    for ordinal, nid in enumerate(ops):
-        if nid in reached_any:
-            continue
+    for ordinal, nid in unreached:
         first_after = bisect.bisect_right(starts, ordinal)  # the first pass that ran after this op
         if first_after == len(starts):
             trailing.nodes.add(nid)

@@ -57,9 +57,14 @@ class _Points:
         self.bpass.append(bpass)
         self.step.append(step)
 
-    def keep(self, nid: int) -> None:
-        self.kept_at[nid] = len(self.kind)
-        self.add("op", nid)
+    def keep(self, nids: list[int]) -> None:
+        """Ops recorded one after the other: their grad_fns start keeping their tensors."""
+        first = len(self.kind)
+        self.kept_at.update(zip(nids, range(first, first + len(nids))))
+        self.kind.extend(["op"] * len(nids))
+        self.node.extend(nids)
+        self.bpass.extend([None] * len(nids))
+        self.step.extend([None] * len(nids))
 
     def release(self, nid: int) -> bool:
         """Let node ``nid``'s tensors go before the next point (False: it keeps none)."""
@@ -108,25 +113,30 @@ def _walk(trace) -> _Points:
                 pts.add("free", nid)
 
     pts.add("start")
+    recorded: list[int] = []  # ops recorded since the last other event, not yet added
     for position, (kind, index) in enumerate(trace.events):
         if fi < len(frees) and frees[fi][0] <= position:
+            pts.keep(recorded)
+            recorded = []
             free_until(position)
         if kind == "op":
             if nodes[index].made_by is None:
-                pts.keep(index)
-        elif kind == "backward":
+                recorded.append(index)
+            continue
+        pts.keep(recorded)
+        recorded = []
+        if kind == "backward":
             bp = trace.passes[index]
             if bp.index not in passes_making:
                 pts.steps(bp, not bp.retain_graph)
                 continue
             for s in bp.steps:
-                for nid in made_at.get((bp.index, s.index), ()):
-                    pts.keep(nid)
+                pts.keep(made_at.get((bp.index, s.index), []))
                 if s.kind == "op" and not bp.retain_graph:
                     pts.release(s.node)
                 pts.add("step", s.node, bp.index, s.index)
-            for nid in made_at.get((bp.index, len(bp.steps)), ()):
-                pts.keep(nid)
+            pts.keep(made_at.get((bp.index, len(bp.steps)), []))
+    pts.keep(recorded)
     free_until(len(trace.events))
     pts.add("end")
     return pts
@@ -161,8 +171,9 @@ def _bytes_held(trace, pts: _Points) -> np.ndarray:
         after = total - (total - delta)[first][group]  # the buffer's keepers after this change
         up = (delta > 0) & (after == 1)
         down = (delta < 0) & (after == 0)
-        np.add.at(change, pos[up], size_a[up])
-        np.add.at(change, pos[down], -size_a[down])
+        n = len(change)
+        moved = np.bincount(pos[up], size_a[up], n) - np.bincount(pos[down], size_a[down], n)
+        change += moved.astype(np.int64)  # (whole numbers of bytes: exact in float64)
     return np.cumsum(change)
 
 
