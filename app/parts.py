@@ -121,15 +121,14 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
             it = child
         return it
 
-    readers: dict[int, list[int]] = {}
-    for e in edge_ids:
-        edge = trace.edges[e]
-        readers.setdefault(edge.source, []).append(edge.target)
     op_path: dict[int, tuple] = {}
     scope_item: dict[int | None, _Item] = {}  # the item of each scope an op ran in
+    leaves: list[int] = []
     for nid in ordered:
         n = nodes[nid]
-        if n.kind == "op":
+        if n.kind == "leaf":
+            leaves.append(nid)
+        elif n.kind == "op":
             scope = n.scope
             op_path[nid] = chain_of[scope] if scope in chain_of else chain(scope)
             if nid in outputs:
@@ -139,11 +138,15 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
             if it is None:
                 it = scope_item[scope] = item_at(op_path[nid])
             it.nodes.append(nid)
-    for nid in ordered:
+    readers: dict[int, list[int]] = {nid: [] for nid in leaves}  # the ops reading each leaf
+    for e in edge_ids:
+        edge = trace.edges[e]
+        if edge.source in readers:
+            readers[edge.source].append(edge.target)
+    for nid in leaves:
         n = nodes[nid]
-        if n.kind == "leaf":
-            paths = [op_path[t] for t in readers.get(nid, ()) if t in op_path]
-            item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
+        paths = [op_path[t] for t in readers[nid] if t in op_path]
+        item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
     for it in _walk(root):
         it.nodes.sort()
         if len(it.children) > 1:

@@ -62,7 +62,9 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     for s in bp.steps:
         if s.kind == "op":
             reverse_steps += 1
-            reverse_rules += sum(1 for f in s.sent if f.grad is not None)
+            for f in s.sent:
+                if f.grad is not None:
+                    reverse_rules += 1
         elif s.kind == "leaf" and s.node in wanted:
             reverse_grads[s.node] = s.upstream
     out = {
