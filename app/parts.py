@@ -365,15 +365,19 @@ def _finish(root: _Item, view: int, ordered: list[int], first_id: int, nodes) ->
         for n in it.nodes:
             node_part[n] = p.id
         parts[p.id] = p
-    for it in reversed(order):  # children first: ops and keys build on theirs
+    count: dict[str, int] = {}  # nodes inside each part, at any depth
+    for it in reversed(order):  # children first: ops, spans and keys build on theirs
         p = parts[pid[id(it)]]
         p.ops = sum(1 for n in it.nodes if nodes[n].kind == "op") + sum(parts[c].ops for c in p.children)
-        inside = _all_nodes(it)
-        p.span = (min(inside), max(inside)) if inside else (0, -1)
+        count[p.id] = len(it.nodes) + sum(count[c] for c in p.children)
+        ends = [parts[c].span for c in p.children if count[c]]
+        if it.nodes:
+            ends.append((min(it.nodes), max(it.nodes)))
+        p.span = (min(a for a, _ in ends), max(b for _, b in ends)) if ends else (0, -1)
         lo = bisect.bisect_left(ordered, p.span[0])
         hi = bisect.bisect_right(ordered, p.span[1])
-        if hi - lo != len(inside):
-            members = set(inside)
+        if hi - lo != count[p.id]:
+            members = set(_all_nodes(it))
             p.outside = [n for n in ordered[lo:hi] if n not in members]
         p.key = _key(p, it, parts, nodes)
     return ViewParts(parts=parts, nodes=list(root.nodes), children=[pid[id(c)] for c in root.children],

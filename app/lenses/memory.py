@@ -59,6 +59,8 @@ class _Points:
 
     def keep(self, nids: list[int]) -> None:
         """Ops recorded one after the other: their grad_fns start keeping their tensors."""
+        if not nids:
+            return
         first = len(self.kind)
         self.kept_at.update(zip(nids, range(first, first + len(nids))))
         self.kind.extend(["op"] * len(nids))
