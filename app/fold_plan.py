@@ -66,7 +66,7 @@ def plan_folds(trace: Trace, kept_views: list[View], fold: Fold | dict = "auto",
         opened = open_set(vp, f, budget)
         nodes = {nid: {"part": vp.node_part.get(nid)} for nid in v.nodes}
         parts = {pid: {"parent": p.parent} for pid, p in vp.parts.items()}
-        lv = level(nodes, lambda eid: _edge_fields(trace, eid), parts, sorted(v.nodes), edge_ids, opened)
+        lv = level(nodes, _edge_fields(trace), parts, sorted(v.nodes), edge_ids, opened)
         known = lv.open + lv.boxes
         plan.views.append(ViewFold(parts=vp, open=sorted(lv.open, key=_num), nodes=lv.nodes, edges=lv.edges,
                                    links=[ln.data() for ln in lv.links], known=sorted(known, key=_num)))
@@ -78,9 +78,15 @@ def _num(pid: str) -> int:
     return int(pid[1:])
 
 
-def _edge_fields(trace: Trace, eid: int) -> tuple:
-    e = trace.edges[eid]
-    return e.source, e.target, list(e.shape), e.needs_grad
+def _edge_fields(trace: Trace):
+    """What ``folding.level`` reads of an edge, by id: (source, target, shape, needs_grad)."""
+    edges = trace.edges
+
+    def fields(eid: int) -> tuple:
+        e = edges[eid]
+        return e.source, e.target, e.shape, e.needs_grad  # (a link copies the shape it keeps)
+
+    return fields
 
 
 def open_set(vp: ViewParts, fold: Fold, budget: int = AUTO_BUDGET) -> set[str]:

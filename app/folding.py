@@ -82,7 +82,8 @@ def level(nodes: dict, edges, parts: dict, node_ids, edge_ids, open_set, links: 
     shown, boxes, opened = [], {}, {}
     node_box: dict[int, str | None] = {}
     for nid in node_ids:
-        box = node_box[nid] = hiding(nodes[nid].get("part"))
+        part = nodes[nid].get("part")
+        box = node_box[nid] = box_of[part] if part in box_of else hiding(part)
         if box is None:
             shown.append(nid)
     for pid in parts:

@@ -22,7 +22,7 @@ from . import values as V
 from .package import from_engine
 
 OPS, SAVED_INPUT = from_engine("ops.table", "OPS", "SAVED_INPUT")
-LeafNode, Trace, ancestry = from_engine("trace", "LeafNode", "Trace", "ancestry")
+LeafNode, Trace = from_engine("trace", "LeafNode", "Trace")
 
 FULL = 64  # leaves with at most this many elements are checked in full
 LISTED = 64  # leaves of a pass listed (and checked); a deep model's others are only counted
@@ -179,6 +179,25 @@ class TooLarge(Exception):
     pass
 
 
+def _ancestry_within(trace: Trace, root: int, max_ops: int) -> set[int]:
+    """``root`` and every node its value was computed from, or TooLarge as soon as they hold more
+    than ``max_ops`` ops (a long chain is not walked to its end only to be refused)."""
+    seen, todo, ops = set(), [root], 0
+    nodes, edges = trace.nodes, trace.edges
+    while todo:
+        nid = todo.pop()
+        if nid in seen:
+            continue
+        seen.add(nid)
+        node = nodes[nid]
+        if node.kind == "op":
+            ops += 1
+            if ops > max_ops:
+                raise TooLarge
+            todo.extend(edges[e].source for e in node.inputs)
+    return seen
+
+
 class Replay:
     """The forward ops of one backward pass, replayed in float64 from recorded leaf values."""
 
@@ -186,10 +205,8 @@ class Replay:
         self.trace = trace
         self.root = bp.root
         self.seed = np.asarray(bp.seed, dtype=np.float64)
-        order = sorted(ancestry(trace, bp.root))  # ids grow in recording order: sources come first
+        order = sorted(_ancestry_within(trace, bp.root, MAX_OPS))  # ids grow as recorded: sources first
         self.ops = [nid for nid in order if trace.nodes[nid].kind == "op"]
-        if len(self.ops) > MAX_OPS:
-            raise TooLarge
         self.base = {nid: _f64(trace.nodes[nid].value) for nid in order if trace.nodes[nid].kind == "leaf"}
         self.base.update(self._run(dict(self.base), self.ops))
         self._downstream: dict[int, list[int]] = {}

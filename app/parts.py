@@ -121,25 +121,36 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
             it = child
         return it
 
-    readers: dict[int, list[int]] = {}
-    for e in edge_ids:
-        edge = trace.edges[e]
-        readers.setdefault(edge.source, []).append(edge.target)
     op_path: dict[int, tuple] = {}
-    for nid in ordered:
-        n = nodes[nid]
-        if n.kind == "op":
-            path = chain(n.scope)
-            op_path[nid] = path
-            item_at(() if nid in outputs else path).nodes.append(nid)
+    scope_item: dict[int | None, _Item] = {}  # the item of each scope an op ran in
+    leaves: list[int] = []
     for nid in ordered:
         n = nodes[nid]
         if n.kind == "leaf":
-            paths = [op_path[t] for t in readers.get(nid, ()) if t in op_path]
-            item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
+            leaves.append(nid)
+        elif n.kind == "op":
+            scope = n.scope
+            op_path[nid] = chain_of[scope] if scope in chain_of else chain(scope)
+            if nid in outputs:
+                root.nodes.append(nid)
+                continue
+            it = scope_item.get(scope)
+            if it is None:
+                it = scope_item[scope] = item_at(op_path[nid])
+            it.nodes.append(nid)
+    readers: dict[int, list[int]] = {nid: [] for nid in leaves}  # the ops reading each leaf
+    for e in edge_ids:
+        edge = trace.edges[e]
+        if edge.source in readers:
+            readers[edge.source].append(edge.target)
+    for nid in leaves:
+        n = nodes[nid]
+        paths = [op_path[t] for t in readers[nid] if t in op_path]
+        item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
     for it in _walk(root):
         it.nodes.sort()
-        it.children.sort(key=_Item.first)
+        if len(it.children) > 1:
+            it.children.sort(key=_Item.first)
 
     _group(root, open_max)
     return _finish(root, view, ordered, first_id, nodes)
@@ -151,9 +162,8 @@ def _scope_items(trace: Trace, ordered: list[int]) -> dict[tuple, _Item]:
     scopes = trace.scopes
     iterations: dict[int, set[int]] = {}
     used: set[int] = set()
-    for nid in ordered:
-        n = trace.nodes[nid]
-        s = n.scope if n.kind == "op" else None
+    nodes = trace.nodes
+    for s in {nodes[nid].scope for nid in ordered if nodes[nid].kind == "op"}:
         while s is not None and s not in used:
             used.add(s)
             sc = scopes[s]
@@ -229,19 +239,21 @@ def _post_order(it: _Item):
 
 def _chunk_loop(loop: _Item, open_max: int) -> None:
     iterations = [c for c in loop.children if c.kind == "iteration"]
-    loop.iterations = [(c.first(), c.index) for c in iterations if c.first() >= 0]
-    total = loop.size() - len(iterations) + sum(c.size() for c in iterations)
+    firsts = [c.first() for c in iterations]
+    loop.iterations = [(f, c.index) for f, c in zip(firsts, iterations) if f >= 0]
+    sizes = [c.size() for c in iterations]
+    total = loop.size() - len(iterations) + sum(sizes)
     if total <= open_max:
         _dissolve(loop, iterations)
         return
     groups: list[list[_Item]] = [[]]
     size = 0
-    for c in iterations:
-        if groups[-1] and size + c.size() > open_max:
+    for c, c_size in zip(iterations, sizes):
+        if groups[-1] and size + c_size > open_max:
             groups.append([])
             size = 0
         groups[-1].append(c)
-        size += c.size()
+        size += c_size
     chunks = []
     for g in groups:
         chunk = _Item("chunk", index=g[0].index)
@@ -353,15 +365,19 @@ def _finish(root: _Item, view: int, ordered: list[int], first_id: int, nodes) ->
         for n in it.nodes:
             node_part[n] = p.id
         parts[p.id] = p
-    for it in reversed(order):  # children first: ops and keys build on theirs
+    count: dict[str, int] = {}  # nodes inside each part, at any depth
+    for it in reversed(order):  # children first: ops, spans and keys build on theirs
         p = parts[pid[id(it)]]
         p.ops = sum(1 for n in it.nodes if nodes[n].kind == "op") + sum(parts[c].ops for c in p.children)
-        inside = _all_nodes(it)
-        p.span = (min(inside), max(inside)) if inside else (0, -1)
+        count[p.id] = len(it.nodes) + sum(count[c] for c in p.children)
+        ends = [parts[c].span for c in p.children if count[c]]
+        if it.nodes:
+            ends.append((min(it.nodes), max(it.nodes)))
+        p.span = (min(a for a, _ in ends), max(b for _, b in ends)) if ends else (0, -1)
         lo = bisect.bisect_left(ordered, p.span[0])
         hi = bisect.bisect_right(ordered, p.span[1])
-        if hi - lo != len(inside):
-            members = set(inside)
+        if hi - lo != count[p.id]:
+            members = set(_all_nodes(it))
             p.outside = [n for n in ordered[lo:hi] if n not in members]
         p.key = _key(p, it, parts, nodes)
     return ViewParts(parts=parts, nodes=list(root.nodes), children=[pid[id(c)] for c in root.children],

@@ -229,14 +229,10 @@ def _optimizer_step(step, kept_nodes: set[int]) -> dict:
             "line": step.line, "col": step.col}
 
 
-def _events(trace: Trace, kept_nodes: set[int], kept_pass: set[int], kept_steps: set[int]) -> list[dict]:
-    out = []
-    for kind, index in trace.events:
-        if (kind == "op" and index not in kept_nodes) or (kind == "backward" and index not in kept_pass) \
-                or (kind == "optim" and index not in kept_steps):
-            continue
-        out.append({"kind": kind, "index": index})
-    return out
+def _events(trace: Trace, kept_nodes: set[int], kept_pass: set[int], kept_steps: set[int]) -> list[tuple]:
+    """The trace's events (kind, index) of what the answer keeps."""
+    kept = {"op": kept_nodes, "backward": kept_pass, "optim": kept_steps}
+    return [(kind, index) for kind, index in trace.events if kind not in kept or index in kept[kind]]
 
 
 # ---- params ------------------------------------------------------------------------------------------------

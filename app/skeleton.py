@@ -34,18 +34,21 @@ def received_kept(flows: list) -> list:
     return flows[:RECEIVED_KEEP] + flows[-RECEIVED_KEEP:]
 
 
-def compact_events(events: list[dict], shown: set[int], view_of) -> list[dict]:
-    """Program order with each stretch of hidden ops of one view as one ``ops`` event."""
+def compact_events(events, shown: set[int], view_of) -> list[dict]:
+    """Program order (``events``: (kind, index) pairs) with each stretch of hidden ops of one view
+    as one ``ops`` event."""
     out: list[dict] = []
-    for ev in events:
-        if ev["kind"] != "op" or ev["index"] in shown:
-            out.append(ev)
+    nodes = None  # the node ids of the ``ops`` event being extended
+    last_view = None
+    for kind, index in events:
+        if kind != "op" or index in shown:
+            out.append({"kind": kind, "index": index})
+            nodes = None
             continue
-        nid = ev["index"]
-        view = view_of(nid)
-        last = out[-1] if out else None
-        if last is not None and last["kind"] == "ops" and last["view"] == view:
-            last["nodes"].append(nid)
+        view = view_of(index)
+        if nodes is not None and last_view == view:
+            nodes.append(index)
         else:
-            out.append({"kind": "ops", "index": None, "nodes": [nid], "view": view})
+            nodes, last_view = [index], view
+            out.append({"kind": "ops", "index": None, "nodes": nodes, "view": view})
     return out

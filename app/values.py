@@ -15,6 +15,7 @@ FULL_LIMIT = 64  # elements sent in full; above this, shape + summary
 HEAD = 8  # first elements kept in a summary
 
 _NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_F64 = np.dtype(np.float64)
 
 
 def number(x) -> float | int | bool | str | None:
@@ -91,8 +92,11 @@ def norm(arr) -> float | str | None:
     """The 2-norm of an array (JSON-safe), for iteration summaries."""
     if arr is None:
         return None
-    v = np.asarray(arr, dtype=np.float64).reshape(-1)
-    return number(math.sqrt(float(v @ v)))  # one BLAS call: thousands of these in a training run
+    if type(arr) is not np.ndarray or arr.dtype is not _F64:  # (most are float64 arrays already)
+        arr = np.asarray(arr, dtype=np.float64)
+    v = arr.reshape(-1)
+    n = math.sqrt(float(v @ v))  # one BLAS call: thousands of these in a training run
+    return n if math.isfinite(n) else number(n)
 
 
 _DTYPE_NAMES: dict = {}

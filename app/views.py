@@ -51,11 +51,10 @@ def build_views(trace: Trace) -> tuple[list[View], dict[int, int]]:
         pass_view[bp.index] = len(views) - 1
 
     reached_any = set().union(*(v.nodes for v in views))
-    starts = _ops_before_passes(trace)
+    unreached = [(ordinal, nid) for ordinal, nid in enumerate(ops) if nid not in reached_any]
+    starts = _ops_before_passes(trace) if unreached else []
     trailing = View()
-    for ordinal, nid in enumerate(ops):
-        if nid in reached_any:
-            continue
+    for ordinal, nid in unreached:
         first_after = bisect.bisect_right(starts, ordinal)  # the first pass that ran after this op
         if first_after == len(starts):
             trailing.nodes.add(nid)
@@ -88,13 +87,9 @@ def _ops_before_passes(trace: Trace) -> list[int]:
 
 def _add_edge_sources(trace: Trace, views: list[View]) -> None:
     """Every input of an op in a view is drawn in it (leaves that need no grad, constants)."""
+    nodes, edges = trace.nodes, trace.edges
     for v in views:
-        extra = set()
-        for nid in v.nodes:
-            node = trace.nodes[nid]
-            if node.kind == "op":
-                extra.update(trace.edges[e].source for e in node.inputs)
-        v.nodes |= extra
+        v.nodes |= {edges[e].source for nid in v.nodes if nodes[nid].kind == "op" for e in nodes[nid].inputs}
 
 
 def trim_views(views: list[View], keep: int = KEEP) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..package import from_engine
 from .model import _dry_rules, node_model, step_model
-from .names import name_nodes
+from .names import Names, Syms
 
 (OPS,) = from_engine("ops.table", "OPS")
 (Trace,) = from_engine("trace", "Trace")
@@ -26,9 +26,9 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
     # when a part opens or the graph is drawn at another level
     kept = [trace.nodes[nid] for nid in sorted(node_view)] or [trace.nodes[n["id"]] for n in graph]
     constant = {n.id for n in kept if n.kind == "leaf" and is_constant(n)}
-    sources = {n.id: [trace.edges[e].source for e in n.inputs] for n in kept if n.kind == "op"}
-    names = name_nodes(kept, node_view, constant, sources)
-    syms = {nid: sym for nid, (_, sym) in names.items()}
+    names = Names(kept, node_view, constant,
+                  lambda nid: [trace.edges[e].source for e in trace.nodes[nid].inputs])
+    syms = Syms(names)
     rules: dict[int, list] = {}
     roots: dict[int, str] = {}  # the name of the loss each node's rules differentiate
     budget = MAX_WORKED_INPUTS

@@ -12,7 +12,8 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from bisect import bisect_left
+from collections import defaultdict
 
 from ..package import from_engine
 
@@ -37,53 +38,86 @@ def literal(name: str) -> str:
     return f"({text.replace('-', '−')})" if text.startswith("-") else text
 
 
-def name_nodes(nodes: list[LeafNode | OpNode], view_of: dict[int, int | None], constant: set[int],
-               sources: dict[int, list[int]]) -> dict[int, tuple[str, str]]:
-    """``{node id: (label, sym)}`` for ``nodes`` (in id order), numbered within each drawing
-    (``view_of``: node id → view index). ``constant``: ids of wrapped Python numbers; ``sources``:
-    each op's input nodes (a drawing's fresh letters avoid the names of inputs drawn elsewhere)."""
-    by_view: dict[int | None, list] = defaultdict(list)
-    for n in nodes:
-        by_view[view_of.get(n.id)].append(n)
-    out: dict[int, tuple[str, str]] = {}
-    for members in by_view.values():
-        ids = {n.id for n in members}
-        outside = {out[s][1] for n in members for s in sources.get(n.id, ()) if s not in ids and s in out}
-        out.update(_name_view(members, constant, outside))
-    return out
+class Names:
+    """``(label, sym)`` of each node of a run's kept views (``nodes``, in id order), numbered
+    within each drawing (``view_of``: node id → view index), worked out for the ids asked for: an
+    answer names every node the same whether it is drawn or hidden in a closed part, but spells out
+    only the names of the nodes it holds. ``constant``: ids of wrapped Python numbers;
+    ``sources(op id)``: an op's input nodes (a drawing's fresh letters avoid the names of inputs
+    drawn elsewhere)."""
+
+    def __init__(self, nodes: list[LeafNode | OpNode], view_of: dict[int, int | None], constant: set[int],
+                 sources):
+        by_view: dict[int | None, list] = defaultdict(list)
+        for n in nodes:
+            by_view[view_of.get(n.id)].append(n)
+        self._cache: dict[int, tuple[str, str]] = {}
+        self._views = [_ViewNames(members, constant) for members in by_view.values()]
+        self._view_of = {n.id: k for k, members in enumerate(by_view.values()) for n in members}
+        for k, view in enumerate(self._views[1:], 1):
+            ids = {n.id for n in view.members}
+            view.taken |= {self[s][1] for n in view.members if n.kind == "op" for s in sources(n.id)
+                           if s not in ids and self._view_of.get(s, k) < k}
+
+    def __getitem__(self, nid: int) -> tuple[str, str]:
+        hit = self._cache.get(nid)
+        if hit is None:
+            hit = self._cache[nid] = self._views[self._view_of[nid]].name(nid)
+        return hit
+
+    def sym(self, nid: int, default: str | None = None) -> str | None:
+        return self[nid][1] if nid in self._view_of else default
 
 
-def _name_view(nodes: list, constant: set[int], outside: set[str]) -> dict[int, tuple[str, str]]:
-    ops = Counter(n.grad_fn for n in nodes if n.kind == "op")
-    bound = Counter(n.name for n in nodes if n.name and n.id not in constant)
-    taken = set(bound) | outside
-    unnamed = [n for n in nodes if n.id not in constant and not n.name]
-    letters = _letters(len(unnamed), taken)
-    seen_op: Counter = Counter()
-    seen_var: Counter = Counter()
-    out = {}
-    fresh = iter(letters)
-    for n in nodes:
-        if n.id in constant:
+class Syms:
+    """The ``sym`` of each named node, read like a dict (``syms.get(node id, default)``)."""
+
+    def __init__(self, names: Names):
+        self.get = names.sym
+
+
+class _ViewNames:
+    """The names of one drawing's nodes: each node's place among the nodes of its grad_fn name, of
+    its variable, or among the unnamed ones gives its number or its fresh letter."""
+
+    def __init__(self, members: list, constant: set[int]):
+        self.members = members
+        self.nodes = {n.id: n for n in members}
+        self.constant = constant
+        self.by_op: dict[str, list[int]] = defaultdict(list)
+        self.by_var: dict[str, list[int]] = defaultdict(list)
+        self.unnamed: list[int] = []
+        for n in members:
+            if n.kind == "op":
+                self.by_op[n.grad_fn].append(n.id)
+            if n.id in constant:
+                continue
+            if n.name:
+                self.by_var[n.name].append(n.id)
+            else:
+                self.unnamed.append(n.id)
+        self.taken = set(self.by_var)
+
+    def name(self, nid: int) -> tuple[str, str]:
+        n = self.nodes[nid]
+        if nid in self.constant:
             sym = literal(n.name or "")
         elif n.name:
-            seen_var[n.name] += 1
-            sym = n.name + subscript(seen_var[n.name]) if bound[n.name] > 1 else n.name
+            same = self.by_var[n.name]
+            sym = n.name + subscript(bisect_left(same, nid) + 1) if len(same) > 1 else n.name
         else:
-            sym = next(fresh)
-        if n.kind == "op":
-            seen_op[n.grad_fn] += 1
-            label = f"{n.grad_fn} #{seen_op[n.grad_fn]}" if ops[n.grad_fn] > 1 else n.grad_fn
-        else:
-            label = sym
-        out[n.id] = (label, sym)
-    return out
+            sym = _letter(len(self.unnamed), self.taken, bisect_left(self.unnamed, nid))
+        if n.kind != "op":
+            return sym, sym
+        same = self.by_op[n.grad_fn]
+        return (f"{n.grad_fn} #{bisect_left(same, nid) + 1}" if len(same) > 1 else n.grad_fn), sym
 
 
-def _letters(count: int, taken: set[str]) -> list[str]:
-    """``count`` fresh names none of ``taken`` uses: single letters while few are needed."""
+def _letter(count: int, taken: set[str], k: int) -> str:
+    """The ``k``-th of ``count`` fresh names none of ``taken`` uses: single letters while few are
+    needed."""
     free = [c for c in LETTERS if c not in taken]
     if count <= len(free):
-        return free[:count]
-    stem = next((c for c in LETTERS if c not in taken), "t")
-    return [stem + subscript(i) for i in range(1, count + 1)]
+        return free[k]
+    stem = free[0] if free else "t"
+    return stem + subscript(k + 1)

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .. import values
 
 
 def _log_norm(arr) -> tuple[float | str | None, float | None]:
     """The norm as JSON, and its log10 (None for a zero or non-finite norm)."""
-    if arr is None:
-        return None, None
-    n = float(np.linalg.norm(np.asarray(arr, dtype=np.float64).reshape(-1))) if np.size(arr) else 0.0
-    log = math.log10(n) if n > 0 and math.isfinite(n) else None
-    return values.number(n), log
+    n = values.norm(arr)
+    return n, (math.log10(n) if type(n) is float and n > 0 else None)
 
 
 def gradient_heat(trace, kept_pass: set[int], edge_ids: set[int]) -> list[dict]:

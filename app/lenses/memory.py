@@ -13,6 +13,8 @@ Under ``torch.no_grad()`` no grad_fn is made, so nothing is kept.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..package import from_engine
 
 (SAVED_INPUT,) = from_engine("ops.table", "SAVED_INPUT")
@@ -20,118 +22,191 @@ from ..package import from_engine
 MAX_POINTS = 400  # a long loop's curve is thinned to this many points (the peaks are kept)
 
 
-def buffers(node) -> list[tuple[tuple, int]]:
+def buffers(node) -> list[tuple[int | tuple, int]]:
     """The buffers op ``node``'s grad_fn keeps: (identity, bytes). A kept input or output is the
-    tensor of the graph node that made it; an extra (a mask, indices) belongs to the op alone."""
+    tensor of the graph node that made it (its identity: that node's id); an extra (a mask,
+    indices) belongs to the op alone (its identity: ``(op node id, saved name)``)."""
     out = []
-    by_name = {s.name: s for s in node.saved}
+    saved = node.saved
     for key in node.kept:
-        s = by_name.get(key)
-        if s is None:
-            continue
-        ident = ("node", s.node) if s.node is not None else ("own", node.id, key)
-        out.append((ident, int(s.value.nbytes)))
-    for s in node.saved:
+        for s in reversed(saved):  # the last saved of that name, as a dict by name would give
+            if s.name == key:
+                out.append((s.node if s.node is not None else (node.id, key), s.value.nbytes))
+                break
+    for s in saved:
         if s.name != "out" and s.name not in SAVED_INPUT:
-            out.append((("own", node.id, s.name), int(s.value.nbytes)))
+            out.append(((node.id, s.name), s.value.nbytes))
     return out
 
 
-class _Held:
-    """How many grad_fns keep each buffer, and the bytes of those kept at least once."""
+class _Points:
+    """The curve's points in program order (kind, node, pass, step), and the point at which each
+    grad_fn starts keeping its tensors and the first point after it let them go."""
 
     def __init__(self):
-        self.count: dict[tuple, int] = {}
-        self.bytes = 0
-        self.holding: dict[int, list] = {}  # node id -> its buffers, while it keeps them
+        self.kind: list[str] = []
+        self.node: list[int | None] = []
+        self.bpass: list[int | None] = []
+        self.step: list[int | None] = []
+        self.kept_at: dict[int, int] = {}
+        self.released_at: dict[int, int] = {}
 
-    def keep(self, node) -> None:
-        bufs = buffers(node)
-        self.holding[node.id] = bufs
-        for ident, nbytes in bufs:
-            c = self.count.get(ident, 0)
-            if c == 0:
-                self.bytes += nbytes
-            self.count[ident] = c + 1
+    def add(self, kind: str, node: int | None = None, bpass: int | None = None, step: int | None = None):
+        self.kind.append(kind)
+        self.node.append(node)
+        self.bpass.append(bpass)
+        self.step.append(step)
+
+    def keep(self, nids: list[int]) -> None:
+        """Ops recorded one after the other: their grad_fns start keeping their tensors."""
+        if not nids:
+            return
+        first = len(self.kind)
+        self.kept_at.update(zip(nids, range(first, first + len(nids))))
+        self.kind.extend(["op"] * len(nids))
+        self.node.extend(nids)
+        self.bpass.extend([None] * len(nids))
+        self.step.extend([None] * len(nids))
 
     def release(self, nid: int) -> bool:
-        bufs = self.holding.pop(nid, None)
-        if bufs is None:
+        """Let node ``nid``'s tensors go before the next point (False: it keeps none)."""
+        if nid not in self.kept_at or nid in self.released_at:
             return False
-        for ident, nbytes in bufs:
-            c = self.count[ident] - 1
-            if c == 0:
-                self.bytes -= nbytes
-                del self.count[ident]
-            else:
-                self.count[ident] = c
+        self.released_at[nid] = len(self.kind)
         return True
 
+    def steps(self, bp, frees: bool) -> None:
+        """The points of backward pass ``bp`` that makes no op (``frees``: each op step lets its
+        node's tensors go), added in one go."""
+        first = len(self.kind)
+        steps = bp.steps
+        self.kind.extend(["step"] * len(steps))
+        self.node.extend([s.node for s in steps])
+        self.bpass.extend([bp.index] * len(steps))
+        self.step.extend([s.index for s in steps])
+        if frees:
+            kept_at, released_at = self.kept_at, self.released_at
+            for at, s in enumerate(steps, first):
+                nid = s.node
+                if s.kind == "op" and nid in kept_at and nid not in released_at:
+                    released_at[nid] = at
 
-def memory_timeline(trace) -> dict:
-    """The points of the curve, in program order: each ``{kind, bytes, node, pass, step}`` where
-    ``kind`` is "op" (an op recorded), "step" (a backward step; it frees its node's tensors unless
-    the pass keeps the graph), "free" (the program let go of a graph) or "end" (the last point)."""
-    held = _Held()
-    points: list[tuple] = []  # (kind, bytes, node, pass, step): made dicts once thinned
+
+def _walk(trace) -> _Points:
+    """Walk the run's events: ops recorded, backward steps (which free their node's tensors unless
+    the pass keeps the graph), graphs the program let go of."""
+    pts = _Points()
     nodes = trace.nodes
     made_at: dict[tuple[int, int], list[int]] = {}
+    passes_making: set[int] = set()
     for n in nodes:
         if n.kind == "op" and n.made_by is not None:
             made_at.setdefault(tuple(n.made_by), []).append(n.id)
+            passes_making.add(n.made_by[0])
     frees = sorted(trace.frees)
     fi = 0
-
-    def point(kind, node=None, bpass=None, step=None):
-        points.append((kind, held.bytes, node, bpass, step))
-
-    def op(nid):
-        held.keep(nodes[nid])
-        point("op", node=nid)
 
     def free_until(position):
         nonlocal fi
         while fi < len(frees) and frees[fi][0] <= position:
             nid = frees[fi][1]
             fi += 1
-            if held.release(nid):
-                point("free", node=nid)
+            if pts.release(nid):
+                pts.add("free", nid)
 
-    point("start")
+    pts.add("start")
+    recorded: list[int] = []  # ops recorded since the last other event, not yet added
     for position, (kind, index) in enumerate(trace.events):
-        free_until(position)
+        if fi < len(frees) and frees[fi][0] <= position:
+            pts.keep(recorded)
+            recorded = []
+            free_until(position)
         if kind == "op":
             if nodes[index].made_by is None:
-                op(index)
-        elif kind == "backward":
+                recorded.append(index)
+            continue
+        pts.keep(recorded)
+        recorded = []
+        if kind == "backward":
             bp = trace.passes[index]
+            if bp.index not in passes_making:
+                pts.steps(bp, not bp.retain_graph)
+                continue
             for s in bp.steps:
-                for nid in made_at.get((bp.index, s.index), ()):
-                    op(nid)
+                pts.keep(made_at.get((bp.index, s.index), []))
                 if s.kind == "op" and not bp.retain_graph:
-                    held.release(s.node)
-                point("step", node=s.node, bpass=bp.index, step=s.index)
-            for nid in made_at.get((bp.index, len(bp.steps)), ()):
-                op(nid)
+                    pts.release(s.node)
+                pts.add("step", s.node, bp.index, s.index)
+            pts.keep(made_at.get((bp.index, len(bp.steps)), []))
+    pts.keep(recorded)
     free_until(len(trace.events))
-    point("end")
-    peak = max(p[1] for p in points)
-    shown = [{"kind": k, "bytes": b, "node": n, "pass_index": bp, "step": st}
-             for k, b, n, bp, st in _thin(points)]
-    return {"points": shown, "peak": peak, "end": held.bytes, "total_points": len(points)}
+    pts.add("end")
+    return pts
 
 
-def _thin(points: list[tuple]) -> list[tuple]:
-    """At most MAX_POINTS points: in each bucket its highest and lowest point, in order."""
-    if len(points) <= MAX_POINTS:
-        return points
-    size = -(-len(points) // (MAX_POINTS // 2))
+def _bytes_held(trace, pts: _Points) -> np.ndarray:
+    """The bytes kept at each point: a buffer counts from the first grad_fn that keeps it until
+    the last one keeping it lets go (its count of keepers goes 0 → 1 and back to 0)."""
+    own: dict[tuple, int] = {}  # an op's own buffers get codes below 0, beside the node ids
+    buf, kept, gone, size = [], [], [], []  # per buffer a grad_fn keeps: where from and until
+    released_at = pts.released_at
+    for nid, at in pts.kept_at.items():
+        until = released_at.get(nid, -1)
+        for ident, nbytes in buffers(trace.nodes[nid]):
+            buf.append(ident if type(ident) is int else own.setdefault(ident, -1 - len(own)))
+            kept.append(at)
+            gone.append(until)
+            size.append(nbytes)
+    change = np.zeros(len(pts.kind), dtype=np.int64)
+    if buf:
+        buf_a, gone_a, size_a = np.array(buf), np.array(gone), np.array(size, dtype=np.int64)
+        let_go = gone_a >= 0
+        buf_a = np.concatenate([buf_a, buf_a[let_go]])
+        pos = np.concatenate([np.array(kept), gone_a[let_go]])
+        delta = np.concatenate([np.ones(len(buf), dtype=np.int64), np.full(int(let_go.sum()), -1)])
+        size_a = np.concatenate([size_a, size_a[let_go]])
+        order = np.lexsort((pos, buf_a))  # by buffer, then in program order (keeps before lets go)
+        buf_a, pos, delta, size_a = buf_a[order], pos[order], delta[order], size_a[order]
+        total = np.cumsum(delta)
+        first = np.flatnonzero(np.r_[True, buf_a[1:] != buf_a[:-1]])
+        group = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(buf_a)]))
+        after = total - (total - delta)[first][group]  # the buffer's keepers after this change
+        up = (delta > 0) & (after == 1)
+        down = (delta < 0) & (after == 0)
+        n = len(change)
+        moved = np.bincount(pos[up], size_a[up], n) - np.bincount(pos[down], size_a[down], n)
+        change += moved.astype(np.int64)  # (whole numbers of bytes: exact in float64)
+    return np.cumsum(change)
+
+
+def memory_timeline(trace) -> dict:
+    """The points of the curve, in program order: each ``{kind, bytes, node, pass, step}`` where
+    ``kind`` is "op" (an op recorded), "step" (a backward step; it frees its node's tensors unless
+    the pass keeps the graph), "free" (the program let go of a graph) or "end" (the last point)."""
+    pts = _walk(trace)
+    held = _bytes_held(trace, pts)
+    shown = [{"kind": pts.kind[i], "bytes": int(held[i]), "node": pts.node[i], "pass_index": pts.bpass[i],
+              "step": pts.step[i]} for i in _thin(held)]
+    return {"points": shown, "peak": int(held.max()), "end": int(held[-1]), "total_points": len(held)}
+
+
+def _thin(held: np.ndarray) -> list[int]:
+    """The indices of at most MAX_POINTS points: in each bucket its highest and lowest point (the
+    first of equals), in order, and the last point."""
+    n = len(held)
+    if n <= MAX_POINTS:
+        return list(range(n))
+    size = -(-n // (MAX_POINTS // 2))
+    whole = n - n % size
+    starts = np.arange(0, n, size)
+    buckets = held[:whole].reshape(-1, size)
+    hi, lo = list(buckets.argmax(axis=1)), list(buckets.argmin(axis=1))
+    if whole < n:
+        hi.append(held[whole:].argmax())
+        lo.append(held[whole:].argmin())
     out = []
-    for i in range(0, len(points), size):
-        chunk = points[i:i + size]
-        hi = max(range(len(chunk)), key=lambda j: chunk[j][1])
-        lo = min(range(len(chunk)), key=lambda j: chunk[j][1])
-        out.extend(chunk[j] for j in sorted({hi, lo}))
-    if out[-1] is not points[-1]:
-        out.append(points[-1])
+    for start, h, low in zip(starts.tolist(), hi, lo):
+        out.extend(start + j for j in sorted({int(h), int(low)}))
+    if out[-1] != n - 1:
+        out.append(n - 1)
     return out

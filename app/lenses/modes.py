@@ -50,16 +50,22 @@ def forward_vs_reverse(trace, bp) -> dict | None:
     root = trace.nodes[bp.root]
     if int(np.prod(root.shape)) != 1 or root.kind != "op":
         return None
-    members = ancestry(trace, bp.root)
-    ops = sorted(n for n in members if trace.nodes[n].kind == "op")
-    inputs = [n for n in sorted(members) if trace.nodes[n].kind == "leaf" and trace.nodes[n].requires_grad]
-    n_dirs = sum(math.prod(trace.nodes[n].shape) for n in inputs)
+    nodes = trace.nodes
+    members = sorted(ancestry(trace, bp.root))
+    ops = [n for n in members if nodes[n].kind == "op"]
+    inputs = [n for n in members if nodes[n].kind == "leaf" and nodes[n].requires_grad]
+    n_dirs = sum(math.prod(nodes[n].shape) for n in inputs)
     wanted = set(inputs)
 
-    reverse_rules = sum(1 for s in bp.steps if s.kind == "op" for f in s.sent if f.grad is not None)
+    reverse_rules = reverse_steps = 0
     reverse_grads = {}
     for s in bp.steps:
-        if s.kind == "leaf" and s.node in wanted:
+        if s.kind == "op":
+            reverse_steps += 1
+            for f in s.sent:
+                if f.grad is not None:
+                    reverse_rules += 1
+        elif s.kind == "leaf" and s.node in wanted:
             reverse_grads[s.node] = s.upstream
     out = {
         "pass_index": bp.index, "root": bp.root, "directions": n_dirs,
@@ -67,7 +73,7 @@ def forward_vs_reverse(trace, bp) -> dict | None:
                     "grad": values.value(reverse_grads.get(n))} for n in inputs[:LISTED_INPUTS]],
         "unlisted": max(0, len(inputs) - LISTED_INPUTS),
         "reverse": {"passes": 1, "rules": reverse_rules,
-                    "steps": sum(1 for s in bp.steps if s.kind == "op")},
+                    "steps": reverse_steps},
         "forward": None, "unavailable": None,
     }
     if n_dirs == 0:
