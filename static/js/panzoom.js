@@ -21,6 +21,7 @@ export class PanZoom {
     this.dragged = false;
     this._pinch = null;
     this.onView = null; // called with (box, from) whenever the view moves (from: where a glide starts)
+    this.layers = []; // elements over the svg that move with it (live_layer.js)
     host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
     host.addEventListener("pointerdown", (e) => this._down(e));
     host.addEventListener("pointermove", (e) => this._move(e));
@@ -34,6 +35,7 @@ export class PanZoom {
    */
   attach(svg, box = null, content = null) {
     this.svg = svg;
+    this.layers = [];
     this.measureHost();
     const vb = svg.viewBox.baseVal;
     this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
@@ -78,7 +80,7 @@ export class PanZoom {
     }
     const from = this.box;
     this.box = { ...b };
-    this.svg.style.transition = `transform ${GLIDE_MS}ms ease-out`;
+    for (const el of [this.svg, ...this.layers]) el.style.transition = `transform ${GLIDE_MS}ms ease-out`;
     this.apply(from);
     clearTimeout(this._glideTimer);
     this._glideTimer = setTimeout(() => {
@@ -97,7 +99,7 @@ export class PanZoom {
   /** End a glide: dragging and zooming follow the pointer at once. */
   _still() {
     clearTimeout(this._glideTimer);
-    if (this.svg && this.svg.style.transition) this.svg.style.transition = "";
+    for (const el of this.svg ? [this.svg, ...this.layers] : []) if (el.style.transition) el.style.transition = "";
   }
 
   /**
@@ -113,6 +115,7 @@ export class PanZoom {
     const tx = W / 2 - (b.x + b.w / 2 - this.full.x) * s;
     const ty = H / 2 - (b.y + b.h / 2 - this.full.y) * s;
     this.svg.style.transform = `translate(${tx}px, ${ty}px) scale(${s})`;
+    for (const el of this.layers) el.style.transform = this.svg.style.transform;
     this.onView?.(this.onScreen(), from && this.onScreen(from));
   }
 
