@@ -185,7 +185,8 @@ def traced(browser, page, path: Path, steps: int) -> dict[str, float]:
     for e in events:
         if (e.get("pid"), e.get("tid")) not in main or e.get("ph") != "X":
             continue
-        kind = "all" if e["name"] in ("RunTask", "ThreadControllerImpl::RunTask") else TRACE_KINDS.get(e["name"])
+        top = e["name"] in ("RunTask", "ThreadControllerImpl::RunTask")
+        kind = "all" if top else TRACE_KINDS.get(e["name"])
         if kind:
             spans.setdefault(kind, []).append((e["ts"], e["ts"] + e.get("dur", 0)))
     for kind, xs in spans.items():
@@ -213,7 +214,7 @@ def main() -> None:
     ap.add_argument("--base-url")
     ap.add_argument("--steps", type=int, default=400, help="steps timed per case")
     ap.add_argument("--only", choices=["steps", "fit", "open"],
-                    help="steps or open: one half only; fit: the 10,000-op drawing only, at its start and at Fit")
+                    help="steps or open: one half only; fit: the 10,000-op drawing, at its start and Fit")
     ap.add_argument("--trace", type=Path, help="write DevTools traces of painted steps into this folder")
     ap.add_argument("--repeat", type=int, default=1, help="times each chunk is opened (and closed)")
     args = ap.parse_args()

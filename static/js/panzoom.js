@@ -7,7 +7,8 @@
  */
 
 const MAX_FIT = 1.8; // "fit" never shows the drawing larger than this (pixels per drawing unit)
-const GLIDE_MS = 220; // a pan that follows the current node slides this long
+const GLIDE_MS = 220;
+const MAX_ZOOM = 4; // zooming in goes at least this far (pixels per drawing unit) // a pan that follows the current node slides this long
 
 export class PanZoom {
   constructor(host) {
@@ -137,9 +138,14 @@ export class PanZoom {
     if (!this.svg || !this.box) return;
     const r = this.host.getBoundingClientRect();
     const p = this._toSvg(cx ?? r.left + r.width / 2, cy ?? r.top + r.height / 2);
-    const w = Math.min(Math.max(this.box.w / f, this.home.w / 40), this.home.w * 8);
-    const k = w / this.box.w;
-    this.set({ x: p.x - (p.x - this.box.x) * k, y: p.y - (p.y - this.box.y) * k, w, h: this.box.h * k });
+    // Out to an eighth of the fitted scale; in to 40 times it, and in any case to MAX_ZOOM pixels
+    // per unit (a long drawing fitted may be a thousand times too small to read).
+    const scale = (b) => Math.min((this.W || 1) / b.w, (this.H || 1) / b.h);
+    const fitted = scale(this.home);
+    const now = scale(this.box);
+    const to = Math.min(Math.max(now * f, fitted / 8), Math.max(fitted * 40, MAX_ZOOM));
+    const k = now / to;
+    this.set({ x: p.x - (p.x - this.box.x) * k, y: p.y - (p.y - this.box.y) * k, w: this.box.w * k, h: this.box.h * k });
   }
 
   _scale() {

@@ -36,8 +36,10 @@ LAYER = """() => {
   if (!live) return null;
   const ring = live.querySelector('.gv-ring');
   return {
-    copies: [...live.querySelectorAll('g[data-gid][data-s]:not(.gv-erase)')].map((g) => [g.dataset.gid, g.dataset.s]),
-    ring: ring && !ring.hasAttribute('visibility') ? [Number(ring.getAttribute('cx')), Number(ring.getAttribute('cy'))] : null,
+    copies: [...live.querySelectorAll('g[data-gid][data-s]:not(.gv-erase)')]
+      .map((g) => [g.dataset.gid, g.dataset.s]),
+    ring: ring && !ring.hasAttribute('visibility')
+      ? [Number(ring.getAttribute('cx')), Number(ring.getAttribute('cy'))] : null,
     transform: live.style.transform === host.querySelector('svg.gv').style.transform,
   };
 }"""
@@ -48,7 +50,8 @@ CURRENT = """async () => {
   const f = state.timeline.frames[state.frame];
   const g = document.querySelector('[data-testid=graph] svg.gv').gvElement('n' + f.node);
   const r = g.querySelector('ellipse, polygon, path').getBBox();
-  const root = document.querySelector('[data-testid=graph] svg.gv g.graph').transform.baseVal.consolidate().matrix;
+  const root = document.querySelector('[data-testid=graph] svg.gv g.graph')
+    .transform.baseVal.consolidate().matrix;
   let x = r.x + r.width / 2 + root.e;
   let y = r.y + r.height / 2 + root.f;
   for (let u = g.parentElement; u && !u.matches('g.graph#graph0'); u = u.parentElement) {
@@ -62,7 +65,9 @@ CURRENT = """async () => {
 WATCH = """() => {
   const svg = document.querySelector('[data-testid=graph] svg.gv');
   window.__gvChanged = [];
-  window.__gvWatch = new MutationObserver((ms) => { for (const m of ms) window.__gvChanged.push(m.target.id); });
+  window.__gvWatch = new MutationObserver((ms) => {
+    for (const m of ms) window.__gvChanged.push(m.target.id);
+  });
   window.__gvWatch.observe(svg, { subtree: true, attributes: true, attributeFilter: ['data-s'] });
 }"""
 CHANGED = "() => { window.__gvWatch.disconnect(); return window.__gvChanged; }"
@@ -84,7 +89,9 @@ def middle_step(page) -> int:
     return page.evaluate("""async () => {
       const { state } = await import('/static/js/state.js');
       const steps = [];
-      state.timeline.frames.forEach((f, k) => { if (f.kind === 'step' && f.node !== undefined) steps.push(k); });
+      state.timeline.frames.forEach((f, k) => {
+        if (f.kind === 'step' && f.node !== undefined) steps.push(k);
+      });
       return steps[Math.floor(steps.length / 2)];
     }""")
 
