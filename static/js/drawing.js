@@ -2,7 +2,8 @@
  * One parsed, mounted drawing and the state each of its elements shows: data-s="<state>" on every
  * node, edge, box and segment (CSS does the rest), the gradient on each edge that carried one
  * (edge_labels.js), the parts' box or frame behaviour. An element whose group is far from the view
- * in a large drawing takes its state when the group is drawn again.
+ * in a large drawing takes its state when the group is drawn again; a large drawing seen whole
+ * shows each step on a layer over it (live_layer.js).
  */
 
 import { Aggregates } from "./boxes.js";
@@ -11,6 +12,9 @@ import { EdgeLabels } from "./edge_labels.js";
 import { SVGNS } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { partTitle } from "./parts.js";
+
+// Node labels smaller than this on screen (CSS px) cannot be read: the drawing is seen whole.
+export const OVERVIEW_PX = 3;
 
 export class Drawing extends DrawingGeometry {
   constructor(svg) {
@@ -73,7 +77,47 @@ export class Drawing extends DrawingGeometry {
       this.stale.add(g);
       return;
     }
+    if (this.live && this.live.on) {
+      if (this.live.put(g, s)) return;
+      this.live.settle();
+    }
     if (g.getAttribute("data-s") !== s) g.setAttribute("data-s", s);
+  }
+
+  /**
+   * The view shows `box` (svg units; from: where a glide starts) at `scale` screen pixels per
+   * unit. A large drawing is drawn near the view only, and seen whole (its labels too small to
+   * read) its steps are drawn on a layer over it (live_layer.js) and its text is left out.
+   */
+  viewAt(box, from, scale) {
+    if (!this.near) return;
+    if (this.live.size) this.live.settle(); // (the groups drawn may change below)
+    this.near.show(box, from);
+    this.scale = scale;
+    this.overview(this.font * scale < OVERVIEW_PX);
+    if (this.live.on) this.live.mark(this.current, scale);
+  }
+
+  /** Seen whole (true) or close enough to read (false). */
+  overview(on) {
+    if (!this.live || on === this.live.on) return;
+    // The gradient labels (text, left out) wait out of the document: written there, they cost nothing.
+    if (on) {
+      this.svg.classList.add("overview");
+      this._labelMark = document.createComment("");
+      this.labelLayer.replaceWith(this._labelMark);
+      this.live.start();
+    } else {
+      this.live.stop();
+      this._labelMark.replaceWith(this.labelLayer);
+      this.svg.classList.remove("overview");
+    }
+  }
+
+  /** The current node's box (svg units), or null: ringed while the drawing is seen whole. */
+  setCurrent(box) {
+    this.current = box;
+    if (this.live && this.live.on) this.live.mark(box, this.scale);
   }
 
   /** Group `group` is drawn again: its elements take the states they missed. */

@@ -6,6 +6,7 @@
  */
 
 import { DrawnElements } from "./drawn_elements.js";
+import { LiveLayer } from "./live_layer.js";
 import { NearView, unionBox } from "./near_view.js";
 import { pathGeometry, shapeBox } from "./svg_geometry.js";
 
@@ -68,6 +69,7 @@ export class DrawingGeometry extends DrawnElements {
     // A group holding an open loop's drawing is always drawn (the groups inside it are not).
     if (this.buckets.length && this.nodes.size > MAX_VALUES) {
       this.near = new NearView((group) => this._caughtUp(group));
+      this.live = new LiveLayer(this.svg, this.root, (el) => this._unitOffset(el));
       this.groupOf = new Map(); // element -> the group it is drawn near the view with
       this.stale = new Set(); // elements whose state waits for their group to be drawn
       const corners = (b) => b && { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };

@@ -50,10 +50,12 @@ export class DrawnElements {
       for (const group of [this.root, ...this.root.querySelectorAll("g.unit")]) this.buckets.push(...inBuckets(group));
     }
     this.near = null; // a large drawing: which groups are drawn (made by measure)
+    this.live = null; // and the layer its steps are drawn on while it is seen whole
     // The course views mark elements by id (lenses/marks.js): those far from the view are not in
     // the document, so they are found here.
     svg.gvElement = (key) => this.element(key);
     svg.gvElements = () => this.elements();
+    svg.gvState = (key) => this.shownState(key);
     this.valueLayer = document.createElementNS(SVGNS, "g"); // values inside nodes (classroom mode)
     this.valueLayer.setAttribute("class", "nvalues");
     this.root.appendChild(this.valueLayer);
@@ -78,6 +80,18 @@ export class DrawnElements {
     return this._byKey.get(key) || null;
   }
 
+  /**
+   * The state element `key` shows ("n3": data-s), wherever it is shown: on the layer over a
+   * drawing seen whole, or on the element (waiting for its group to be drawn again); or null.
+   */
+  shownState(key) {
+    const g = this.element(key);
+    if (!g) return null;
+    if (this.stale && this.stale.has(g)) return g._s;
+    const live = this.live && this.live.stateOf(g);
+    return live ?? g.getAttribute("data-s");
+  }
+
   /** Every node, edge, box and frame element of the drawing, drawn now or not. */
   *elements() {
     yield* this.nodes.values();
@@ -90,9 +104,14 @@ export class DrawnElements {
   /** A copy of the whole drawing, the groups far from the view in it too (what an export shows). */
   whole() {
     if (!this.near) return this.svg.cloneNode(true);
+    if (this.live) this.live.settle(); // the states a layer over the drawing shows (live_layer.js)
+    const out = this.live && this.live.on; // the gradient labels wait out of the document
+    if (out) this._labelMark.replaceWith(this.labelLayer);
     this.near.putBack(true);
     const copy = this.svg.cloneNode(true);
     this.near.putBack(false);
+    if (out) this.labelLayer.replaceWith(this._labelMark);
+    copy.classList.remove("overview"); // its text, left out on the page while it is seen whole
     return copy;
   }
 }

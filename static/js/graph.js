@@ -39,7 +39,7 @@ export class GraphView {
     // a frame is rendered, once at its end: the view may move more than once on the way).
     this.panzoom.onView = (box, from) => {
       if (this._rendering) this._viewAt = [box, from];
-      else if (this.drawing && this.drawing.near) this.drawing.near.show(box, from);
+      else this._showView(box, from);
     };
     this._rendering = false;
     this.svgs = [];
@@ -120,10 +120,18 @@ export class GraphView {
       const d = this.drawing;
       if (d && d.near && (this._viewAt || !d.near.view)) {
         const [box, from] = this._viewAt || [this.panzoom.onScreen(), null];
-        d.near.show(box, from);
+        this._showView(box, from);
       }
       this._viewAt = null;
     }
+  }
+
+  /** A large drawing is drawn near the view, and seen whole its steps go on a layer over it. */
+  _showView(box, from) {
+    const d = this.drawing;
+    if (!d || !d.near || !box) return;
+    d.viewAt(box, from, (this.panzoom.W || 1) / box.w);
+    this.panzoom.layers = d.live.svg ? [d.live.svg] : [];
   }
 
   _render(tl, k, prev, concealed) {
@@ -178,6 +186,7 @@ export class GraphView {
       this._follow(focus, fresh);
       this.fresh = false;
     }
+    if (d.live) d.setCurrent(frame && frame.node !== undefined ? d.box(focus) : null);
   }
 
   /**
@@ -199,7 +208,7 @@ export class GraphView {
       const frame = d.parts.get(it.loop.id);
       if (frame && frame._title) {
         frame._title.textContent = `${frame._titleText} · ${it.i} / ${it.n}`;
-        frame.dataset.here = "";
+        if (frame.dataset.here === undefined) frame.dataset.here = "";
         shown.add(frame);
       }
     }
@@ -309,6 +318,8 @@ export class GraphView {
     }
     const keep = this.view === view ? this.panzoom.box : null;
     // Nothing far from the view is laid out: until the view is placed, nothing of a large drawing.
+    if (this.drawing) this.drawing.overview(false);
+    d.overview(false);
     if (d.near) d.near.hideAll();
     this.host.replaceChildren(d.svg);
     d.measure();

@@ -7,7 +7,8 @@
  */
 
 const MAX_FIT = 1.8; // "fit" never shows the drawing larger than this (pixels per drawing unit)
-const GLIDE_MS = 220; // a pan that follows the current node slides this long
+const GLIDE_MS = 220;
+const MAX_ZOOM = 4; // zooming in goes at least this far (pixels per drawing unit) // a pan that follows the current node slides this long
 
 export class PanZoom {
   constructor(host) {
@@ -21,6 +22,7 @@ export class PanZoom {
     this.dragged = false;
     this._pinch = null;
     this.onView = null; // called with (box, from) whenever the view moves (from: where a glide starts)
+    this.layers = []; // elements over the svg that move with it (live_layer.js)
     host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
     host.addEventListener("pointerdown", (e) => this._down(e));
     host.addEventListener("pointermove", (e) => this._move(e));
@@ -34,6 +36,7 @@ export class PanZoom {
    */
   attach(svg, box = null, content = null) {
     this.svg = svg;
+    this.layers = [];
     this.measureHost();
     const vb = svg.viewBox.baseVal;
     this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
@@ -78,7 +81,7 @@ export class PanZoom {
     }
     const from = this.box;
     this.box = { ...b };
-    this.svg.style.transition = `transform ${GLIDE_MS}ms ease-out`;
+    for (const el of [this.svg, ...this.layers]) el.style.transition = `transform ${GLIDE_MS}ms ease-out`;
     this.apply(from);
     clearTimeout(this._glideTimer);
     this._glideTimer = setTimeout(() => {
@@ -97,7 +100,7 @@ export class PanZoom {
   /** End a glide: dragging and zooming follow the pointer at once. */
   _still() {
     clearTimeout(this._glideTimer);
-    if (this.svg && this.svg.style.transition) this.svg.style.transition = "";
+    for (const el of this.svg ? [this.svg, ...this.layers] : []) if (el.style.transition) el.style.transition = "";
   }
 
   /**
@@ -113,6 +116,7 @@ export class PanZoom {
     const tx = W / 2 - (b.x + b.w / 2 - this.full.x) * s;
     const ty = H / 2 - (b.y + b.h / 2 - this.full.y) * s;
     this.svg.style.transform = `translate(${tx}px, ${ty}px) scale(${s})`;
+    for (const el of this.layers) el.style.transform = this.svg.style.transform;
     this.onView?.(this.onScreen(), from && this.onScreen(from));
   }
 
@@ -134,9 +138,14 @@ export class PanZoom {
     if (!this.svg || !this.box) return;
     const r = this.host.getBoundingClientRect();
     const p = this._toSvg(cx ?? r.left + r.width / 2, cy ?? r.top + r.height / 2);
-    const w = Math.min(Math.max(this.box.w / f, this.home.w / 40), this.home.w * 8);
-    const k = w / this.box.w;
-    this.set({ x: p.x - (p.x - this.box.x) * k, y: p.y - (p.y - this.box.y) * k, w, h: this.box.h * k });
+    // Out to an eighth of the fitted scale; in to 40 times it, and in any case to MAX_ZOOM pixels
+    // per unit (a long drawing fitted may be a thousand times too small to read).
+    const scale = (b) => Math.min((this.W || 1) / b.w, (this.H || 1) / b.h);
+    const fitted = scale(this.home);
+    const now = scale(this.box);
+    const to = Math.min(Math.max(now * f, fitted / 8), Math.max(fitted * 40, MAX_ZOOM));
+    const k = now / to;
+    this.set({ x: p.x - (p.x - this.box.x) * k, y: p.y - (p.y - this.box.y) * k, w: this.box.w * k, h: this.box.h * k });
   }
 
   _scale() {
