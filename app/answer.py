@@ -19,14 +19,16 @@ def _dumps(obj) -> str:
     return json.dumps(obj, allow_nan=False, separators=(",", ":"))  # ASCII: the faster encoder
 
 
-def prepare_answer(response: dict) -> dict:
-    """Worker side: ``{"json": text with slots, "nonce", "layout": layout_input, "views": n}``."""
+def prepare_answer(response: dict, sent: dict | None = None) -> dict:
+    """Worker side: ``{"json": text with slots, "nonce", "layout": layout_input, "views": n}``.
+    ``sent``: what the text holds instead of ``response`` (with the same views), which is drawn."""
     nonce = secrets.token_hex(8)
     data = layout_input(response)
     for i, view in enumerate(response["views"]):
         for key in ("folded", "folds", "undrawn", "open", "segments"):
             view.pop(key, None)
         view["svg"] = f"@@{nonce}-view{i}@@"
+    response = response if sent is None else sent
     response.pop("svg", None)  # the first view's drawing is views[0].svg: no second copy
     response["timings"] = f"@@{nonce}-timings@@"
     try:

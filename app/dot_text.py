@@ -16,8 +16,13 @@ COLORS = {
     "frame": ("#f8fafc", "#64748b"),  # an open loop's frame
     "ghost": ("#ffffff", "#94a3b8"),  # a copy of a node drawn beside one of its uses
 }
-LEGEND = [("input", "input leaf"), ("param", "parameter leaf (requires_grad)"), ("op", "op (grad_fn)"),
-          ("output", "output"), ("saved", "saved for backward")]
+# The legend under a drawing: (colour, English, Chinese). Graphviz writes the English; a drawing
+# for Chinese readers has it replaced (legend_in; the page does the same: static/js/i18n.js dl_*).
+LEGEND = [("input", "input leaf", "输入叶子"),
+          ("param", "parameter leaf (requires_grad)", "参数叶子（requires_grad）"),
+          ("op", "op (grad_fn)", "运算（grad_fn）"), ("output", "output", "输出"),
+          ("saved", "saved for backward", "为反向传播保存")]
+LEGEND_SIZE = 9  # points: no other text of a drawing has this size
 
 
 # ---- node appearance ----------------------------------------------------------------------------------
@@ -65,14 +70,35 @@ def clip(text: str | None, n: int = 24) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def legend_label() -> str:
-    """The legend as an HTML-like graph label (drawn below the graph, not laid out with it)."""
+def _text_width(text: str) -> int:
+    """About how wide ``text`` is written at the legend's size, in points (a Chinese character,
+    or a full-width sign, is as wide as the size; a Latin letter a little more than half)."""
+    return round(sum(LEGEND_SIZE if ord(c) >= 0x2E80 else 0.6 * LEGEND_SIZE for c in text))
+
+
+def legend_label(lang: str = "en") -> str:
+    """The legend as an HTML-like graph label (drawn below the graph, not laid out with it), each
+    line with room for its words in either language (``legend_in`` may put the other in)."""
     cells = []
-    for key, text in LEGEND:
+    for key, en, zh in LEGEND:
         fill, border = COLORS[key]
+        room = max(_text_width(en), _text_width(zh))
         cells.append(f'<td bgcolor="{fill}" color="{border}" border="2" width="14" height="10"></td>'
-                     f'<td align="left"><font point-size="9">{text}</font></td>')
+                     f'<td align="left" width="{room}"><font point-size="{LEGEND_SIZE}">'
+                     f'{zh if lang == "zh" else en}</font></td>')
     return f'<<table border="0" cellspacing="4" cellpadding="2"><tr>{"".join(cells)}</tr></table>>'
+
+
+def legend_in(text: str, lang: str) -> str:
+    """A drawing's SVG (or the DOT text it was drawn from) with its legend in ``lang`` (the app
+    writes it in English)."""
+    if lang != "zh":
+        return text
+    written = ((f'font-size="{LEGEND_SIZE}.00">', "</text>"), (f'point-size="{LEGEND_SIZE}">', "</font>"))
+    for _, en, zh in LEGEND:
+        for before, after in written:  # in the SVG, in the DOT text
+            text = text.replace(f"{before}{en}{after}", f"{before}{zh}{after}", 1)
+    return text
 
 
 # ---- DOT text ---------------------------------------------------------------------------------------------

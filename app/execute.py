@@ -14,6 +14,7 @@ from . import values
 from .answer import prepare_answer
 from .course import hand_formulas
 from .gradcheck import check_passes
+from .open_delta import without_held
 from .package import from_engine
 from .schemas import error_info
 from .serialize import serialize_trace
@@ -64,10 +65,12 @@ def run_for_http(source: str, variables: dict | None = None, fold="auto") -> dic
         return {"prepared": prepared}
 
 
-def open_for_http(source: str, variables: dict | None, view: int, opened: list[str]) -> dict:
+def open_for_http(source: str, variables: dict | None, view: int, opened: list[str],
+                  had: list[str] | None = None) -> dict:
     """``POST /api/open``: run the program again (runs are deterministic) with the parts ``opened``
     of view ``view`` open; that view's nodes, steps and parts as JSON text with a slot for its
-    drawing (app/answer.py), or ``{"program_error": ...}``."""
+    drawing (app/answer.py), without what a drawing with the parts ``had`` open showed
+    (app/open_delta.py), or ``{"program_error": ...}``."""
     out = run_and_serialize(source, variables, {view: list(opened)}, whole=False)
     if "program_error" in out:
         return out
@@ -77,7 +80,7 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
     with gc_paused():
         part = view_answer(resp, view)
         timings = part["timings"]
-        prepared = prepare_answer(part)
+        prepared = prepare_answer(part, without_held(part, had))
         prepared["timings"] = timings
         return {"prepared": prepared}
 

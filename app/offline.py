@@ -192,7 +192,7 @@ def all_layouts(answer: dict) -> dict:
     """Every drawing the page may ask for: ``{"svgs": [...], "keys": {"<level>|<direction>": [svg
     index of each view, ...]}}`` (equal drawings are kept once)."""
     from .layout import LayoutSettings, draw_views, layout_data, layout_input
-    from .routes.run import direction_settings
+    from .routes.directions import direction_settings
     from .schemas import LayoutInput
 
     if not answer.get("views"):

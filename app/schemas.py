@@ -504,6 +504,10 @@ class OpenRequest(BaseModel):
     direction: Literal["auto", "down"] = "auto"
     fingerprint: str | None = Field(default=None, max_length=64,
                                     description="the run's fingerprint: a different run answers 409")
+    had: list[PartId] | None = Field(default=None, max_length=1000,
+                                     description="the parts the page's drawing of this view has open: the "
+                                                 "nodes it shows and their steps are left out of the "
+                                                 "answer (the page holds them); null: everything")
 
 
 class OpenResponse(BaseModel):

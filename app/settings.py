@@ -39,6 +39,12 @@ class AppSettings:
         default_factory=lambda: _env_float("GRADVIZ_RUN_TIMEOUT_S", 0.0) or None)  # None: the runner's
     layout: LayoutSettings = field(default_factory=LayoutSettings)
     layout_budget_s: float = 8.0  # what a request may spend drawing after its run (within its budget)
+    # After a run whose answer took open_ahead_after_s or more, when the workers are idle: the
+    # answers of up to open_ahead of its boxes opened (one run more, and about open_ahead_s of
+    # serializing in the worker), cached for POST /api/open. 0: nothing is done ahead.
+    open_ahead: int = field(default_factory=lambda: _env_int("GRADVIZ_OPEN_AHEAD", 4))
+    open_ahead_after_s: float = 0.25
+    open_ahead_s: float = 2.0
     language: str = field(default_factory=lambda: os.environ.get("GRADVIZ_LANG", "en"))
 
     @property

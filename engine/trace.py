@@ -229,14 +229,17 @@ class Recorder:
         self.op_total += 1
         trace = self.trace
         graph = tensors[:len(tensors) - op.aux] if op.aux else tensors
-        sources = [self.node_of(t) for t in graph]  # may add leaf nodes: take our id after them
+        sources = []  # may add leaf nodes: take our id after them
+        for t in graph:  # node_of, its common cases inline (every input of every op comes here)
+            fn_in = t._grad_fn
+            tag = fn_in._trace if fn_in is not None else t._trace
+            sources.append(tag[1] if tag is not None and tag[0] is self else self.node_of(t))
         nid = len(trace.nodes)
         edges = trace.edges
-        inputs = []
+        eid = len(edges)
+        inputs = list(range(eid, eid + len(graph)))
         for i, t in enumerate(graph):
-            eid = len(edges)
-            inputs.append(eid)
-            edges.append(Edge(eid, sources[i], nid, i, tuple(t._data.shape), t.requires_grad))
+            edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad))
         value = _copy(out)
         saved = []
         for key, i in _save_plan(op):
@@ -245,7 +248,7 @@ class Recorder:
             else:
                 t = tensors[i]
                 source = sources[i] if i < len(sources) else None
-                saved.append(SavedTensor(key, tuple(t._data.shape), _copy(t), source))
+                saved.append(SavedTensor(key, t._data.shape, _copy(t), source))
         if extras:
             for key, extra in extras.items():
                 if isinstance(extra, np.ndarray):
@@ -254,14 +257,15 @@ class Recorder:
         bp = self.open_pass
         node = self.location_node
         end = self.end_of(node) if node is not None and self.end_of is not None else (None, None)
+        kept = getattr(fn, "_saved", None)
         trace.nodes.append(OpNode(
             nid, op.name, op.grad_fn, op.description, inputs,
-            list(op.formulas * len(graph) if op.variadic else op.formulas),
+            op.formulas * len(graph) if op.variadic else op.formulas,
             value.shape, out.dtype.name, value, saved,
             dict(params) if params else {}, None, line, col,
-            self.module, False,
+            self.module_stack[-1] if self.module_stack else None, False,
             self._scope() if self.frames else None, "op", end[0], end[1],
-            [key for key, _, _ in getattr(fn, "_saved", ())],
+            [k[0] for k in kept] if kept else [],
             None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
         try:
@@ -385,9 +389,9 @@ class PassRecorder:
             return out
         rec, in_flight, nodes = self.rec, self._in_flight, self.rec.trace.nodes
         for src, i, g in received:
-            nid = rec._mine(src)
-            if nid is not None:
-                edge = nodes[nid].inputs[i]
+            tag = src._trace  # rec._mine(src), inline: every gradient of every pass comes here
+            if tag is not None and tag[0] is rec:
+                edge = nodes[tag[1]].inputs[i]
                 sent = in_flight.pop(edge, None)
                 out.append(Flow(edge, sent if sent is not None else _copy(g)))
         return out
@@ -404,9 +408,10 @@ class PassRecorder:
 
     def op_step(self, fn, upstream, received, sent) -> BackwardStep | None:
         """``fn``'s rules turned ``upstream`` into ``sent`` (one gradient or None per input)."""
-        nid = self.rec._mine(fn)
-        if nid is None:
+        tag = fn._trace  # self.rec._mine(fn), inline: every op step comes here
+        if tag is None or tag[0] is not self.rec:
             return None
+        nid = tag[1]
         step = self._step(nid, "op", upstream, received)
         in_flight = self._in_flight
         flows = []

@@ -50,7 +50,7 @@ class OpNode:
     grad_fn: str  # PyTorch's name, e.g. "MulBackward0"
     description: str  # what the op computes, in words, e.g. "a · b"
     inputs: list[int]  # edge ids, one per tensor input, in argument order
-    formulas: list[str]  # one local rule per tensor input, e.g. "∂(a·b)/∂a = b"
+    formulas: tuple[str, ...]  # one local rule per tensor input, e.g. "∂(a·b)/∂a = b"
     shape: tuple[int, ...]
     dtype: str
     value: np.ndarray

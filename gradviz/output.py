@@ -98,19 +98,22 @@ def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int 
     if not 0 <= view < len(views):
         raise GradvizError(f"there are {len(views)} views (0 to {len(views) - 1}), not {view}")
     if suffix == ".svg":
-        _write(path, ('<?xml version="1.0" encoding="UTF-8"?>\n' + views[view]["svg"]).encode("utf-8"))
+        svg = _parts.app("dot_text").legend_in(views[view]["svg"], lang)
+        _write(path, ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg).encode("utf-8"))
     else:
-        _write(path, _png(answer, view))
+        _write(path, _png(answer, view, lang))
     return path
 
 
-def _png(answer: dict, view: int) -> bytes:
+def _png(answer: dict, view: int, lang: str = "en") -> bytes:
     """The view as a PNG: its SVG drawing rasterized by ``rsvg-convert`` (librsvg) when it is
     installed, so open loops look as they do on the page; else drawn again by ``dot -Tpng``, where
     an open loop is a closed box (in the SVG each open loop is a drawing of its own, nested)."""
+    legend_in = _parts.app("dot_text").legend_in
     rsvg = shutil.which("rsvg-convert")
     if rsvg is not None:
-        svg = ('<?xml version="1.0" encoding="UTF-8"?>\n' + answer["views"][view]["svg"]).encode("utf-8")
+        svg = legend_in(answer["views"][view]["svg"], lang)
+        svg = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg).encode("utf-8")
         return _convert([rsvg, "--zoom", "2", "--background-color", "white", "--format", "png"], svg,
                         "librsvg")
     app_layout = _parts.app("layout")
@@ -119,6 +122,7 @@ def _png(answer: dict, view: int) -> bytes:
     dot = app_layout.view_dot(data, view)
     if dot is None:
         raise GradvizError("the graph has too many nodes to draw")
+    dot = legend_in(dot, lang)
     return _convert(["dot", "-Tpng", "-Gdpi=144", "-Gbgcolor=white"], dot.encode(), "graphviz")
 
 

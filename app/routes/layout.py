@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 
 from ..layout import draw_views, layout_data
 from ..schemas import ErrorResponse, LayoutRequest, LayoutResponse
-from .run import direction_settings
+from .directions import direction_settings
 
 router = APIRouter(prefix="/api", tags=["layout"])
 

@@ -14,7 +14,7 @@ from ..errors import error_response
 from ..mlp_builder import MlpConfigError, build_program
 from ..sandbox import WorkerProtocolError
 from ..schemas import BoundaryRequest, BoundaryResponse, ErrorResponse, MlpConfig, MlpProgram
-from .run import call_worker
+from .worker_calls import call_worker
 from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api/mlp", tags=["mlp"])

@@ -10,38 +10,33 @@ while, so a part opened again, by anyone, on any replica, costs no run.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from starlette.background import BackgroundTask
 
+from ..clients import client_of
 from ..errors import error_response
 from ..layout import CACHE
 from ..package import from_engine
 from ..pool import request_budget
 from ..sandbox import WorkerProtocolError
 from ..schemas import ErrorResponse, OpenRequest, OpenResponse
-from .run import call_worker, drawn_answer, prepared_of
+from .open_ahead import PENDING, ahead_task
+from .open_keys import OPEN_TTL_S, answer_key
+from .worker_calls import call_worker, drawn_answer, prepared_of
 from .worker_errors import worker_error_response
 
 (gc_paused,) = from_engine("gcpause", "gc_paused")
 
 router = APIRouter(prefix="/api", tags=["open"])
 
-OPEN_TTL_S = 3600  # how long an answer stays in the shared cache
 ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run, or has no such view"},
           409: {"model": ErrorResponse, "description": "running the program again gave another graph"},
           413: {"model": ErrorResponse, "description": "request body over 256 KB"},
           422: {"model": ErrorResponse, "description": "not JSON, or wrong types"},
           503: {"model": ErrorResponse, "description": "every worker is busy: retry after Retry-After s"}}
-
-
-def answer_key(body: OpenRequest, variables) -> str:
-    """The shared cache's key of an answer: everything the answer depends on."""
-    text = json.dumps([body.source, variables, body.view, body.open, body.direction], sort_keys=True)
-    return "open:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _other_run(fingerprint: str) -> Response:
@@ -54,16 +49,18 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
     """The view ``view`` of the program's run with the parts ``open`` open."""
     settings = request.app.state.settings
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
-    key = answer_key(body, variables)
+    key = answer_key(body.source, variables, body.view, body.open, body.direction, body.had)
     cached = CACHE.get(key)
+    if cached is None and PENDING.wait(key, request_budget(settings)):  # being worked out ahead
+        cached = CACHE.get(key)
     if cached is not None:
         fingerprint, _, answer = cached.partition("\n")
         if body.fingerprint and body.fingerprint != fingerprint:
             return _other_run(fingerprint)
-        return Response(answer.encode(), media_type="application/json")
+        return _answered(request, body, variables, answer)
     t0 = time.perf_counter()
     budget_end = time.monotonic() + request_budget(settings)
-    reply = call_worker(request, "open", body.source, variables, body.view, body.open)
+    reply = call_worker(request, "open", body.source, variables, body.view, body.open, body.had)
     if isinstance(reply, Response):
         return reply
     with gc_paused():
@@ -79,4 +76,17 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
             return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
         if complete:
             CACHE.put(key, f"{prepared.fingerprint}\n{answer}", ttl_s=OPEN_TTL_S)
-        return Response(answer.encode(), media_type="application/json")
+    took = prepared.timings.get("run", 0.0) + prepared.timings.get("serialize", 0.0)
+    return _answered(request, body, variables, answer, took)
+
+
+def _answered(request: Request, body: OpenRequest, variables: dict | None, answer: str,
+              took: float | None = None) -> Response:
+    """The answer, and once it is sent the boxes its drawing shows opened ahead (the next ones
+    the user may open)."""
+    response = Response(answer.encode(), media_type="application/json")
+    task = ahead_task(request.app, client_of(request.scope), body.source, variables, body.direction, answer,
+                      took)
+    if task is not None:
+        response.background = BackgroundTask(task)
+    return response

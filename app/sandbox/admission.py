@@ -106,6 +106,17 @@ class Admission:
             acct.waiting -= 1
             raise PoolBusy(self._retry_after())
 
+    def acquire_idle(self, client: str) -> Ticket | None:
+        """A general place for work nobody waits for (``client`` is charged for it), only while
+        every place is free and nobody waits; else None at once."""
+        with self._lock:
+            if self._waiting or any(self._running.values()):
+                return None
+            acct = self._account(client)
+            self._running["general"] += 1
+            acct.running += 1
+            return Ticket(client, "general", time.monotonic())
+
     def release(self, ticket: Ticket) -> None:
         """The request is done: free its place and charge its client for the worker time."""
         now = time.monotonic()

@@ -23,17 +23,35 @@ def run(source: str, variables: dict | None = None, fold="auto"):
     return {"prepared": prepared}, text
 
 
-def open_part(source: str, variables: dict | None, view: int, opened: list):
+def open_part(source: str, variables: dict | None, view: int, opened: list, had: list | None = None):
     """``POST /api/open``: the program run again with parts of one view open: that view's answer as
-    the body (with a slot for its drawing), and what the server draws; or ``{"program_error": ...}``."""
+    the body (with a slot for its drawing; without what a drawing with the parts ``had`` open
+    showed), and what the server draws; or ``{"program_error": ...}``."""
     from ..execute import open_for_http
 
-    out = open_for_http(source, variables, int(view), [str(p) for p in opened])
+    out = open_for_http(source, variables, int(view), [str(p) for p in opened],
+                        None if had is None else [str(p) for p in had])
     if "program_error" in out:
         return out
     prepared = out["prepared"]
     text = prepared.pop("json")
     return {"prepared": prepared}, text
+
+
+def opens(source: str, variables: dict | None, states: list, seconds: float):
+    """Answers of ``POST /api/open`` ahead of the click (app/open_ahead.py): the program run once
+    more and each ``[view, open part ids, the parts open in the page's drawing]`` of ``states``
+    answered in turn for about ``seconds``;
+    their JSON texts one after the other as the body, what the server draws (each with its text's
+    length in characters) as the value; or ``{"program_error": ...}``."""
+    from ..open_ahead import opens_for_http
+
+    out = opens_for_http(source, variables, [(int(v), [str(p) for p in o], [str(p) for p in h])
+                                             for v, o, h in states], float(seconds))
+    if "program_error" in out:
+        return out
+    texts = [p.pop("json") for p in out["prepared"]]
+    return {"prepared": out["prepared"], "sizes": [len(t) for t in texts]}, "".join(texts)
 
 
 def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
@@ -43,7 +61,7 @@ def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     return boundary_job(config, source, grid, frames)
 
 
-JOBS = {"run": run, "open": open_part, "boundary": boundary}
+JOBS = {"run": run, "open": open_part, "opens": opens, "boundary": boundary}
 
 WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmoid(x * 3) ** 2).sum()\n" \
           "loss.backward()\nprint(x.grad)\n"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from .. import package
 from . import channel, confinement, lockdown
-from .admission import Admission, AdmissionSettings
+from .admission import Admission, AdmissionSettings, PoolBusy
 
 STARTUP_TIMEOUT_S = 60.0
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
@@ -254,13 +254,19 @@ class SandboxPool:
 
     # ---- calls -------------------------------------------------------------------------------------
     def call(self, job: str, *args, timeout: float, client: str = "-", keep_for: str | None = None,
-             **kwargs) -> Reply:
+             if_idle: bool = False, **kwargs) -> Reply:
         """Run ``job(*args, **kwargs)`` for ``client`` in a sandboxed child that has served no other
         client; its answer as data. With ``keep_for`` (a key only one client can present), the child
         may be kept for that key's next calls instead of a fresh one (fast runs only). The deadline
-        starts when a place is granted (waiting for one is bounded separately)."""
+        starts when a place is granted (waiting for one is bounded separately). ``if_idle``: only
+        while no other call runs or waits (``PoolBusy`` at once otherwise): work done ahead."""
         heavy = self.admission.is_heavy(client)
-        ticket = self.admission.acquire(client, min(self.settings.queue_wait_s, timeout))
+        if if_idle:
+            ticket = self.admission.acquire_idle(client)
+            if ticket is None:
+                raise PoolBusy(1)
+        else:
+            ticket = self.admission.acquire(client, min(self.settings.queue_wait_s, timeout))
         t0 = time.monotonic()
         try:
             for attempt in (1, 2):

@@ -80,9 +80,11 @@ export function runProgram(source, variables, fold = "auto", direction = "auto")
 /**
  * POST /api/open → OpenResponse: view `view` of the run of `source` with the parts `open` open
  * (oldest first), its nodes' values and its drawing. fingerprint: the run's (409 if it differs).
+ * had: the parts open in the drawing the page shows now (the answer leaves out what it shows).
  */
-export function openParts(source, variables, view, open, direction, fingerprint) {
+export function openParts(source, variables, view, open, direction, fingerprint, had = null) {
   const body = { source, view, open, direction, fingerprint };
+  if (had) body.had = had;
   if (variables && Object.keys(variables).length) body.variables = variables;
   return post("/api/open", body);
 }

@@ -10,7 +10,7 @@
 import { Drawing } from "./drawing.js";
 import { MAX_VALUES, READABLE_PX } from "./drawing_geometry.js";
 import { num3, shortText } from "./format.js";
-import { parseSvg } from "./graph_svg.js";
+import { parseSvg, translateLegend } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { PanZoom } from "./panzoom.js";
@@ -304,6 +304,8 @@ export class GraphView {
       if (this.resp && this.resp.views[view]) d.markParts(this.resp.views[view], this.index);
       this.cache.set(view, d);
       d.states.clear();
+    } else {
+      translateLegend(d.svg); // the language may have changed since it was drawn
     }
     const keep = this.view === view ? this.panzoom.box : null;
     // Nothing far from the view is laid out: until the view is placed, nothing of a large drawing.

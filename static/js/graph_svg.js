@@ -4,6 +4,8 @@
  * so an exported drawing keeps its look; and a large drawing's elements put into groups.
  */
 
+import { STRINGS, t } from "./i18n.js";
+
 export const SVGNS = "http://www.w3.org/2000/svg";
 export const BUCKET = 128; // elements per group in a large drawing (see inBuckets)
 
@@ -78,6 +80,21 @@ export function inBuckets(group) {
   return out;
 }
 
+// Graphviz writes the legend under a drawing in English, in 9-point text (no other text has that
+// size): its lines follow the page's language, an exported drawing included.
+const LEGEND_KEYS = new Map(Object.entries(STRINGS.en).filter(([k]) => k.startsWith("dl_")).map(([k, v]) => [v, k]));
+
+/** Write the legend's lines of `svg` in the page's language (marked with their strings, so that
+ * i18n.js apply() rewrites them when the language changes). */
+export function translateLegend(svg) {
+  for (const tx of svg.querySelectorAll(':scope > g > text[font-size="9.00"]')) {
+    const key = tx.getAttribute("data-i18n") || LEGEND_KEYS.get(tx.textContent);
+    if (!key) continue;
+    tx.setAttribute("data-i18n", key);
+    tx.textContent = t(key);
+  }
+}
+
 /** The svg element of graphviz's SVG text, in this document with the drawing's styles; null if none. */
 export function parseSvg(text) {
   // The HTML parser builds the svg in this document at once (a DOMParser document would have to be
@@ -112,5 +129,6 @@ export function parseSvg(text) {
   style.textContent = GRAPH_CSS;
   defs.appendChild(style);
   node.insertBefore(defs, node.firstChild);
+  translateLegend(node);
   return node;
 }

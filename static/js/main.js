@@ -232,7 +232,7 @@ async function changeParts(view, part, open) {
   }
   setBusy(true);
   const t0 = performance.now();
-  const res = await openParts(state.ranSource, ranInputs(), view, order, direction(), resp.fingerprint);
+  const res = await openParts(state.ranSource, ranInputs(), view, order, direction(), resp.fingerprint, shown);
   setBusy(false);
   if (resp !== state.response) return;
   if (!res.ok) {

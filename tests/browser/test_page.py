@@ -322,6 +322,28 @@ def test_export_svg_and_png(page, tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
 
 
+def test_the_drawings_legend_follows_the_language_into_an_export(browser, server, errors, tmp_path):
+    from app.dot_text import LEGEND
+
+    page = new_page(browser, server, errors=errors)
+    wait_ready(page)
+    run_source(page, NEURON)
+    legend = 'svg.gv > g > text[font-size="9.00"]'
+    assert page.locator(legend).all_text_contents() == [en for _, en, _ in LEGEND]
+    page.get_by_test_id("lang").click()
+    assert page.locator(legend).all_text_contents() == [zh for _, _, zh in LEGEND]
+    with page.expect_download() as dl:
+        page.get_by_test_id("export-svg").click()
+    dl.value.save_as(tmp_path / "g.svg")
+    assert all(f">{zh}</text>" in (tmp_path / "g.svg").read_text() for _, _, zh in LEGEND)
+    run_source(page, NEURON.replace("3.0", "4.0"))  # a new drawing is written in the language shown
+    assert page.locator(legend).all_text_contents() == [zh for _, _, zh in LEGEND]
+    page.get_by_test_id("lang").click()
+    assert page.locator(legend).all_text_contents() == [en for _, en, _ in LEGEND]
+    page.context.close()
+    assert not [e for e in errors.items if "status of 4" not in e]
+
+
 def test_keyboard_only(page):
     src = page.get_by_test_id("source")
     src.click()

@@ -266,7 +266,7 @@ def test_a_function_node_is_recorded_like_a_built_in_one():
     assert [s.name for s in node.saved] == ["saved0"] and node.saved[0].value.tolist() == y.tolist()
     step = next(s for s in rec.trace.passes[0].steps if s.node == node.id)
     assert step.kind == "op" and [f.grad.tolist() for f in step.sent] == [y.tolist()]
-    assert node.formulas == ["gₓ = Exp.backward(ctx, g)"]
+    assert node.formulas == ("gₓ = Exp.backward(ctx, g)",)
 
 
 # ---- .grad after a create_graph backward ------------------------------------------------------------------

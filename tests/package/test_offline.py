@@ -142,6 +142,27 @@ def test_render_draws_svg_and_png(tmp_path):
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_drawing_for_chinese_readers_has_its_legend_in_chinese(tmp_path, monkeypatch):
+    from app.dot_text import LEGEND
+    from gradviz import output
+
+    prog = tmp_path / "p.py"
+    prog.write_text("x = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\ny.backward()\n")
+    for lang in ("en", "zh"):
+        assert gradviz_cli("render", str(prog), "-o", str(tmp_path / f"{lang}.svg"), "--lang", lang).returncode == 0
+    en, zh = (tmp_path / "en.svg").read_text(), (tmp_path / "zh.svg").read_text()
+    for _, words, chinese in LEGEND:
+        assert f">{words}</text>" in en and f">{words}</text>" not in zh and f">{chinese}</text>" in zh
+    assert en.replace("</text>", "").count("PowBackward0") == zh.replace("</text>", "").count("PowBackward0")
+    # without librsvg the PNG is drawn by dot from the DOT text: its legend is written in Chinese too
+    written, run = [], output.answer_of(prog.read_text(), None, str(prog))
+    monkeypatch.setattr(output.shutil, "which", lambda name: None)
+    monkeypatch.setattr(output, "_convert", lambda cmd, data, name: written.append(data.decode()) or b"")
+    output.write(run, tmp_path / "d.png", lang="zh")
+    (dot,) = written
+    assert all(f">{chinese}</font>" in dot and f">{words}</font>" not in dot for _, words, chinese in LEGEND)
+
+
 def _png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

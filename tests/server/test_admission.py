@@ -96,3 +96,17 @@ def test_waiting_past_the_wait_is_busy_and_leaves_the_queue():
     assert adm.snapshot()["queued"] == 0
     adm.release(busy)
     adm.release(adm.acquire("y", 0.1))
+
+
+def test_work_done_ahead_takes_a_place_only_while_every_place_is_free():
+    adm = Admission(AdmissionSettings(general=2, reserved=1, per_client=2))
+    busy = adm.acquire("b", 1)
+    assert adm.acquire_idle("a") is None  # someone's request runs: nothing is done ahead
+    adm.release(busy)
+    ahead = adm.acquire_idle("a")
+    assert ahead is not None and adm.snapshot()["running"] == 1
+    assert adm.acquire_idle("a") is None  # one piece of work ahead at a time
+    ahead.granted -= 3.0
+    adm.release(ahead)
+    assert adm.snapshot()["running"] == 0
+    assert adm.is_heavy("a") == (3.0 > adm.s.heavy_after_s)  # charged like its own requests

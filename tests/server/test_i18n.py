@@ -54,6 +54,14 @@ def test_every_page_string_is_in_chinese(page_strings):
         assert set(re.findall(r"\{(\w+)\}", en[k])) == set(re.findall(r"\{(\w+)\}", zh[k])), k
 
 
+def test_the_drawings_legend_is_translated_with_the_words_graphviz_writes(page_strings):
+    from app.dot_text import LEGEND
+
+    words = {key[3:]: (page_strings["en"][key], page_strings["zh"][key]) for key in page_strings["en"]
+             if key.startswith("dl_")}
+    assert words == {key: (en, zh) for key, en, zh in LEGEND}
+
+
 def test_every_limit_has_its_words_in_both_languages(page_strings):
     from engine.runner import Settings
 

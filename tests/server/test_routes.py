@@ -235,7 +235,7 @@ def test_rerun_with_other_values_costs_no_layout(client):
 
 
 def test_unexpected_server_error_is_a_json_4xx(client, monkeypatch):
-    import app.routes.run as run_route
+    import app.routes.worker_calls as run_route
 
     def broken(*args, **kwargs):
         raise KeyError("boom")

@@ -1,0 +1,137 @@
+"""Answers of ``POST /api/open`` worked out before the user asks (app/open_ahead.py says which).
+
+After a run whose answer took a while, when every worker is idle, one more worker runs the program
+and answers the boxes its drawing shows, each opened on its own; the server draws them and puts
+them in the shared cache where ``POST /api/open`` looks first. A request for an answer being worked
+out waits for it instead of running the program a second time. Under load nothing is done ahead
+(the place would be taken from someone's run), and the client is charged the worker time as for
+its own requests.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from types import SimpleNamespace
+
+from ..layout import CACHE
+from ..open_ahead import states_ahead
+from ..package import from_engine
+from ..pool import request_budget, run_deadline
+from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
+from ..schemas import OpenResponse
+from .open_keys import OPEN_TTL_S, answer_key
+from .worker_calls import drawn_answer, prepared_of
+
+(gc_paused,) = from_engine("gcpause", "gc_paused")
+
+
+class Pending:
+    """The cache keys being worked out ahead in this process, each with an event set when done."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._events: dict[str, threading.Event] = {}
+
+    def claim(self, keys: list[str]) -> list[str]:
+        """The keys of ``keys`` nobody is working out yet, now claimed by the caller."""
+        with self._lock:
+            mine = [k for k in keys if k not in self._events]
+            for k in mine:
+                self._events[k] = threading.Event()
+            return mine
+
+    def done(self, keys: list[str]) -> None:
+        with self._lock:
+            for k in keys:
+                event = self._events.pop(k, None)
+                if event is not None:
+                    event.set()
+
+    def wait(self, key: str, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) if ``key`` is being worked out; whether it was."""
+        with self._lock:
+            event = self._events.get(key)
+        if event is None:
+            return False
+        event.wait(timeout)
+        return True
+
+
+PENDING = Pending()
+
+
+def ahead_task(app, client: str, source: str, variables: dict | None, direction: str, answer: str,
+               took: float | None = None):
+    """The work to do once ``answer`` (the JSON text of a run's or an opened view's answer) is
+    sent, or None when there is nothing to do: nothing is opened ahead, or the run took less than
+    ``open_ahead_after_s`` (``took``, if known; opening reruns it quickly too)."""
+    settings = app.state.settings
+    if settings.open_ahead <= 0 or (took is not None and took < settings.open_ahead_after_s):
+        return None
+    return lambda: _after_answer(app, client, source, variables, direction, answer)
+
+
+def _after_answer(app, client: str, source: str, variables: dict | None, direction: str, text: str) -> int:
+    settings = app.state.settings
+    answer = json.loads(text)
+    timings = answer.get("timings") or {}
+    if timings.get("run", 0.0) + timings.get("serialize", 0.0) < settings.open_ahead_after_s:
+        return 0
+    states = states_ahead(answer, settings.open_ahead)
+    if not states:
+        return 0
+    return open_ahead(app, client, source, variables, direction, answer.get("fingerprint", ""), states)
+
+
+def open_ahead(app, client: str, source: str, variables: dict | None, direction: str, fingerprint: str,
+               states: list) -> int:
+    """Work out and cache the answers of ``states`` (``(view, open, had)``) for the run with
+    ``fingerprint``, if the workers are idle; how many were cached."""
+    keys = [answer_key(source, variables, view, opened, direction, had) for view, opened, had in states]
+    todo = [(s, k) for s, k in zip(states, keys) if CACHE.get(k) is None]
+    mine = set(PENDING.claim([k for _, k in todo]))
+    todo = [(s, k) for s, k in todo if k in mine]
+    if not todo:
+        return 0
+    settings = app.state.settings
+    try:
+        t0 = time.perf_counter()
+        budget_end = time.monotonic() + request_budget(settings)
+        try:
+            reply = app.state.pool.call("opens", source, variables, [list(s) for s, _ in todo],
+                                        settings.open_ahead_s, timeout=run_deadline(settings),
+                                        client=client, if_idle=True)
+        except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed):
+            return 0
+        with gc_paused():
+            return _cache_answers(reply, todo, fingerprint, settings, direction, t0, budget_end)
+    finally:
+        PENDING.done(list(mine))
+
+
+def _cache_answers(reply, todo: list, fingerprint: str, settings, direction: str, t0: float,
+                   budget_end: float) -> int:
+    """Split the worker's answers, check each as ``POST /api/open`` checks its own, draw and cache
+    them; how many were cached."""
+    value, body = reply.value, reply.body
+    if not isinstance(value, dict) or body is None:
+        return 0
+    answers, sizes = value.get("prepared"), value.get("sizes")
+    if type(answers) is not list or type(sizes) is not list or len(answers) != len(sizes) \
+            or len(answers) > len(todo) or not all(type(n) is int and n >= 0 for n in sizes) \
+            or sum(sizes) != len(body):
+        return 0
+    cached, at = 0, 0
+    for (_, key), prepared, size in zip(todo, answers, sizes):
+        text, at = body[at:at + size], at + size
+        got = prepared_of(SimpleNamespace(value={"prepared": prepared}, body=text), views=1)
+        if not isinstance(got, tuple) or got[0].fingerprint != fingerprint:
+            return cached  # not the run the page holds (or a broken reply): nothing more from it
+        answer, complete = drawn_answer(got[0], got[1], settings, direction, t0, budget_end, OpenResponse)
+        if answer is None or not complete:
+            continue
+        CACHE.put(key, f"{fingerprint}\n{answer}", ttl_s=OPEN_TTL_S)
+        cached += 1
+    return cached
