@@ -5,6 +5,8 @@ and a phone, in English and Chinese (tests/screenshots/page/, git-ignored)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from .support import SHOTS, config_id, expect_event, run_source, screen_page
@@ -120,10 +122,15 @@ def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
     assert page.evaluate(WRONG_STATES) == []
 
 
-def test_an_export_holds_the_whole_drawing(screen):
-    page, name, lang = screen
-    if name != "1280x720-en":
-        pytest.skip("one screen is enough for the file")
+@pytest.fixture
+def laptop(browser, server):
+    """The page at 1280x720 in English (one screen is enough for the exported file)."""
+    request = SimpleNamespace(param=(1280, 720, "en"))
+    yield from screen_page(request, browser, server)
+
+
+def test_an_export_holds_the_whole_drawing(laptop):
+    page, name, lang = laptop
     show_every_op(page)
     counts = page.evaluate(COUNTS)
     assert counts["drawn"] < counts["all"]

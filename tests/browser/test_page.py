@@ -52,6 +52,17 @@ def api_run(server, source, variables=None):
     return httpx.post(f"{server}/api/run", json=body, timeout=120).json()
 
 
+_EXPECTED: dict = {}
+
+
+def example_answer(server, ex):
+    """The API's answer for an example, asked once per server (every screen compares with it)."""
+    key = (server, ex["id"])
+    if key not in _EXPECTED:
+        _EXPECTED[key] = api_run(server, ex["source"], ex.get("variables"))
+    return _EXPECTED[key]
+
+
 def shown_grad(page, name):
     """The .grad the var-NAME row shows (its data-grad: the exact numbers, JSON)."""
     raw = page.get_by_test_id(f"var-{name}").locator(".v-grad").get_attribute("data-grad")
@@ -94,7 +105,7 @@ def test_every_example_runs_and_steps(browser, server, examples, errors, width, 
     page = open_page(browser, server, width, height, lang, errors=errors)
     for ex in examples:
         pick_example(page, ex["id"])
-        expected = api_run(server, ex["source"], ex.get("variables"))
+        expected = example_answer(server, ex)
         if expected.get("error") is None:
             assert page.get_by_test_id("error").is_hidden(), ex["id"]
         i, n = step_label(page)

@@ -88,11 +88,12 @@ def test_the_shell_has_everything_inline_and_one_data_slot():
     script = re.search(r'<script type="module">\n(.*?)</script>', html, re.S).group(1)
     assert "</script" not in script and "<script" not in script
     # Every module of the page is inside (each is evaluated in the file, none fetched).
+    reachable = _reachable()
     for path in (ROOT / "static" / "js").rglob("*.js"):
         key = path.relative_to(ROOT / "static").as_posix()
         if key in ("js/boundary.js",):
             continue
-        assert f"// ---- {key}" in script or key not in _reachable(), key
+        assert f"// ---- {key}" in script or key not in reachable, key
 
 
 def _reachable() -> set[str]:
@@ -100,32 +101,26 @@ def _reachable() -> set[str]:
     return set(re.findall(r"// ---- (\S+)", text))
 
 
-def test_gradviz_render_writes_every_example_and_reports_its_size(tmp_path, capsys):
-    sizes = {}
-    for ex in EXAMPLES:
-        prog = tmp_path / f"{ex['id']}.py"
-        if ex["variables"]:
-            continue  # an expression needs its inputs: gradviz.render(source, variables=...) below
-        prog.write_text(ex["source"])
-        out = gradviz_cli("render", str(prog), "-o", str(tmp_path / f"{ex['id']}.html"))
-        assert out.returncode == 0, out.stderr
-        assert "Traceback" not in out.stderr
-        sizes[ex["id"]] = (tmp_path / f"{ex['id']}.html").stat().st_size
-    import gradviz
-
-    for ex in EXAMPLES:
-        if ex["variables"]:
-            path = gradviz.render(ex["source"], tmp_path / f"{ex['id']}.html", variables=ex["variables"])
-            sizes[ex["id"]] = path.stat().st_size
+def test_gradviz_render_writes_every_example_and_reports_its_size(rendered_examples, tmp_path, capsys):
+    # The command itself, in a fresh interpreter, for one example; every example's file is written by
+    # the command's code in the session's process (rendered_examples, shared with the browser tests).
+    first = next(ex for ex in EXAMPLES if not ex["variables"])
+    prog = tmp_path / f"{first['id']}.py"
+    prog.write_text(first["source"])
+    out = gradviz_cli("render", str(prog), "-o", str(tmp_path / f"{first['id']}.html"))
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert _data(tmp_path / f"{first['id']}.html")["program"]["source"] == first["source"]
+    sizes = {ex["id"]: rendered_examples[ex["id"]].stat().st_size for ex in EXAMPLES}
     with capsys.disabled():
         print("\noffline HTML size per example (bytes): " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()))
     assert len(sizes) == len(EXAMPLES)
     # the boxes of a folded drawing are in the file opened (and closed) one at a time
-    folded = {k for k in sizes if _data(tmp_path / f"{k}.html")["opened"]["answers"]}
+    folded = {k for k in sizes if _data(rendered_examples[k])["opened"]["answers"]}
     assert {"mlp", "deep-sigmoid", "linear-regression"} <= folded
     assert max(v for k, v in sizes.items() if k not in folded) < 800_000, sizes
     assert max(sizes.values()) < 1_500_000, sizes
-    data = _data(tmp_path / "neuron.html")
+    data = _data(rendered_examples["neuron"])
     assert data["program"]["source"] == next(e["source"] for e in EXAMPLES if e["id"] == "neuron")
     assert set(data["layouts"]["keys"]) == {f"{lv}|{d}" for lv in ("auto", "module", "op") for d in ("auto", "down")}
     assert data["answer"]["backward"][0]["steps"]
@@ -249,7 +244,8 @@ def test_a_page_holds_its_boxes_opened_and_closed_one_at_a_time():
     answer = run_answer(LOOP)
     (loop,) = answer["parts"]
     assert open_states(answer) == [(0, []), (0, [loop["id"]])]
-    opened = opened_answers(LOOP, None, answer)
+    # (time enough for every box on a busy machine: the bytes are what is under test here)
+    opened = opened_answers(LOOP, None, answer, seconds=300)
     assert opened["left"] == 0 and set(opened["answers"]) == {open_key(0, "auto", []), open_key(0, "auto", [loop["id"]])}
     inside = opened["answers"][open_key(0, "auto", [loop["id"]])]
     assert inside["views"][0]["open"] == [loop["id"]] and len(inside["views"][0]["nodes"]) == 602
@@ -259,11 +255,12 @@ def test_a_page_holds_its_boxes_opened_and_closed_one_at_a_time():
     assert len(inside["backward"][0]["steps"]) == 599
     assert inside["fingerprint"] == answer["fingerprint"] and "<svg" in inside["views"][0]["svg"]
     # opened, the page asks for the loop closed again: the state as it was
-    again = opened_answers(LOOP, None, {**answer, "views": [inside["views"][0]], "parts": inside["parts"]})
+    again = opened_answers(LOOP, None, {**answer, "views": [inside["views"][0]], "parts": inside["parts"]},
+                           seconds=300)
     assert set(again["answers"]) == set(opened["answers"])
     # what does not fit in the budget is left out, and counted
     first = len(json.dumps(opened["answers"][open_key(0, "auto", [])], separators=(",", ":")))
-    small = opened_answers(LOOP, None, answer, budget=first + 1000)
+    small = opened_answers(LOOP, None, answer, budget=first + 1000, seconds=300)
     assert small["left"] == 1 and list(small["answers"]) == [open_key(0, "auto", [])]
 
 

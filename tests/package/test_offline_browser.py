@@ -37,10 +37,8 @@ def label(page) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
-def test_every_example_plays_from_a_file(browser, tmp_path, example):
-    path = tmp_path / f"{example['id']}.html"
-    gradviz.render(example["source"], path, variables=example["variables"])
-    page, problems = open_file(browser, path)
+def test_every_example_plays_from_a_file(browser, rendered_examples, example):
+    page, problems = open_file(browser, rendered_examples[example["id"]])
     try:
         assert page.get_by_test_id("offline-notice").is_visible()
         assert not page.get_by_test_id("run").is_visible()

@@ -106,7 +106,8 @@ def test_an_answer_is_cached_and_shared_by_replicas():
     """Two replicas (two apps, each with its own workers) behind one load balancer share the layout
     cache (in-process here, Redis in deploy/): a part opened on one is no run for the other; with
     the cache gone, the other runs the program again and answers the same."""
-    replicas = [create_app(AppSettings(pool_workers=1)) for _ in range(2)]
+    # (nothing opened ahead: a busy machine would make the run slow enough for it, a call more)
+    replicas = [create_app(AppSettings(pool_workers=1, open_ahead=0)) for _ in range(2)]
     with TestClient(replicas[0]) as a, TestClient(replicas[1]) as b:
         counts = [Counting(app) for app in replicas]
         run = a.post("/api/run", json={"source": SHARED}).json()

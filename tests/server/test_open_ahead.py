@@ -78,8 +78,9 @@ def test_boxes_opened_ahead_answer_the_click_without_running_the_program():
 
 
 def test_nothing_is_done_ahead_after_a_quick_run_or_when_switched_off():
-    for settings in (AppSettings(pool_workers=1), AppSettings(pool_workers=1, open_ahead=0,
-                                                              open_ahead_after_s=0.0)):
+    # a quick run: quicker than the threshold however busy the machine is
+    for settings in (AppSettings(pool_workers=1, open_ahead_after_s=60.0),
+                     AppSettings(pool_workers=1, open_ahead=0, open_ahead_after_s=0.0)):
         app = create_app(settings)
         with TestClient(app) as c:
             layout.CACHE.clear()
