@@ -26,20 +26,29 @@ from .serialize import serialize_trace
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
 
 
+def run_checked(source: str, variables: dict | None = None):
+    """The program run by the runner: ``(its RunResult, None)``, or ``(None, {"program_error": ...})``
+    when it could not run."""
+    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
+    try:
+        return run_program(source, variables=variables), None
+    except ProgramError as exc:
+        err = exc.error
+        return None, {"program_error": error_info(err.type, err.message, err.line, err.col)}
+
+
 def run_and_serialize(source: str, variables: dict | None = None, fold="auto", whole: bool = True) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error.
     ``fold``: which parts of each view are open (app/fold_plan.py). ``whole`` False: only what an
     answer of one view holds (``view_answer``): no check by hand, no course views but the heat."""
-    ProgramError, Settings, run_program = from_engine("runner", "ProgramError", "Settings", "run_program")
+    (Settings,) = from_engine("runner", "Settings")
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():
         t0 = time.perf_counter()
-        try:
-            result = run_program(source, variables=variables)
-        except ProgramError as exc:
-            err = exc.error
-            return {"program_error": error_info(err.type, err.message, err.line, err.col)}
+        result, error = run_checked(source, variables)
+        if error is not None:
+            return error
         t1 = time.perf_counter()
         response = serialize_result(result, fold, whole)
         t2 = time.perf_counter()
@@ -78,11 +87,16 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
     if not 0 <= view < len(resp["views"]):
         return {"program_error": error_info("ValueError", f"the run has no view {view}")}
     with gc_paused():
-        part = view_answer(resp, view)
-        timings = part["timings"]
-        prepared = prepare_answer(part, without_held(part, had))
-        prepared["timings"] = timings
-        return {"prepared": prepared}
+        return {"prepared": prepared_view(resp, view, had, resp["timings"])}
+
+
+def prepared_view(resp: dict, view: int, had: list[str] | None, timings: dict) -> dict:
+    """The answer ``POST /api/open`` gives for view ``view`` of a serialized run, prepared as
+    app/answer.py does (without what a drawing with the parts ``had`` open showed), with ``timings``."""
+    part = view_answer(resp, view)
+    prepared = prepare_answer(part, without_held(part, had))
+    prepared["timings"] = timings
+    return prepared
 
 
 def view_answer(resp: dict, view: int) -> dict:

@@ -153,18 +153,15 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
     ``{"answers": {key: OpenResponse data}, "left": how many were left out}``, within ``budget``
     bytes and about ``seconds`` of work. The program runs once more, here, through the runner; a
     program that cannot run holds none."""
-    from .execute import serialize_result, view_answer
+    from .execute import run_checked, serialize_result, view_answer
     from .layout import draw_response
-    from .package import from_engine
     from .schemas import OpenResponse
 
     states = open_states(answer)
     if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
         return {"answers": {}, "left": 0}
-    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
-    try:
-        result = run_program(source, variables=variables)
-    except ProgramError:
+    result, error = run_checked(source, variables)
+    if error is not None:
         return {"answers": {}, "left": 0}
     answers, left, used = {}, 0, 0
     until = time.monotonic() + seconds

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import time
 
-from .answer import prepare_answer
-from .open_delta import without_held
 from .package import from_engine
-from .schemas import error_info
 
 (gc_paused,) = from_engine("gcpause", "gc_paused")
 
@@ -45,16 +42,13 @@ def opens_for_http(source: str, variables: dict | None, states: list, seconds: f
     had)`` of ``states`` in turn, while less than ``seconds`` have gone by since the run ended:
     ``{"prepared": [each answer prepared as app/answer.py does, with its JSON text]}``, or
     ``{"program_error": ...}``."""
-    from .execute import serialize_result, view_answer
+    from .execute import prepared_view, run_checked, serialize_result
 
-    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
     with gc_paused():
         t0 = time.perf_counter()
-        try:
-            result = run_program(source, variables=variables)
-        except ProgramError as exc:
-            err = exc.error
-            return {"program_error": error_info(err.type, err.message, err.line, err.col)}
+        result, error = run_checked(source, variables)
+        if error is not None:
+            return error
         ran = time.perf_counter()
         until = ran + seconds
         prepared, last = [], 0.0
@@ -65,8 +59,7 @@ def opens_for_http(source: str, variables: dict | None, states: list, seconds: f
             resp = serialize_result(result, {int(view): [str(p) for p in opened]}, whole=False)
             if not 0 <= int(view) < len(resp["views"]):
                 break
-            part = view_answer(resp, int(view))
-            one = prepare_answer(part, without_held(part, had))
+            one = prepared_view(resp, int(view), had, {})
             last = time.perf_counter() - t1
             one["timings"] = {"run": ran - t0, "serialize": last}
             prepared.append(one)
