@@ -15,6 +15,10 @@ import threading
 import time
 from types import SimpleNamespace
 
+from fastapi.responses import Response
+from starlette.background import BackgroundTask
+
+from ..clients import client_of
 from ..layout import CACHE
 from ..open_ahead import states_ahead
 from ..package import from_engine
@@ -62,22 +66,32 @@ class Pending:
 PENDING = Pending()
 
 
-def ahead_task(app, client: str, source: str, variables: dict | None, direction: str, answer: str,
-               took: float | None = None):
-    """The work to do once ``answer`` (the JSON text of a run's or an opened view's answer) is
-    sent, or None when there is nothing to do: nothing is opened ahead, or the run took less than
-    ``open_ahead_after_s`` (``took``, if known; opening reruns it quickly too)."""
-    settings = app.state.settings
-    if settings.open_ahead <= 0 or (took is not None and took < settings.open_ahead_after_s):
-        return None
-    return lambda: _after_answer(app, client, source, variables, direction, answer)
+def answered(request, source: str, variables: dict | None, direction: str, answer: str,
+             prepared=None) -> Response:
+    """The response carrying ``answer`` (the JSON text of a run's or an opened view's answer) and,
+    once it is sent, the boxes its drawing shows opened ahead; not when nothing is opened ahead, or
+    when the run took less than ``open_ahead_after_s`` (as ``prepared``, the worker's
+    ``PreparedRun``, says when it is known: opening reruns a quick run quickly too)."""
+    response = Response(answer.encode(), media_type="application/json")
+    settings = request.app.state.settings
+    quick = prepared is not None and _took(prepared.timings) < settings.open_ahead_after_s
+    if settings.open_ahead <= 0 or quick:
+        return response
+    client = client_of(request.scope)
+    response.background = BackgroundTask(_after_answer, request.app, client, source, variables, direction,
+                                         answer)
+    return response
+
+
+def _took(timings: dict) -> float:
+    """Seconds a run and its serializing took in the worker."""
+    return timings.get("run", 0.0) + timings.get("serialize", 0.0)
 
 
 def _after_answer(app, client: str, source: str, variables: dict | None, direction: str, text: str) -> int:
     settings = app.state.settings
     answer = json.loads(text)
-    timings = answer.get("timings") or {}
-    if timings.get("run", 0.0) + timings.get("serialize", 0.0) < settings.open_ahead_after_s:
+    if _took(answer.get("timings") or {}) < settings.open_ahead_after_s:
         return 0
     states = states_ahead(answer, settings.open_ahead)
     if not states:

@@ -14,16 +14,14 @@ import time
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from starlette.background import BackgroundTask
 
-from ..clients import client_of
 from ..errors import error_response
 from ..layout import CACHE
 from ..package import from_engine
 from ..pool import request_budget
 from ..sandbox import WorkerProtocolError
 from ..schemas import ErrorResponse, OpenRequest, OpenResponse
-from .open_ahead import PENDING, ahead_task
+from .open_ahead import PENDING, answered
 from .open_keys import OPEN_TTL_S, answer_key
 from .worker_calls import call_worker, drawn_answer, prepared_of
 from .worker_errors import worker_error_response
@@ -57,7 +55,7 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
         fingerprint, _, answer = cached.partition("\n")
         if body.fingerprint and body.fingerprint != fingerprint:
             return _other_run(fingerprint)
-        return _answered(request, body, variables, answer)
+        return answered(request, body.source, variables, body.direction, answer)
     t0 = time.perf_counter()
     budget_end = time.monotonic() + request_budget(settings)
     reply = call_worker(request, "open", body.source, variables, body.view, body.open, body.had)
@@ -76,17 +74,4 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
             return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
         if complete:
             CACHE.put(key, f"{prepared.fingerprint}\n{answer}", ttl_s=OPEN_TTL_S)
-    took = prepared.timings.get("run", 0.0) + prepared.timings.get("serialize", 0.0)
-    return _answered(request, body, variables, answer, took)
-
-
-def _answered(request: Request, body: OpenRequest, variables: dict | None, answer: str,
-              took: float | None = None) -> Response:
-    """The answer, and once it is sent the boxes its drawing shows opened ahead (the next ones
-    the user may open)."""
-    response = Response(answer.encode(), media_type="application/json")
-    task = ahead_task(request.app, client_of(request.scope), body.source, variables, body.direction, answer,
-                      took)
-    if task is not None:
-        response.background = BackgroundTask(task)
-    return response
+    return answered(request, body.source, variables, body.direction, answer, prepared)

@@ -8,14 +8,12 @@ import time
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from starlette.background import BackgroundTask
 
-from ..clients import client_of
 from ..package import from_engine
 from ..pool import request_budget
 from ..sandbox import WorkerProtocolError
 from ..schemas import ErrorResponse, RunRequest, RunResponse
-from .open_ahead import ahead_task
+from .open_ahead import answered
 from .worker_calls import call_worker, drawn_answer, prepared_of
 from .worker_errors import worker_error_response
 
@@ -46,10 +44,4 @@ def run(body: RunRequest, request: Request) -> Response:
         answer, _ = drawn_answer(prepared, text, settings, body.direction, t0, budget_end, RunResponse)
     if answer is None:
         return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
-    response = Response(answer.encode(), media_type="application/json")
-    took = prepared.timings.get("run", 0.0) + prepared.timings.get("serialize", 0.0)
-    task = ahead_task(request.app, client_of(request.scope), body.source, variables, body.direction, answer,
-                      took)
-    if task is not None:  # its boxes opened ahead, once it is sent
-        response.background = BackgroundTask(task)
-    return response
+    return answered(request, body.source, variables, body.direction, answer, prepared)
