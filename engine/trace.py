@@ -62,6 +62,7 @@ def _copy(x) -> np.ndarray | None:
     return np.array(getattr(x, "_data", x), copy=True)
 
 
+_DTYPE_NAMES: dict = {}  # NumPy dtype -> the engine's dtype name ("float32")
 _SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
 
 
@@ -222,6 +223,8 @@ class Recorder:
         """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
         tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
         the arrays its forward kept for backward."""
+        # Every recorded op of every program comes here: one pass over the inputs, the common
+        # cases of node_of, location, scope and dtype inline.
         if self.max_ops is not None and self.op_total >= self.max_ops:
             from .errors import LimitError
 
@@ -230,41 +233,60 @@ class Recorder:
         trace = self.trace
         graph = tensors[:len(tensors) - op.aux] if op.aux else tensors
         sources = []  # may add leaf nodes: take our id after them
-        for t in graph:  # node_of, its common cases inline (every input of every op comes here)
+        for t in graph:
             fn_in = t._grad_fn
             tag = fn_in._trace if fn_in is not None else t._trace
             sources.append(tag[1] if tag is not None and tag[0] is self else self.node_of(t))
         nid = len(trace.nodes)
         edges = trace.edges
         eid = len(edges)
-        inputs = list(range(eid, eid + len(graph)))
-        for i, t in enumerate(graph):
-            edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad))
-        value = _copy(out)
+        inputs = []
+        i = 0
+        for t in graph:
+            edges.append(Edge(eid, sources[i], nid, i, t._data.shape, t._requires_grad))
+            inputs.append(eid)
+            eid += 1
+            i += 1
+        value = out._data.copy()
         saved = []
-        for key, i in _save_plan(op):
+        plan = _SAVE_PLANS.get(op.save_keys)
+        for key, i in (plan if plan is not None else _save_plan(op)):
             if i is None:  # the op's own output: the same moment as its value
                 saved.append(SavedTensor(key, value.shape, value, nid))
             else:
-                t = tensors[i]
-                source = sources[i] if i < len(sources) else None
-                saved.append(SavedTensor(key, t._data.shape, _copy(t), source))
+                d = tensors[i]._data
+                saved.append(SavedTensor(key, d.shape, d.copy(), sources[i] if i < len(sources) else None))
         if extras:
             for key, extra in extras.items():
                 if isinstance(extra, np.ndarray):
                     saved.append(SavedTensor(key, extra.shape, _copy(extra)))
-        line, col = self._loc()
-        bp = self.open_pass
+        if self._pending is not None:  # self.location, inline
+            self._location = self.position_of(self._pending)
+            self._pending = None
+        loc = self._location
+        line, col = loc if loc is not None else (None, None)
         node = self.location_node
         end = self.end_of(node) if node is not None and self.end_of is not None else (None, None)
+        frames = self.frames
+        if frames:
+            scope = frames[-1].id
+            if scope is None:
+                scope = self._scope()
+        else:
+            scope = None
         kept = getattr(fn, "_saved", None)
+        bp = self.open_pass
+        dtype = out._data.dtype
+        name = _DTYPE_NAMES.get(dtype)
+        if name is None:
+            name = _DTYPE_NAMES[dtype] = out.dtype.name
         trace.nodes.append(OpNode(
             nid, op.name, op.grad_fn, op.description, inputs,
             op.formulas * len(graph) if op.variadic else op.formulas,
-            value.shape, out.dtype.name, value, saved,
+            value.shape, name, value, saved,
             dict(params) if params else {}, None, line, col,
             self.module_stack[-1] if self.module_stack else None, False,
-            self._scope() if self.frames else None, "op", end[0], end[1],
+            scope, "op", end[0], end[1],
             [k[0] for k in kept] if kept else [],
             None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
