@@ -60,7 +60,8 @@ SUPPORTED_TEXT = ("float64, float32, float16, int64, int32, int16, int8, uint64,
 
 def from_numpy_dtype(np_dtype) -> dtype:
     """The engine dtype of a NumPy dtype (unsupported widths map to the nearest torch one)."""
-    return _BY_NP[np.dtype(np_dtype)]
+    d = _BY_NP.get(np_dtype)  # an array's own dtype object: one lookup, no np.dtype() call
+    return d if d is not None else _BY_NP[np.dtype(np_dtype)]
 
 
 def scalar_name(d: dtype) -> str:

@@ -434,14 +434,21 @@ class PassRecorder:
         if tag is None or tag[0] is not self.rec:
             return None
         nid = tag[1]
-        step = self._step(nid, "op", upstream, received)
+        # _step, inline
+        flows = self._flows(received)
+        if len(flows) == 1 and received[0][2] is upstream:  # one arrival, unchanged: the sum is it
+            kept = flows[0].grad
+        else:
+            kept = upstream.copy() if type(upstream) is np.ndarray else _copy(upstream)
+        steps = self.steps
+        step = BackwardStep(len(steps), nid, "op", flows, kept)
+        steps.append(step)
         in_flight = self._in_flight
-        flows = []
+        out = step.sent
         for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
             if g is not None:
-                g = in_flight[e] = _copy(g)
-            flows.append(Flow(e, g))
-        step.sent = flows
+                g = in_flight[e] = g.copy() if type(g) is np.ndarray else _copy(g)
+            out.append(Flow(e, g))
         return step
 
     def leaf_step(self, tensor, upstream, received, before, after) -> None:
