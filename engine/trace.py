@@ -489,15 +489,16 @@ def share_node(copy, original) -> None:
 
 def ancestry(trace: Trace, root: int) -> set[int]:
     """The ids of ``root`` and of every node its value was computed from."""
-    seen, todo = set(), [root]
+    nodes, edges = trace.nodes, trace.edges
+    seen, todo = {root}, [root]
     while todo:
-        nid = todo.pop()
-        if nid in seen:
-            continue
-        seen.add(nid)
-        node = trace.nodes[nid]
+        node = nodes[todo.pop()]
         if node.kind == "op":
-            todo.extend(trace.edges[e].source for e in node.inputs)
+            for e in node.inputs:
+                source = edges[e].source
+                if source not in seen:
+                    seen.add(source)
+                    todo.append(source)
     return seen
 
 
