@@ -62,7 +62,6 @@ def _copy(x) -> np.ndarray | None:
     return np.array(getattr(x, "_data", x), copy=True)
 
 
-_DTYPE_NAMES: dict = {}  # NumPy dtype -> the engine's dtype name ("float32")
 _SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
 
 
@@ -224,7 +223,7 @@ class Recorder:
         tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
         the arrays its forward kept for backward."""
         # Every recorded op of every program comes here: one pass over the inputs, the common
-        # cases of node_of, location, scope and dtype inline.
+        # cases of node_of, location and scope inline.
         if self.max_ops is not None and self.op_total >= self.max_ops:
             from .errors import LimitError
 
@@ -243,7 +242,7 @@ class Recorder:
         inputs = []
         i = 0
         for t in graph:
-            edges.append(Edge(eid, sources[i], nid, i, t._data.shape, t._requires_grad))
+            edges.append(Edge(eid, sources[i], nid, i, t._data.shape, t.requires_grad))
             inputs.append(eid)
             eid += 1
             i += 1
@@ -276,14 +275,10 @@ class Recorder:
             scope = None
         kept = getattr(fn, "_saved", None)
         bp = self.open_pass
-        dtype = out._data.dtype
-        name = _DTYPE_NAMES.get(dtype)
-        if name is None:
-            name = _DTYPE_NAMES[dtype] = out.dtype.name
         trace.nodes.append(OpNode(
             nid, op.name, op.grad_fn, op.description, inputs,
             op.formulas * len(graph) if op.variadic else op.formulas,
-            value.shape, name, value, saved,
+            value.shape, out.dtype.name, value, saved,
             dict(params) if params else {}, None, line, col,
             self.module_stack[-1] if self.module_stack else None, False,
             scope, "op", end[0], end[1],
