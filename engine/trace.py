@@ -222,8 +222,6 @@ class Recorder:
         """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
         tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
         the arrays its forward kept for backward."""
-        # Every recorded op of every program comes here: one pass over the inputs, the common
-        # cases of node_of, location and scope inline.
         if self.max_ops is not None and self.op_total >= self.max_ops:
             from .errors import LimitError
 
@@ -232,24 +230,19 @@ class Recorder:
         trace = self.trace
         graph = tensors[:len(tensors) - op.aux] if op.aux else tensors
         sources = []  # may add leaf nodes: take our id after them
-        for t in graph:
+        for t in graph:  # node_of, its common cases inline (every input of every op comes here)
             fn_in = t._grad_fn
             tag = fn_in._trace if fn_in is not None else t._trace
             sources.append(tag[1] if tag is not None and tag[0] is self else self.node_of(t))
         nid = len(trace.nodes)
         edges = trace.edges
         eid = len(edges)
-        inputs = []
-        i = 0
-        for t in graph:
-            edges.append(Edge(eid, sources[i], nid, i, t._data.shape, t.requires_grad))
-            inputs.append(eid)
-            eid += 1
-            i += 1
-        value = out._data.copy()
+        inputs = list(range(eid, eid + len(graph)))
+        for i, t in enumerate(graph):
+            edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad))
+        value = out._data.copy()  # the arrays copied directly: _copy's generic path is slow for a tensor
         saved = []
-        plan = _SAVE_PLANS.get(op.save_keys)
-        for key, i in (plan if plan is not None else _save_plan(op)):
+        for key, i in _save_plan(op):
             if i is None:  # the op's own output: the same moment as its value
                 saved.append(SavedTensor(key, value.shape, value, nid))
             else:
@@ -259,29 +252,18 @@ class Recorder:
             for key, extra in extras.items():
                 if isinstance(extra, np.ndarray):
                     saved.append(SavedTensor(key, extra.shape, _copy(extra)))
-        if self._pending is not None:  # self.location, inline
-            self._location = self.position_of(self._pending)
-            self._pending = None
-        loc = self._location
-        line, col = loc if loc is not None else (None, None)
+        line, col = self._loc()
+        bp = self.open_pass
         node = self.location_node
         end = self.end_of(node) if node is not None and self.end_of is not None else (None, None)
-        frames = self.frames
-        if frames:
-            scope = frames[-1].id
-            if scope is None:
-                scope = self._scope()
-        else:
-            scope = None
         kept = getattr(fn, "_saved", None)
-        bp = self.open_pass
         trace.nodes.append(OpNode(
             nid, op.name, op.grad_fn, op.description, inputs,
             op.formulas * len(graph) if op.variadic else op.formulas,
             value.shape, out.dtype.name, value, saved,
             dict(params) if params else {}, None, line, col,
             self.module_stack[-1] if self.module_stack else None, False,
-            scope, "op", end[0], end[1],
+            self._scope() if self.frames else None, "op", end[0], end[1],
             [k[0] for k in kept] if kept else [],
             None if bp is None else (bp.index, len(bp.steps))))
         fn._trace = (self, nid)
@@ -429,21 +411,14 @@ class PassRecorder:
         if tag is None or tag[0] is not self.rec:
             return None
         nid = tag[1]
-        # _step, inline
-        flows = self._flows(received)
-        if len(flows) == 1 and received[0][2] is upstream:  # one arrival, unchanged: the sum is it
-            kept = flows[0].grad
-        else:
-            kept = upstream.copy() if type(upstream) is np.ndarray else _copy(upstream)
-        steps = self.steps
-        step = BackwardStep(len(steps), nid, "op", flows, kept)
-        steps.append(step)
+        step = self._step(nid, "op", upstream, received)
         in_flight = self._in_flight
-        out = step.sent
+        flows = []
         for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
             if g is not None:
-                g = in_flight[e] = g.copy() if type(g) is np.ndarray else _copy(g)
-            out.append(Flow(e, g))
+                g = in_flight[e] = _copy(g)
+            flows.append(Flow(e, g))
+        step.sent = flows
         return step
 
     def leaf_step(self, tensor, upstream, received, before, after) -> None:
