@@ -13,6 +13,7 @@ yardstick; medians are printed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -144,42 +145,41 @@ def plain_chain_dot() -> str:
     return unit.dot
 
 
-def torch_alone(source: str) -> float | None:
-    """Real PyTorch running the same program in this process (CPU, one thread; the fastest of 3):
-    what the program itself costs, before anything is recorded, drawn or sent. None without torch.
-    The sources are this file's own cases."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
+def fastest_of_3(source: str, torch_module, paused=contextlib.nullcontext) -> float:
+    """The fastest of 3 runs of ``source`` as plain Python with ``torch_module`` as ``torch`` (and
+    its ``nn``, ``F``, ``optim``), each inside ``paused()``. The sources are this file's own cases."""
     code = compile(source, "<case>", "exec")
     best = float("inf")
     for _ in range(3):
-        names = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "optim": torch.optim}
-        t0 = time.perf_counter()
-        exec(code, names)  # noqa: S102 - the benchmark's own program text
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def engine_alone(source: str) -> float:
-    """The engine running the same program as plain Python in this process (``import engine as
-    torch``; no runner, no recording, nothing drawn or sent; the fastest of 3): the floor of any
-    answer gradviz gives. The sources are this file's own cases."""
-    import engine
-    from engine.gcpause import gc_paused
-
-    code = compile(source, "<case>", "exec")
-    best = float("inf")
-    for _ in range(3):
-        names = {"torch": engine, "nn": engine.nn, "F": engine.nn.functional, "optim": engine.optim}
-        with gc_paused():  # as the runner runs a program
+        names = {"torch": torch_module, "nn": torch_module.nn, "F": torch_module.nn.functional,
+                 "optim": torch_module.optim}
+        with paused():
             t0 = time.perf_counter()
             exec(code, names)  # noqa: S102 - the benchmark's own program text
             best = min(best, time.perf_counter() - t0)
         names.clear()
     return best
+
+
+def torch_alone(source: str) -> float | None:
+    """Real PyTorch running the same program in this process (CPU, one thread; the fastest of 3):
+    what the program itself costs, before anything is recorded, drawn or sent. None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    return fastest_of_3(source, torch)
+
+
+def engine_alone(source: str) -> float:
+    """The engine running the same program as plain Python in this process (``import engine as
+    torch``; no runner, no recording, nothing drawn or sent; the fastest of 3, the garbage collector
+    paused as the runner pauses it): the floor of any answer gradviz gives."""
+    import engine
+    from engine.gcpause import gc_paused
+
+    return fastest_of_3(source, engine, gc_paused)
 
 
 def dot_alone(text: str) -> float:
