@@ -705,7 +705,7 @@ class PreparedRun(BaseModel):
     layout: LayoutInput
     views: int = Field(ge=0)
     timings: dict[str, float]
-    fingerprint: str = Field(default="", max_length=64)
+    fingerprint: str = Field(default="", max_length=64, pattern=r"^[0-9a-f]*$")
 
 
 class WorkerRunReply(BaseModel):

@@ -2,9 +2,13 @@
 
 Each simulated client is a keep-alive HTTP/1.1 connection with its own session cookie (from a
 first GET /, as a browser's page load), sending its next request as soon as the last is answered.
+Every request is a program of its own (a numbered comment after it), so each one runs in a worker:
+the same request again would be answered from the shared cache.
 Prints answered req/s (200s), p50/p95/p99 latency of all answers, 503s (busy, with Retry-After) and errors:
 - the small expression ``(a + b) * c`` and a 50-step MLP training program, at 1, 10, 50 and 100
   clients;
+- the 50-step MLP program sent unchanged by 50 clients (a class running one example): answered
+  once by a worker, then from the shared cache;
 - ``/api/health`` polled while 50 small-expression clients run;
 - the noisy neighbour: 10 small-expression clients while 2 clients send 5-second programs, against
   the same 10 clients alone;
@@ -83,12 +87,20 @@ class Client:
             self.writer.close()
 
 
-async def drive(port: int, body: dict, clients: int, seconds: float, path: str = "/api/run") -> dict:
-    """``clients`` clients sending ``body`` back to back for ``seconds``: latencies and errors."""
+def numbered(body: dict, n: int) -> dict:
+    """``body`` as a program of its own: its source with a comment numbering it."""
+    return dict(body, source=f"{body['source']}\n# request {n}\n")
+
+
+async def drive(port: int, body: dict, clients: int, seconds: float, path: str = "/api/run",
+                same: bool = False) -> dict:
+    """``clients`` clients sending ``body`` back to back for ``seconds`` (each request numbered
+    unless ``same``): latencies and errors."""
     lat: list[float] = []
     errors = [0]
     ok = [0]
     busy = [0]  # 503 with Retry-After: the server's answer to more work than its pool takes
+    sent = [0]
     end = time.monotonic() + seconds
 
     async def one() -> None:
@@ -97,8 +109,10 @@ async def drive(port: int, body: dict, clients: int, seconds: float, path: str =
             await c.request("GET", "/")
             while time.monotonic() < end:
                 t0 = time.perf_counter()
+                sent[0] += 1
+                data = body if same or not body else numbered(body, sent[0])
                 try:
-                    status, _ = await c.request("POST" if body else "GET", path, body)
+                    status, _ = await c.request("POST" if body else "GET", path, data)
                 except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
                     errors[0] += 1
                     c.close()
@@ -157,6 +171,8 @@ async def main_async(args) -> None:
                 print(row(f"{name}, {clients} clients", r), flush=True)
                 if name == "small" and clients == 10:
                     alone10 = r
+        shared = await drive(port, MLP50, 50, args.seconds, same=True)
+        print(row("mlp 50 steps, 50 clients, unchanged", shared), flush=True)
         load = asyncio.create_task(drive(port, SMALL, 50, args.seconds))
         health = await poll_health(port, args.seconds)
         await load

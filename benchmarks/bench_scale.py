@@ -4,8 +4,10 @@ chain, the answer's size, and whether a drawing came back, in one run.
 Starts the real server (`python -m app` on a free port, BLAS on one thread). The yardstick is
 `dot -Tsvg` on the DOT text the app writes for a 300-op tanh chain (no folding, no ghosts: what a
 plain chain costs to lay out on this machine). Each case runs cold (a fresh variable name each
-time, so no layout is in the cache) and warm (the same program again), interleaved with the
-yardstick; medians are printed.
+time, so no layout is in the cache), warm (the same program with a comment added: it runs again,
+its layouts come from the cache) and again (the same request once more: its answer comes from the
+shared cache, as for a class running one example), interleaved with the yardstick; medians are
+printed.
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_scale.py [--repeat N]
 """
@@ -207,22 +209,23 @@ def main() -> None:
             dots = [dot_alone(yardstick) for _ in range(3)]
             for label, template in CASES.items():
                 post(client, base, template.format(name="warm_up"))  # start-up, imports
-                cold, warm, size, ok, nodes, timings = [], [], 0, True, 0, []
+                cold, warm, again, size, ok, nodes, timings = [], [], [], 0, True, 0, []
                 for k in range(args.repeat):
-                    t, body, size = post(client, base, template.format(name=f"v{k}_{os.getpid()}"))
+                    source = template.format(name=f"v{k}_{os.getpid()}")
+                    t, body, size = post(client, base, source)
                     assert body["error"] is None, body["error"]
                     cold.append(t)
                     timings.append(body["timings"])
                     good, nodes = drawn(body)
                     ok = ok and good
-                    t, _, _ = post(client, base, template.format(name=f"v{k}_{os.getpid()}"))
-                    warm.append(t)
+                    warm.append(post(client, base, source + "# again\n")[0])
+                    again.append(post(client, base, source)[0])
                     dots.append(dot_alone(yardstick))
                 med = statistics.median
                 parts = {k: med(t[k] for t in timings) for k in ("run", "serialize", "layout")}
                 own = torch_alone(template.format(name="x"))
                 bare = engine_alone(template.format(name="x"))
-                rows.append((label, med(cold), med(warm), size, ok, nodes, parts, own, bare))
+                rows.append((label, med(cold), med(warm), med(again), size, ok, nodes, parts, own, bare))
     finally:
         proc.terminate()
         proc.wait(timeout=15)
@@ -233,11 +236,13 @@ def main() -> None:
           f"medians of {args.repeat}, {os.cpu_count()} cores, load average {load:.1f}")
     print("torch/dot: real PyTorch running the same program, nothing recorded or drawn (what the program "
           "itself costs); engine/dot: gradviz's engine running it as plain Python, no runner, no recording")
-    print(f"{'case':<26} {'cold/dot':>9} {'warm/dot':>9} {'torch/dot':>9} {'engine/dot':>10} {'cold s':>7}"
-          f" {'answer bytes':>13} {'drawn':>6} {'nodes':>6}   {'run':>6} {'serial.':>7} {'layout':>6}")
-    for label, cold, warm, size, ok, nodes, p, own, bare in rows:
+    print(f"{'case':<26} {'cold/dot':>9} {'warm/dot':>9} {'again/dot':>9} {'torch/dot':>9}"
+          f" {'engine/dot':>10} {'cold s':>7} {'answer bytes':>13} {'drawn':>6} {'nodes':>6}"
+          f"   {'run':>6} {'serial.':>7} {'layout':>6}")
+    for label, cold, warm, again, size, ok, nodes, p, own, bare in rows:
         own_text = f"{own / dot:>8.1f}x" if own is not None else f"{'-':>9}"
-        print(f"{label:<26} {cold / dot:>8.1f}x {warm / dot:>8.1f}x {own_text} {bare / dot:>9.1f}x"
+        print(f"{label:<26} {cold / dot:>8.1f}x {warm / dot:>8.1f}x {again / dot:>8.2f}x {own_text}"
+              f" {bare / dot:>9.1f}x"
               f" {cold:>7.3f} {size:>13,}"
               f" {'yes' if ok else 'NO':>6} {nodes:>6}"
               f"   {p['run']:>6.3f} {p['serialize']:>7.3f} {p['layout']:>6.3f}")

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from ..layout import CACHE
+from .shared_answers import COUNTS
 
 router = APIRouter(tags=["health"])
 
@@ -31,6 +32,9 @@ async def metrics(request: Request) -> PlainTextResponse:
     gauges.update({
         "gradviz_layout_cache_hits_total": ("layouts served from the cache", cache["hits"]),
         "gradviz_layout_renders_total": ("layouts computed by dot (cache misses)", cache["renders"]),
+        "gradviz_answers_shared_total": ("runs and opened parts answered from the shared cache", COUNTS.hits),
+        "gradviz_answers_waited_total": ("of those, answers that waited for the same request under way",
+                                         COUNTS.waited),
     })
     return PlainTextResponse(request.app.state.metrics.text(gauges),
                              media_type="text/plain; version=0.0.4; charset=utf-8")

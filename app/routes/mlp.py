@@ -14,7 +14,7 @@ from ..errors import error_response
 from ..mlp_builder import MlpConfigError, build_program
 from ..sandbox import WorkerProtocolError
 from ..schemas import BoundaryRequest, BoundaryResponse, ErrorResponse, MlpConfig, MlpProgram
-from .worker_calls import call_worker
+from .worker_calls import UNFIT, call_worker
 from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api/mlp", tags=["mlp"])
@@ -53,4 +53,4 @@ def boundary(req: BoundaryRequest, request: Request):
     try:
         return BoundaryResponse.model_validate(reply.value)
     except ValidationError:
-        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+        return worker_error_response(WorkerProtocolError(UNFIT))

@@ -11,7 +11,6 @@ its own requests.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from types import SimpleNamespace
 
@@ -25,74 +24,31 @@ from ..package import from_engine
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import OpenResponse
-from .open_keys import OPEN_TTL_S, answer_key
-from .worker_calls import drawn_answer, prepared_of
+from .shared_answers import PENDING, keep, open_key
+from .worker_calls import Answer, drawn_answer, prepared_of, worker_seconds
 
 (gc_paused,) = from_engine("gcpause", "gc_paused")
 
 
-class Pending:
-    """The cache keys being worked out ahead in this process, each with an event set when done."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._events: dict[str, threading.Event] = {}
-
-    def claim(self, keys: list[str]) -> list[str]:
-        """The keys of ``keys`` nobody is working out yet, now claimed by the caller."""
-        with self._lock:
-            mine = [k for k in keys if k not in self._events]
-            for k in mine:
-                self._events[k] = threading.Event()
-            return mine
-
-    def done(self, keys: list[str]) -> None:
-        with self._lock:
-            for k in keys:
-                event = self._events.pop(k, None)
-                if event is not None:
-                    event.set()
-
-    def wait(self, key: str, timeout: float) -> bool:
-        """Wait (at most ``timeout`` s) if ``key`` is being worked out; whether it was."""
-        with self._lock:
-            event = self._events.get(key)
-        if event is None:
-            return False
-        event.wait(timeout)
-        return True
-
-
-PENDING = Pending()
-
-
-def answered(request, source: str, variables: dict | None, direction: str, answer: str,
-             prepared=None) -> Response:
-    """The response carrying ``answer`` (the JSON text of a run's or an opened view's answer) and,
-    once it is sent, the boxes its drawing shows opened ahead; not when nothing is opened ahead, or
-    when the run took less than ``open_ahead_after_s`` (as ``prepared``, the worker's
-    ``PreparedRun``, says when it is known: opening reruns a quick run quickly too)."""
-    response = Response(answer.encode(), media_type="application/json")
+def answered(request, source: str, variables: dict | None, direction: str, answer: Answer) -> Response:
+    """The response carrying ``answer`` (a run's or an opened view's) and, once it is sent, the boxes
+    its drawing shows opened ahead; not when nothing is opened ahead, or when its worker took less
+    than ``open_ahead_after_s`` (opening reruns a quick run quickly too). ``X-Gradviz-Cache`` says
+    whether the answer came from the shared cache."""
+    response = Response(answer.text.encode(), media_type="application/json",
+                        headers={"X-Gradviz-Cache": "hit" if answer.cached else "miss"})
     settings = request.app.state.settings
-    quick = prepared is not None and _took(prepared.timings) < settings.open_ahead_after_s
-    if settings.open_ahead <= 0 or quick:
+    if settings.open_ahead <= 0 or answer.worker_s < settings.open_ahead_after_s:
         return response
     client = client_of(request.scope)
     response.background = BackgroundTask(_after_answer, request.app, client, source, variables, direction,
-                                         answer)
+                                         answer.text)
     return response
-
-
-def _took(timings: dict) -> float:
-    """Seconds a run and its serializing took in the worker."""
-    return timings.get("run", 0.0) + timings.get("serialize", 0.0)
 
 
 def _after_answer(app, client: str, source: str, variables: dict | None, direction: str, text: str) -> int:
     settings = app.state.settings
     answer = json.loads(text)
-    if _took(answer.get("timings") or {}) < settings.open_ahead_after_s:
-        return 0
     states = states_ahead(answer, settings.open_ahead)
     if not states:
         return 0
@@ -103,13 +59,14 @@ def open_ahead(app, client: str, source: str, variables: dict | None, direction:
                states: list) -> int:
     """Work out and cache the answers of ``states`` (``(view, open, had)``) for the run with
     ``fingerprint``, if the workers are idle; how many were cached."""
-    keys = [answer_key(source, variables, view, opened, direction, had) for view, opened, had in states]
+    settings = app.state.settings
+    keys = [open_key(settings, source, variables, view, opened, direction, had)
+            for view, opened, had in states]
     todo = [(s, k) for s, k in zip(states, keys) if CACHE.get(k) is None]
     mine = set(PENDING.claim([k for _, k in todo]))
     todo = [(s, k) for s, k in todo if k in mine]
     if not todo:
         return 0
-    settings = app.state.settings
     try:
         t0 = time.perf_counter()
         budget_end = time.monotonic() + request_budget(settings)
@@ -146,6 +103,6 @@ def _cache_answers(reply, todo: list, fingerprint: str, settings, direction: str
         answer, complete = drawn_answer(got[0], got[1], settings, direction, t0, budget_end, OpenResponse)
         if answer is None or not complete:
             continue
-        CACHE.put(key, f"{fingerprint}\n{answer}", ttl_s=OPEN_TTL_S)
+        keep(key, Answer(answer, fingerprint, worker_seconds(got[0].timings)).kept())
         cached += 1
     return cached

@@ -5,20 +5,91 @@ of it is drawn or sent."""
 
 from __future__ import annotations
 
+import json
 import time
+from dataclasses import dataclass
 
 from fastapi import Request
+from fastapi.responses import Response
 from pydantic import ValidationError
 
 from ..answer import splice_answer
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..layout import draw_views, layout_data
-from ..pool import run_deadline
+from ..package import from_engine
+from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import WorkerRunReply
 from .directions import direction_settings
+from .shared_answers import PENDING, keep, shared_answer
 from .worker_errors import worker_error_response
+
+(gc_paused,) = from_engine("gcpause", "gc_paused")
+UNFIT = "the worker's answer did not fit the schema"
+
+
+@dataclass
+class Answer:
+    """A request's answer text, the fingerprint of the run it shows, the seconds its worker spent on
+    it, and whether it came from the shared cache."""
+
+    text: str
+    fingerprint: str
+    worker_s: float
+    cached: bool = False
+
+    def kept(self) -> str:
+        """The text the shared cache keeps: a line of what the answer is, then the answer."""
+        return json.dumps({"fingerprint": self.fingerprint, "worker_s": self.worker_s}) + "\n" + self.text
+
+    @classmethod
+    def from_kept(cls, kept: str) -> Answer:
+        head, _, text = kept.partition("\n")
+        about = json.loads(head)
+        return cls(text, about["fingerprint"], about["worker_s"], cached=True)
+
+
+def answer_once(request: Request, key: str, job: str, args: tuple, model, direction: str,
+                views: int | None = None, check=None):
+    """The answer of a run-like request (``job`` with ``args`` in a worker, its views drawn, checked
+    against ``model``): from the shared cache under ``key``, or from the same request under way,
+    or worked out now and kept there when every view was drawn. ``check(prepared)``: a response to
+    send instead, or None. An ``Answer``, or the error response to send."""
+    settings = request.app.state.settings
+    kept, mine = shared_answer(key, request_budget(settings))
+    if kept is not None:
+        answer = Answer.from_kept(kept)
+        refusal = check(answer) if check is not None else None
+        return refusal if refusal is not None else answer
+    try:
+        t0 = time.perf_counter()
+        budget_end = time.monotonic() + request_budget(settings)
+        reply = call_worker(request, job, *args)
+        if isinstance(reply, Response):
+            return reply
+        with gc_paused():  # a large answer is many small objects: see engine/gcpause.py
+            got = prepared_of(reply, views)
+            if isinstance(got, Response):
+                return got
+            prepared, text = got
+            refusal = check(prepared) if check is not None else None
+            if refusal is not None:
+                return refusal
+            drawn, complete = drawn_answer(prepared, text, settings, direction, t0, budget_end, model)
+            if drawn is None:
+                return worker_error_response(WorkerProtocolError(UNFIT))
+            answer = Answer(drawn, prepared.fingerprint, worker_seconds(prepared.timings))
+            if complete:
+                keep(key, answer.kept())
+            return answer
+    finally:
+        PENDING.done(mine)
+
+
+def worker_seconds(timings: dict) -> float:
+    """Seconds a run and its serializing took in the worker."""
+    return timings.get("run", 0.0) + timings.get("serialize", 0.0)
 
 
 def call_worker(request: Request, job: str, *args):
@@ -40,7 +111,7 @@ def prepared_of(reply, views: int | None = None):
     try:
         out = WorkerRunReply.model_validate(reply.value)
     except ValidationError:
-        return worker_error_response(WorkerProtocolError("the worker's answer did not fit the schema"))
+        return worker_error_response(WorkerProtocolError(UNFIT))
     if out.program_error is not None:
         err = out.program_error
         return error_response(400, err.type, err.message, err.line, err.col)

@@ -91,8 +91,19 @@ def test_the_replicas_share_the_layout_cache(stack):
 
     before = hits(b)
     assert httpx.post(f"{a}/api/run", json=program, timeout=30).status_code == 200  # laid out by a
-    assert httpx.post(f"{b}/api/run", json=program, timeout=30).status_code == 200  # a hit for b
+    other = {"source": program["source"] + "# the same graph, another program\n"}
+    r = httpx.post(f"{b}/api/run", json=other, timeout=30)  # runs in b, its drawing a hit for b
+    assert r.status_code == 200 and r.headers["X-Gradviz-Cache"] == "miss"
     assert hits(b) == before + 1
+
+
+def test_a_run_answered_by_one_replica_is_answered_by_the_other_from_the_shared_cache(stack):
+    (_, a, _), (_, b, _) = stack["replicas"]
+    program = {"source": "u = torch.ones(2, requires_grad=True)\nv = (u.sin() * 3).sum()\nv.backward()\n"}
+    first = httpx.post(f"{a}/api/run", json=program, timeout=30)
+    again = httpx.post(f"{b}/api/run", json=program, timeout=30)
+    assert first.headers["X-Gradviz-Cache"] == "miss" and again.headers["X-Gradviz-Cache"] == "hit"
+    assert again.content == first.content
 
 
 def test_a_part_opened_through_either_replica_is_the_same_and_shared(stack):

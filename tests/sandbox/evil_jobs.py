@@ -58,6 +58,10 @@ def run(source: str, variables=None, fold="auto"):
             for field in ("name", "label", "sym"):  # every text the drawing writes
                 node[field] = 'x" image="/etc/passwd" label="'
         return value, text
+    if kind == "fingerprint-newline":  # would split the line the shared cache keeps before an answer
+        value, text = PRODUCTION["run"]("x = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n")
+        value["prepared"]["fingerprint"] = '0\n{"injected": 1}'
+        return value, text
     if kind == "bad-answer-text":
         value, _ = PRODUCTION["run"](source, variables)
         return value, '{"variables": 1}'

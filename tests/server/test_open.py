@@ -110,6 +110,7 @@ def test_an_answer_is_cached_and_shared_by_replicas():
     replicas = [create_app(AppSettings(pool_workers=1, open_ahead=0)) for _ in range(2)]
     with TestClient(replicas[0]) as a, TestClient(replicas[1]) as b:
         counts = [Counting(app) for app in replicas]
+        layout.CACHE.clear()  # an earlier test's run of SHARED is not in it
         run = a.post("/api/run", json={"source": SHARED}).json()
         layout.CACHE.clear()
         first = opened(a, run, SHARED, ["p0"])

@@ -47,13 +47,15 @@ def test_overload_is_503_with_retry_after():
         hogs = []
         for i in range(2):  # the general place and the reserved one, by two clients
             hog = TestClient(app, raise_server_exceptions=False, cookies={"gv_client": f"{i:032x}"})
-            t = threading.Thread(target=hog.post, args=("/api/run",), kwargs={"json": {"source": SLOW}})
+            # two programs: the same one twice would wait for the first's answer, not take a place
+            t = threading.Thread(target=hog.post, args=("/api/run",),
+                                 kwargs={"json": {"source": f"{SLOW}# hog {i}\n"}})
             t.start()
             hogs.append(t)
         import time
 
         time.sleep(1.0)
-        r = c.post("/api/run", json=SMALL)
+        r = c.post("/api/run", json={**SMALL, "source": "(a + b) * c * 2"})  # not answered before
         assert r.status_code == 503, r.text
         assert int(r.headers["Retry-After"]) >= 1
         assert r.json()["error"]["type"] == "ServerBusy"
