@@ -10,6 +10,7 @@ are written into a copy of the cached SVG, and each frame's drawing is placed in
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import subprocess
 import time
@@ -106,14 +107,31 @@ def svg_size(svg: str) -> tuple[float, float]:
 
 _ID = re.compile(r'id="([pqrt])(\d+)"')
 _TEXT = re.compile(r"@(\d{3,})@")
+_ELEMENT = re.compile(r'(<g id="([prt]\d+)" class="node">)(.*?)(</g>)', re.S)
+_LINE = re.compile(r"(<text[^>]*>)([^<]*)(</text>)")
+
+
+def _relabel(m: re.Match, relabel: dict) -> str:
+    """An element of a cached SVG with the label lines it shows instead of those its layout was
+    written with (the same but for their digits: see units.write_dot)."""
+    pairs = relabel.get(m.group(2))
+    if not pairs:
+        return m.group(0)
+    todo = list(pairs)
+
+    def line(t: re.Match) -> str:
+        if todo and html.unescape(t.group(2)) == todo[0][0]:
+            return t.group(1) + _xml(todo.pop(0)[1]) + t.group(3)
+        return t.group(0)
+
+    return m.group(1) + _LINE.sub(line, m.group(3)) + m.group(4)
 
 
 def _compose(u: Unit, templates: dict, counters: dict, segments: dict) -> str:
     svg = _substitute(templates[id(u)], u, counters, segments)
-    for frame in u.frames:
-        inner = _compose(frame, templates, counters, segments)
-        svg = _nest(svg, frame.part, inner)
-    return svg
+    if not u.frames:
+        return svg
+    return _nest(svg, {f.part: _compose(f, templates, counters, segments) for f in u.frames})
 
 
 def _substitute(template: str, u: Unit, counters: dict, segments: dict) -> str:
@@ -133,6 +151,8 @@ def _substitute(template: str, u: Unit, counters: dict, segments: dict) -> str:
             return f'id="{ref}-g{j}"'
         return f'id="{u.edge_ids[k].element_id(counters["segment"], segments)}"'
 
+    if u.relabel:
+        template = _ELEMENT.sub(lambda m: _relabel(m, u.relabel), template)
     svg = _ID.sub(real, template)
     if u.texts:
         svg = _TEXT.sub(lambda m: _xml(u.texts[int(m.group(1))]), svg)
@@ -147,15 +167,32 @@ _GRAPH = re.compile(r'<g id="[^"]*graph0" class="graph" transform="[^"]*">')
 _POINTS = re.compile(r'points="([^"]+)"')
 
 
-def _nest(svg: str, pid: str, inner: str) -> str:
-    """Put the drawing ``inner`` inside the frame ``pid`` of ``svg``."""
-    at = svg.find(f'<g id="{pid}" class="node">')
-    if at < 0:
-        return svg
-    end = svg.find("</g>", at)
-    m = _POINTS.search(svg, at, end)
+def _nest(svg: str, inners: dict[str, str]) -> str:
+    """Put each drawing of ``inners`` inside its frame (by part id) of ``svg``, in one pass (a loop's
+    drawing of many chunks is megabytes: copying it once per chunk took most of the time)."""
+    cuts = []
+    for pid, inner in inners.items():
+        at = svg.find(f'<g id="{pid}" class="node">')
+        if at < 0:
+            continue
+        end = svg.find("</g>", at) + 4
+        group = _framed(svg[at:end], pid, inner)
+        if group:
+            cuts.append((end, group))
+    cuts.sort()
+    out, pos = [], 0
+    for end, group in cuts:
+        out += [svg[pos:end], "\n", group]
+        pos = end
+    out.append(svg[pos:])
+    return "".join(out)
+
+
+def _framed(frame: str, pid: str, inner: str) -> str | None:
+    """The group that places the drawing ``inner`` inside the frame element ``frame`` (its SVG)."""
+    m = _POINTS.search(frame)
     if not m:
-        return svg
+        return None
     xs, ys = [], []
     for pair in m.group(1).split():
         x, y = pair.split(",")
@@ -164,11 +201,10 @@ def _nest(svg: str, pid: str, inner: str) -> str:
     w, h = svg_size(inner)
     body_start = _GRAPH.search(inner)
     if not body_start:
-        return svg
+        return None
     body_end = inner.rfind("</svg>")
     body = inner[body_start.end():body_end]
     body = body[:body.rfind("</g>")]
     tx = min(xs) + FRAME_PAD + 4
     ty = min(ys) + FRAME_HEAD + h - 4
-    group = f'<g class="graph unit" data-part="{pid}" transform="translate({tx:.2f} {ty:.2f})">{body}</g>\n'
-    return svg[:end + 4] + "\n" + group + svg[end + 4:]
+    return f'<g class="graph unit" data-part="{pid}" transform="translate({tx:.2f} {ty:.2f})">{body}</g>\n'

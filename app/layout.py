@@ -228,7 +228,7 @@ def view_dot(data: dict, index: int, settings: LayoutSettings | None = None) -> 
     if len(unit.nodes) + len(unit.boxes) + len(unit.ghosts) > settings.max_nodes:
         return None
     write_dot(unit, nodes, parts, {}, legend=True, max_lr_depth=settings.max_lr_depth,
-              nslimit_from=settings.nslimit_from)
+              nslimit_from=settings.nslimit_from, neutral=False)
     return _PLACEHOLDER.sub(lambda m: dot_escape(unit.texts[int(m.group(1))]), unit.dot)
 
 

@@ -71,6 +71,8 @@ class Unit:
     ghost_ids: list[str] = field(default_factory=list)
     edge_ids: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    # element placeholder (p/r/t<k>) -> its label lines as written in the DOT text and as shown
+    relabel: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 def plan_units(nodes: dict, edges: dict, parts: dict, lv) -> list[Unit]:
@@ -266,13 +268,23 @@ def _ghosts(u: Unit, nodes: dict, incoming: list) -> None:
 
 # ---- DOT text ------------------------------------------------------------------------------------
 def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, float]], legend: bool,
-              max_lr_depth: int, nslimit_from: int) -> None:
-    """The unit's DOT text with placeholders (``sizes``: each frame's drawing, in points)."""
+              max_lr_depth: int, nslimit_from: int, neutral: bool = True) -> None:
+    """The unit's DOT text with placeholders (``sizes``: each frame's drawing, in points). With
+    ``neutral``, the digits of its labels are written as zeros (every digit is as wide as 0) and
+    ``u.relabel`` keeps the real lines: the text depends on the structure only, so the chunks of a
+    loop, ``MulBackward0 #301`` to ``#600`` and ``#601`` to ``#900``, are one layout."""
     order = _element_order(u, nodes, parts)
     g = DotWriter()
     name: dict[str, str] = {}
     u.node_ids, u.part_ids, u.ghost_ids, u.edge_ids, u.texts = [], [], [], [], []
+    u.relabel = {}
     frames = {f.part for f in u.frames}
+
+    def element(node_name: str, ident: str, attrs: dict) -> None:
+        if neutral:
+            _neutral_label(u, ident, attrs)
+        g.node(node_name, id=ident, **attrs)
+
     for key in order:
         kind = key[0]
         if kind == "n":
@@ -284,21 +296,23 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
             if nodes[nid].get("is_constant"):
                 attrs["label"] = [f"@{len(u.texts):03d}@"]  # same width as most literals, same key for all
                 u.texts.append(constant_text(nodes[nid]["name"]))
-            g.node(f"v{k}", id=f"p{k}", **attrs)
+                g.node(f"v{k}", id=f"p{k}", **attrs)
+            else:
+                element(f"v{k}", f"p{k}", attrs)
         elif kind == "p":
             k = len(u.part_ids)
             u.part_ids.append(key)
             name[key] = f"b{k}"
             if key in frames:
-                g.node(f"b{k}", id=f"r{k}", **frame_attrs(parts[key], sizes[key]))
+                element(f"b{k}", f"r{k}", frame_attrs(parts[key], sizes[key]))
             else:
-                g.node(f"b{k}", id=f"r{k}", **box_attrs(parts[key]))
+                element(f"b{k}", f"r{k}", box_attrs(parts[key]))
         elif kind == "g":
             k = len(u.ghost_ids)
             src = u.ghosts[int(key[1:])]
             u.ghost_ids.append(src)
             name[key] = f"h{k}"
-            g.node(f"h{k}", id=f"t{k}", **ghost_attrs(src, nodes, parts))
+            element(f"h{k}", f"t{k}", ghost_attrs(src, nodes, parts))
         else:  # a port
             name[key] = f"w{key[1:]}"
             g.node(f"w{key[1:]}", shape="point", width="0.06", color=COLORS["frame"][1])
@@ -326,6 +340,19 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
     if len(order) >= nslimit_from:
         graph_attrs.update(nslimit="0.01", nslimit1="0.01")
     u.dot = g.source(graph_attrs, legend=legend)
+
+
+_ZEROS = str.maketrans("0123456789₀₁₂₃₄₅₆₇₈₉", "0000000000₀₀₀₀₀₀₀₀₀₀")
+
+
+def _neutral_label(u: Unit, ident: str, attrs: dict) -> None:
+    """Write the label of element ``ident`` with its digits as zeros, keeping the lines it shows."""
+    label = attrs["label"]
+    lines = [label] if isinstance(label, LeftText) else label
+    written = [type(line)(line.translate(_ZEROS)) for line in lines]
+    if written != lines:
+        u.relabel[ident] = [(w, line) for w, line in zip(written, lines) if w != line]
+        attrs["label"] = written[0] if isinstance(label, LeftText) else written
 
 
 def _edge_label(s: Segment) -> str:

@@ -143,7 +143,8 @@ def plain_chain_dot() -> str:
         edges[i - 1] = {"source": i - 1, "target": i, "shape": [], "needs_grad": True}
     lv = level(nodes, edges, {}, list(nodes), list(edges), [])
     (unit,) = plan_units(nodes, edges, {}, lv)
-    write_dot(unit, nodes, {}, {}, legend=True, max_lr_depth=24, nslimit_from=LayoutSettings().nslimit_from)
+    write_dot(unit, nodes, {}, {}, legend=True, max_lr_depth=24, nslimit_from=LayoutSettings().nslimit_from,
+              neutral=False)
     return unit.dot
 
 
