@@ -4,7 +4,7 @@ chain, the answer's size, and whether a drawing came back, in one run.
 Starts the real server (`python -m app` on a free port, BLAS on one thread). The yardstick is
 `dot -Tsvg` on the DOT text the app writes for a 300-op tanh chain (no folding, no ghosts: what a
 plain chain costs to lay out on this machine). Each case runs cold (a fresh variable name each
-time, so no layout is in the cache), warm (the same program with a comment added: it runs again,
+time, in letters, so no layout is in the cache), warm (the same program with a comment added: it runs again,
 its layouts come from the cache) and again (the same request once more: its answer comes from the
 shared cache, as for a class running one example), interleaved with the yardstick; medians are
 printed.
@@ -118,6 +118,12 @@ CASES = {
 }
 
 
+def fresh_name(k: int) -> str:
+    """A variable name of its own for the k-th cold run of this process, in letters (a drawing's
+    digits are laid out as zeros, so names that differ only in digits share a layout)."""
+    return "v" + "".join(chr(ord("a") + int(d)) for d in f"{k}{os.getpid()}")
+
+
 def post(client: httpx.Client, base: str, source: str) -> tuple[float, dict, int]:
     t0 = time.perf_counter()
     r = client.post(f"{base}/api/run", json={"source": source})
@@ -212,7 +218,7 @@ def main() -> None:
                 post(client, base, template.format(name="warm_up"))  # start-up, imports
                 cold, warm, again, size, ok, nodes, timings = [], [], [], 0, True, 0, []
                 for k in range(args.repeat):
-                    source = template.format(name=f"v{k}_{os.getpid()}")
+                    source = template.format(name=fresh_name(k))
                     t, body, size = post(client, base, source)
                     assert body["error"] is None, body["error"]
                     cold.append(t)
