@@ -237,28 +237,28 @@ def test_a_loop_with_many_iterations_opens_into_chunks_and_a_chunk_into_its_iter
 
 
 def test_the_chunks_of_a_loop_open_at_every_op_are_laid_out_once_per_structure():
-    # 1,800 iterations in chunks of 300 (600 ops): the chunks whose labels have as many digits are
-    # one layout (#301–#600 and #601–#900); the first, the last (it ends at the output) and the one
-    # across #1000 are their own; each shows its own labels
+    # 1,200 iterations in chunks of 300 (600 ops): #301–#600 and #601–#900 have labels with as many
+    # digits, so they are one layout; the first and the last (across #1000, ending at the output)
+    # are their own; each chunk shows its own labels
     cache = LayoutCache(64, 2**28)
-    d = drawn(shared_weight(1800), "op", cache)
+    d = drawn(shared_weight(1200), "op", cache)
     chunks = [p for p in d["parts"] if p["kind"] == "chunk"]
-    assert len(chunks) == 6 and all(p["open"] for p in chunks)
-    assert cache.renders == 7  # the view, the loop and 5 of the 6 chunks
+    assert len(chunks) == 4 and all(p["open"] for p in chunks)
+    assert cache.renders == 5  # the view, the loop and 3 of the 4 chunks
     svg = d["views"][0]["svg"]
     labels = [n["label"] for n in d["graph"]["nodes"] if n["kind"] == "op"]
-    assert "MulBackward0 #1800" in labels and all(f">{label}</text>" in svg for label in labels)
+    assert "MulBackward0 #1200" in labels and all(f">{label}</text>" in svg for label in labels)
     assert ">MulBackward0 #000<" not in svg and "h₀₀₀" not in svg
 
 
 def test_a_drawing_shows_the_same_text_as_one_laid_out_with_its_own_labels(monkeypatch):
     from app import compose, units
 
-    trace = shared_weight(700)
-    neutral = drawn(trace, "op")["views"][0]["svg"]
+    trace = shared_weight(120)
+    neutral = drawn(trace, {0: ["p0"]})["views"][0]["svg"]
     written = units.write_dot
     monkeypatch.setattr(compose, "write_dot", lambda *a, **k: written(*a, **{**k, "neutral": False}))
-    assert drawn(trace, "op")["views"][0]["svg"] == neutral  # every digit is as wide as 0
+    assert drawn(trace, {0: ["p0"]})["views"][0]["svg"] == neutral  # every digit is as wide as 0
 
 
 # ---- a loop whose results are summed after it ------------------------------------------------------
