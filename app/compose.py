@@ -16,7 +16,8 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
-from .units import FRAME_HEAD, FRAME_PAD, Unit, write_dot
+from .unit_dot import write_dot
+from .units import FRAME_HEAD, FRAME_PAD, Unit
 
 FAILED = "!failed"  # cached for a structure dot could not lay out in time: not tried again soon
 FAILED_TTL_S = 600.0
@@ -113,7 +114,7 @@ _LINE = re.compile(r"(<text[^>]*>)([^<]*)(</text>)")
 
 def _relabel(m: re.Match, relabel: dict) -> str:
     """An element of a cached SVG with the label lines it shows instead of those its layout was
-    written with (the same but for their digits: see units.write_dot)."""
+    written with (the same but for their digits: see unit_dot.write_dot)."""
     pairs = relabel.get(m.group(2))
     if not pairs:
         return m.group(0)

@@ -1,6 +1,6 @@
 """The drawing: graphviz DOT from the layout input (same ids), laid out once per structure.
 
-The DOT text is written here and in app/units.py (``DotWriter``; the graphviz package's quoting was
+The DOT text is written here and in app/unit_dot.py (``DotWriter``; the graphviz package's quoting was
 too slow) and laid out by the graphviz package's runner of the ``dot`` binary, with a timeout.
 
 - A view is drawn at a level (app/folding.py): its closed parts (nn.Module calls, loops, chunks of
@@ -12,7 +12,8 @@ too slow) and laid out by the graphviz package's runner of the ``dot`` binary, w
 - Layout is slow (``dot`` grows ~N^2.9), so it is cached by structure: the DOT text is built with
   positional placeholders and no values, so two graphs that differ only in values or ids (another
   training iteration, a re-run with other inputs, the next chunk of a loop) give the same text,
-  hence the same cache key; the real ids are substituted into the cached SVG.
+  hence the same cache key; the real ids are substituted into the cached SVG, and so are the
+  labels, whose digits the text writes as zeros (``MulBackward0 #301`` and ``#601`` alike).
 - Edge shapes are ``xlabel``s, not ``label``s (an edge label becomes an extra node and rank: 6–9x
   slower); large pieces get ``nslimit``. A structure ``dot`` could not lay out in time is cached as
   such, and the view is drawn with its parts closed instead.
@@ -34,7 +35,8 @@ from .compose import LayoutFailed, lay_out
 from .dot_text import escape as dot_escape
 from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
 from .layout_cache import LayoutCache, cache_from_env
-from .units import UNIT_KINDS, plan_units, write_dot
+from .unit_dot import write_dot
+from .units import UNIT_KINDS, plan_units
 
 
 @dataclass

@@ -137,7 +137,8 @@ def plain_chain_dot() -> str:
     as a program without one would record it)."""
     from app.folding import level
     from app.layout import LayoutSettings
-    from app.units import plan_units, write_dot
+    from app.unit_dot import write_dot
+    from app.units import plan_units
 
     nodes = {0: {"kind": "leaf", "name": "x", "shape": [], "requires_grad": True, "is_param": False,
                  "is_output": False, "is_saved": True, "is_constant": False, "var": "x", "module": None}}

@@ -7,7 +7,8 @@ from app.folding import level
 from app.layout import LayoutCache, LayoutSettings, draw_response, draw_view, layout_data, layout_input
 from app.schemas import LayoutInput
 from app.serialize import serialize_trace
-from app.units import plan_units, write_dot
+from app.unit_dot import write_dot
+from app.units import plan_units
 from engine import nn
 from engine import trace as T
 
@@ -252,11 +253,11 @@ def test_the_chunks_of_a_loop_open_at_every_op_are_laid_out_once_per_structure()
 
 
 def test_a_drawing_shows_the_same_text_as_one_laid_out_with_its_own_labels(monkeypatch):
-    from app import compose, units
+    from app import compose, unit_dot
 
     trace = shared_weight(120)
     neutral = drawn(trace, {0: ["p0"]})["views"][0]["svg"]
-    written = units.write_dot
+    written = unit_dot.write_dot
     monkeypatch.setattr(compose, "write_dot", lambda *a, **k: written(*a, **{**k, "neutral": False}))
     assert drawn(trace, {0: ["p0"]})["views"][0]["svg"] == neutral  # every digit is as wide as 0
 
