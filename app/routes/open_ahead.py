@@ -1,8 +1,9 @@
 """Answers of ``POST /api/open`` worked out before the user asks (app/open_ahead.py says which).
 
-After a run whose answer took a while, when every worker is idle, one more worker runs the program
-and answers the boxes its drawing shows, each opened on its own; the server draws them and puts
-them in the shared cache where ``POST /api/open`` looks first. A request for an answer being worked
+After a run whose answer took a while, when every worker is idle, a worker runs the program again
+and answers the first box its drawing shows, opened, then another the other boxes, each opened on
+its own; the server draws them and puts them in the shared cache where ``POST /api/open`` looks
+first. A request for an answer being worked
 out waits for it instead of running the program a second time. Under load nothing is done ahead
 (the place would be taken from someone's run), and the client is charged the worker time as for
 its own requests.
@@ -58,28 +59,34 @@ def _after_answer(app, client: str, source: str, variables: dict | None, directi
 def open_ahead(app, client: str, source: str, variables: dict | None, direction: str, fingerprint: str,
                states: list) -> int:
     """Work out and cache the answers of ``states`` (``(view, open, had)``) for the run with
-    ``fingerprint``, if the workers are idle; how many were cached."""
+    ``fingerprint``, if the workers are idle; how many were cached. The first box (the one a user
+    opens first, most of the time) is answered by a run of its own: a click on it waits for that
+    run, not for the answers of all the boxes."""
     settings = app.state.settings
     keys = [open_key(settings, source, variables, view, opened, direction, had)
             for view, opened, had in states]
     todo = [(s, k) for s, k in zip(states, keys) if CACHE.get(k) is None]
     mine = set(PENDING.claim([k for _, k in todo]))
     todo = [(s, k) for s, k in todo if k in mine]
-    if not todo:
-        return 0
+    cached = 0
     try:
-        t0 = time.perf_counter()
-        budget_end = time.monotonic() + request_budget(settings)
-        try:
-            reply = app.state.pool.call("opens", source, variables, [list(s) for s, _ in todo],
-                                        settings.open_ahead_s, timeout=run_deadline(settings),
-                                        client=client, if_idle=True)
-        except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed):
-            return 0
-        with gc_paused():
-            return _cache_answers(reply, todo, fingerprint, settings, direction, t0, budget_end)
+        for batch in (todo[:1], todo[1:]):
+            if not batch:
+                continue
+            t0 = time.perf_counter()
+            budget_end = time.monotonic() + request_budget(settings)
+            try:
+                reply = app.state.pool.call("opens", source, variables, [list(s) for s, _ in batch],
+                                            settings.open_ahead_s, timeout=run_deadline(settings),
+                                            client=client, if_idle=True)
+            except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed):
+                break
+            with gc_paused():
+                cached += _cache_answers(reply, batch, fingerprint, settings, direction, t0, budget_end)
+            PENDING.done([k for _, k in batch])
     finally:
         PENDING.done(list(mine))
+    return cached
 
 
 def _cache_answers(reply, todo: list, fingerprint: str, settings, direction: str, t0: float,

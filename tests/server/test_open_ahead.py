@@ -89,3 +89,34 @@ def test_nothing_is_done_ahead_after_a_quick_run_or_when_switched_off():
             assert count.calls == 1
             post_open(c, run, SHARED, [run["parts"][0]["id"]], [])
             assert count.calls == 2
+
+
+def test_the_first_box_ahead_is_answered_by_a_run_of_its_own():
+    # a click on the first chunk of an opened loop waits for one run and one answer, not for the
+    # answers of every chunk the drawing shows
+    app = create_app(AppSettings(pool_workers=1, open_ahead_after_s=0.0))
+    source = SHARED.replace("range(300)", "range(1500)")
+    with TestClient(app) as c:
+        layout.CACHE.clear()
+        app.state.settings.open_ahead = 0  # nothing ahead of the run: the loop is opened here
+        run = c.post("/api/run", json={"source": source}).json()
+        (loop,) = run["parts"]
+        calls = []
+        pool = app.state.pool
+        real = pool.call
+
+        def call(job, *args, **kwargs):
+            if job == "opens":
+                calls.append([s[1][-1] for s in args[2]])
+            return real(job, *args, **kwargs)
+
+        pool.call = call
+        app.state.settings.open_ahead = 4
+        opened = post_open(c, run, source, [loop["id"]], [])  # the chunks ahead once it is sent
+        chunks = [p["id"] for p in opened["parts"] if p["kind"] == "chunk"]
+        assert len(chunks) == 5 and calls == [chunks[:1], chunks[1:4]]
+        pool.call = real
+        r = c.post("/api/open", json={"source": source, "view": 0, "open": [loop["id"], chunks[0]],
+                                      "fingerprint": run["fingerprint"], "had": [loop["id"]]})
+        assert r.status_code == 200 and r.headers["X-Gradviz-Cache"] == "hit"
+        assert f'data-part="{chunks[0]}"' in r.json()["views"][0]["svg"]
