@@ -3,10 +3,9 @@
 After a run whose answer took a while, when every worker is idle, a worker runs the program again
 and answers the first box its drawing shows, opened, then another the other boxes, each opened on
 its own; the server draws them and puts them in the shared cache where ``POST /api/open`` looks
-first. A request for an answer being worked
-out waits for it instead of running the program a second time. Under load nothing is done ahead
-(the place would be taken from someone's run), and the client is charged the worker time as for
-its own requests.
+first. A request for an answer being worked out waits for it instead of running the program a
+second time. Under load nothing is done ahead (the place would be taken from someone's run), and
+the client is charged the worker time as for its own requests.
 """
 
 from __future__ import annotations
