@@ -177,8 +177,14 @@ def test_no_child_outlives_its_call(os_pool):
     served = [raw(os_pool, "import os, threading, time\n"
                            "threading.Thread(target=time.sleep, args=(30,)).start()\nresult = os.getpid()")
               for _ in range(3)]
-    listing = ("import os, time\ntime.sleep(0.3)\n"  # killed children are reaped within the template's loop
-               "result = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())")
+    # killed children are reaped within the template's loop: look until they are (a busy machine
+    # can take longer than a few tenths of a second), for at most 10 s
+    listing = (f"import os, time\nserved = {sorted(served)}\n"
+               "for _ in range(100):\n"
+               "    result = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+               "    if not set(served) & set(result):\n"
+               "        break\n"
+               "    time.sleep(0.1)\n")
     alive = raw(os_pool, listing)
     assert not set(served) & set(alive), (served, alive)
     # bubblewrap's init, the template, this child and the spares waiting for the next calls
