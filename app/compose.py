@@ -16,6 +16,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from .package import code_digest
 from .unit_dot import write_dot
 from .units import FRAME_HEAD, FRAME_PAD, Unit
 
@@ -49,7 +50,8 @@ def lay_out(units: list[Unit], nodes: dict, parts: dict, run_dot, cache, setting
         for u in batch:
             write_dot(u, nodes, parts, sizes, legend=u.part is None, max_lr_depth=settings.max_lr_depth,
                       nslimit_from=settings.nslimit_from)
-            keys[id(u)] = hashlib.sha1(u.dot.encode()).hexdigest()
+            # (the code too: how an SVG is tidied and read may change while its DOT text does not)
+            keys[id(u)] = hashlib.sha1((code_digest() + u.dot).encode()).hexdigest()
         missing: dict[str, Unit] = {}
         for u in batch:
             key = keys[id(u)]

@@ -265,17 +265,22 @@ def render(dot: str, timeout_s: float) -> str | None:
 
 
 _TITLE = re.compile(r"<title>[^<]*</title>\n?")
+# An edge's shape label "scalar" (after the edge's own shapes): it says nothing the value does not.
+_SCALAR_EDGE_LABEL = re.compile(r'(<g id="[^"]*" class="edge">\n(?:<(?:path|polygon|polyline)\b[^>]*>\n)*)'
+                                r"<text\b[^>]*>scalar</text>\n")
 
 
 def clean_svg(svg: str) -> str:
-    """Drop the XML prolog, comments and titles (placeholder names) so the SVG inlines cleanly."""
+    """Drop the XML prolog, comments and titles (placeholder names) so the SVG inlines cleanly, and
+    the edges' "scalar" labels: dot still leaves their room, where the page writes the gradient
+    an edge carries (a tenth of a large drawing's elements, which the page would parse, then hide)."""
     start = svg.find("<svg")
     svg = svg[start:] if start >= 0 else svg
     svg = re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
     # One font for the whole drawing, inherited, instead of an attribute on every text element.
     svg = svg.replace(' font-family="Helvetica,sans-Serif"', "")
     svg = svg.replace("<svg ", '<svg font-family="Helvetica,sans-Serif" ', 1)
-    return _TITLE.sub("", svg)
+    return _SCALAR_EDGE_LABEL.sub(r"\1", _TITLE.sub("", svg))
 
 
 def xml_escape(text: str) -> str:

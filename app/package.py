@@ -12,7 +12,9 @@ and nothing in either package names the other by a fixed absolute name.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+from functools import cache
 from pathlib import Path
 
 APP = __package__  # "app" in a checkout, "gradviz.app" when installed
@@ -59,3 +61,15 @@ def python_module_args(module: str) -> list[str]:
     checkout from its root (the working directory), installed from the interpreter's own path
     only (``-P``: the working directory must not add top-level packages)."""
     return (["-P"] if INSTALLED else []) + ["-m", f"{APP}.{module}"]
+
+
+@cache
+def code_digest() -> str:
+    """A digest of the engine's and the app's source: what computes every answer and drawing (keys
+    in a cache that replicas of different versions may share hold it)."""
+    h = hashlib.sha256()
+    for top in (ROOT / "engine", APP_DIR):  # siblings in either layout
+        for path in sorted(top.rglob("*.py")):
+            h.update(str(path.relative_to(top)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]

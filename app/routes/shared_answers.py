@@ -13,26 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from functools import cache
 
 from ..layout import CACHE
-from ..package import APP_DIR, ROOT
+from ..package import code_digest
 
 ANSWER_TTL_S = 3600  # how long an answer stays in the shared cache
 # An answer larger than this is not kept: it would push many drawings out of the cache (an answer
 # with every op of a large program open is tens of MB).
 MAX_KEPT_CHARS = 4 * 2**20
-
-
-@cache
-def code_digest() -> str:
-    """A digest of the engine's and the app's source: what computes every answer."""
-    h = hashlib.sha256()
-    for top in (ROOT / "engine", APP_DIR):  # siblings in either layout (app/package.py)
-        for path in sorted(top.rglob("*.py")):
-            h.update(str(path.relative_to(top)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def _key(kind: str, settings, parts: list) -> str:

@@ -55,10 +55,10 @@ export class DrawingGeometry extends DrawnElements {
     if (!this.lazy) {
       for (const eid of this.edges.keys()) this._edgeGeometry(eid);
       for (const nid of this.nodes.keys()) this.box(nid);
-      // Shape labels of edges: gradient labels do not cover them either.
+      // Shape labels of edges (the server leaves out "scalar"): gradient labels do not cover them.
       for (const g of this.edges.values()) {
         const at = this._unitOffset(g);
-        for (const tx of g.querySelectorAll(":scope > text:not(.shape-scalar)")) {
+        for (const tx of g.querySelectorAll(":scope > text")) {
           const b = tx.getBBox();
           this.shapeBoxes.push(this._place({ x: b.x + at.x, y: b.y + at.y, width: b.width, height: b.height }));
         }

@@ -38,9 +38,6 @@ export class DrawnElements {
       else if (id[0] === "p" && g.classList.contains("node")) this.parts.set(id, g);
       else if (id[0] === "e" && g.classList.contains("edge")) this.edges.set(num, g);
       else if (id[0] === "s" && g.classList.contains("edge")) this.segs.set(id, g);
-      // An edge's shape label: "scalar" says nothing the value does not (and sat where the
-      // gradient is written); other shapes stay, and gradient labels keep clear of them.
-      if (id[0] === "e") for (const tx of g.querySelectorAll(":scope > text")) if (tx.textContent.trim() === "scalar") tx.classList.add("shape-scalar");
     }
     this.mid = null; // edge id -> {x, y}: read in one batch (reading one at a time forces layouts)
     this.root = svg.querySelector("g.graph") || svg;

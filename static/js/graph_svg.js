@@ -30,7 +30,6 @@ g.edge[data-s=bw] > path { stroke: #8a94a3; stroke-dasharray: 5 4; marker-start:
 g.edge[data-s=nograd] > path { stroke: #c4ccd6; stroke-dasharray: 2 4; }
 g.edge[data-s=send] > path { stroke: #0072b2; stroke-width: 3.5; marker-start: url(#gv-send); }
 g.edge[data-s=carried] > path { stroke: #0072b2; stroke-width: 2; stroke-opacity: .75; marker-start: url(#gv-carried); }
-g.edge > text.shape-scalar { display: none; }
 g.sel > :is(polygon,ellipse,path) { stroke: #0f172a !important; stroke-width: 3 !important; stroke-dasharray: 3 2; }
 text.glabel { text-anchor: middle; font: 600 8px ui-monospace, Menlo, Consolas, monospace; fill: #005b8f;
   paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; pointer-events: none; }

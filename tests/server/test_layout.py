@@ -36,6 +36,21 @@ def test_every_node_and_edge_carries_its_id():
     assert "parameter leaf" in d["svg"] and "saved for backward" in d["svg"]  # the legend
 
 
+def _texts(svg: str, kind: str) -> list[str]:
+    groups = re.findall(rf'<g id="[^"]*" class="{kind}">(.*?)</g>', svg, re.S)
+    return [t for g in groups for t in re.findall(r"<text[^>]*>([^<]*)</text>", g)]
+
+
+def test_edges_show_their_shape_but_not_scalar():
+    with T.recording() as rec:
+        w = torch.tensor([1.0, 2.0], requires_grad=True)
+        ((w * 3.0).sum() * 2.0).backward()  # [2] into the sum, a scalar out of it
+    d = finish(rec.trace, cache=LayoutCache(8))
+    edges = _texts(d["svg"], "edge")
+    assert "[2]" in edges and "scalar" not in edges and len(d["graph"]["edges"]) >= 4
+    assert any("scalar" in t for t in _texts(d["svg"], "node"))  # a node's own shape line stays
+
+
 def test_same_structure_is_laid_out_once():
     cache = LayoutCache(8)
     first = finish(chain(0.5), cache=cache)
@@ -45,6 +60,16 @@ def test_same_structure_is_laid_out_once():
     assert first["svg"] == second["svg"]  # same ids too (fresh trace, same order)
     finish(chain(0.5, steps=6), cache=cache)  # one more op: a new structure
     assert cache.renders == 2
+
+
+def test_a_layout_made_by_other_code_is_not_reused(monkeypatch):
+    import app.compose
+
+    cache = LayoutCache(8)
+    finish(chain(0.5), cache=cache)
+    monkeypatch.setattr(app.compose, "code_digest", lambda: "another version")
+    finish(chain(0.5), cache=cache)  # (how an SVG is tidied may change while the DOT text does not)
+    assert cache.renders == 2 and cache.hits == 0
 
 
 def test_cached_svg_gets_the_new_ids():
