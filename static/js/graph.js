@@ -320,19 +320,27 @@ export class GraphView {
     // Nothing far from the view is laid out: until the view is placed, nothing of a large drawing.
     if (this.drawing) this.drawing.overview(false);
     d.overview(false);
+    const apart = d.measuredApart; // (its groups far from the view set aside before it comes in)
+    if (apart) d.measure();
     if (d.near) d.near.hideAll();
-    this.host.replaceChildren(d.svg);
+    // A large drawing comes into the document once the host has its new size: the browser lays it
+    // out once, with the view placed, not once more when the host is measured.
+    this.host.replaceChildren(...(apart ? [] : [d.svg]));
     d.measure();
     this.panzoom.attach(d.svg, keep, this.showValues ? d.roomForValues() : d.content);
     const home = this.panzoom.home;
     // (set only when they change: each new value makes the browser lay the page out again)
+    let resized = false;
     const setVar = (name, value) => {
-      if (this.host.style.getPropertyValue(name) !== value) this.host.style.setProperty(name, value);
+      if (this.host.style.getPropertyValue(name) === value) return;
+      this.host.style.setProperty(name, value);
+      resized = true;
     };
     if (home && home.w) setVar("--gv-aspect", String(Math.min(3, home.h / home.w)));
     // On a phone the box is as tall as the drawing needs at a readable scale (the CSS caps it).
     if (home && home.h) setVar("--gv-readable-h", `${Math.round(home.h * d.readableScale(this.readablePx) + 8)}px`);
-    this.panzoom.measureHost(); // the host may have grown to the drawing's size
+    if (resized) this.panzoom.measureHost(); // the host may have grown to the drawing's size
+    if (apart) this.host.replaceChildren(d.svg);
     this.drawing = d;
     this.view = view;
     this._markSelected();

@@ -32,12 +32,14 @@ export class PanZoom {
 
   /**
    * Take over a freshly mounted svg. `content` is the box of the graph itself (what "fit" shows;
-   * default the svg's viewBox, kept in `full` for export); `box` restores a previous view.
+   * default the svg's viewBox, kept in `full` for export); `box` restores a previous view. The
+   * host's size is the one measured last (measureHost, called before the svg came in): placed
+   * absolutely, the svg does not change it, and measuring again would make the browser style and
+   * lay out the new drawing at once (~30 ms for a large one), and again once the view is placed.
    */
   attach(svg, box = null, content = null) {
     this.svg = svg;
     this.layers = [];
-    this.measureHost();
     const vb = svg.viewBox.baseVal;
     this.full = vb && vb.width ? { x: vb.x, y: vb.y, w: vb.width, h: vb.height } : { x: 0, y: 0, w: 100, h: 100 };
     this.home = this._capped(content || this.full);
