@@ -143,11 +143,12 @@ export class Aggregates {
   }
 }
 
-/** The numbers of `list` in ascending order, once each. */
+/** The frame numbers of `list` (in place) in ascending order, once each. */
 function sortedUnique(list) {
-  list.sort((a, b) => a - b);
+  // (a typed array sorts numbers natively: a segment of a long loop holds tens of thousands)
+  const sorted = Int32Array.from(list).sort();
   let n = 0;
-  for (let i = 0; i < list.length; i++) if (i === 0 || list[i] !== list[n - 1]) list[n++] = list[i];
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== list[n - 1]) list[n++] = sorted[i];
   list.length = n;
   return list;
 }

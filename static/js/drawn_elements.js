@@ -21,8 +21,8 @@ export class DrawnElements {
     this.states = new Map(); // "n3" / "e2" / "p4" / "s1" -> state shown
     for (const g of svg.querySelectorAll("g.node, g.edge")) {
       const id = g.id;
-      const title = g.querySelector(":scope > title");
-      if (title) title.remove(); // graphviz titles are internal names, not help
+      const title = g.firstElementChild; // (graphviz writes it first; the server leaves it out)
+      if (title && title.localName === "title") title.remove(); // internal names, not help
       let m;
       if ((m = /^([np]\d+)-g\d+$/.exec(id))) {
         g.dataset.gid = m[1];
