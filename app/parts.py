@@ -4,7 +4,9 @@ A part is an ``nn.Module`` call, a loop (two or more of its iterations in the vi
 loop's consecutive iterations, or a segment of consecutive nodes. Parts nest; every node of the
 view is a direct member of exactly one part, or of the view itself. Opened, a part shows its
 direct members and its child parts (as boxes): at most about ``OPEN_MAX`` of them, so a loop with
-more groups its iterations into chunks, and any other part groups its members into segments.
+more groups its iterations into chunks, and any other part groups its members into segments. A
+chunk's iterations count with the ghosts drawn beside their reads of a shared leaf (a weight used
+by every iteration), so an opened chunk draws at most about ``OPEN_MAX`` nodes.
 
 A leaf (an input, a parameter, a constant) belongs to the innermost part holding every op that
 reads it; a leaf that needs no grad never goes into a module call (a layer's input stays in view).
@@ -18,6 +20,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from .package import from_engine
+from .units import GHOST_FAN
 
 (Trace,) = from_engine("trace", "Trace")
 
@@ -65,7 +68,7 @@ class _Item:
     """A node of the tree while it is being built: a scope, an iteration, a chunk or a segment."""
 
     __slots__ = ("kind", "scope", "label", "line", "col", "type_name", "index", "nodes", "children",
-                 "parent", "iterations", "count")
+                 "parent", "iterations", "count", "reads")
 
     def __init__(self, kind, scope=None, label="", line=None, col=None, type_name=None, index=None):
         self.kind, self.scope, self.label, self.line, self.col = kind, scope, label, line, col
@@ -75,6 +78,7 @@ class _Item:
         self.parent: _Item | None = None
         self.iterations: list[tuple[int, int]] = []  # a loop: (first node id, number) per iteration
         self.count = 0  # a chunk: its iterations
+        self.reads = 0  # an iteration: its reads of shared leaves from outside (a ghost beside each)
 
     def size(self) -> int:
         return len(self.nodes) + len(self.children)
@@ -146,7 +150,13 @@ def view_parts(trace: Trace, view: int, node_ids, edge_ids, first_id: int = 0,
     for nid in leaves:
         n = nodes[nid]
         paths = [op_path[t] for t in readers[nid] if t in op_path]
-        item_at(() if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))).nodes.append(nid)
+        path = () if nid in outputs else _leaf_path(trace, n, paths, chain(n.scope))
+        item_at(path).nodes.append(nid)
+        if len(paths) > GHOST_FAN:  # a ghost beside each use: count them in the iterations they are in
+            for p in paths:
+                for key in p[len(path):]:
+                    if key[0] == "i":
+                        items[key].reads += 1
     for it in _walk(root):
         it.nodes.sort()
         if len(it.children) > 1:
@@ -243,12 +253,15 @@ def _chunk_loop(loop: _Item, open_max: int) -> None:
     loop.iterations = [(f, c.index) for f, c in zip(firsts, iterations) if f >= 0]
     sizes = [c.size() for c in iterations]
     total = loop.size() - len(iterations) + sum(sizes)
+    # a chunk's size counts the ghosts its iterations' reads of shared leaves are drawn with (a
+    # shared weight: one beside each use): what an opened chunk draws, not only what it holds
+    drawn = [size + c.reads for c, size in zip(iterations, sizes)]
     if total <= open_max:
         _dissolve(loop, iterations)
         return
     groups: list[list[_Item]] = [[]]
     size = 0
-    for c, c_size in zip(iterations, sizes):
+    for c, c_size in zip(iterations, drawn):
         if groups[-1] and size + c_size > open_max:
             groups.append([])
             size = 0

@@ -263,14 +263,16 @@ def test_a_loop_with_many_iterations_opens_into_chunks_and_a_chunk_into_its_iter
 
 
 def test_the_chunks_of_a_loop_open_at_every_op_are_laid_out_once_per_structure():
-    # 1,200 iterations in chunks of 300 (600 ops): #301–#600 and #601–#900 have labels with as many
-    # digits, so they are one layout; the first and the last (across #1000, ending at the output)
-    # are their own; each chunk shows its own labels
+    # 1,200 iterations in chunks of 200 (400 ops and a ghost of w beside each multiplication):
+    # #201–#400, #401–#600 and #601–#800 have labels with as many digits, so they are one layout;
+    # the first, #801–#1000 (across #1000) and the last (ending at the output) are their own; each
+    # chunk shows its own labels
     cache = LayoutCache(64, 2**28)
     d = drawn(shared_weight(1200), "op", cache)
     chunks = [p for p in d["parts"] if p["kind"] == "chunk"]
-    assert len(chunks) == 4 and all(p["open"] for p in chunks)
-    assert cache.renders == 5  # the view, the loop and 3 of the 4 chunks
+    assert [p["label"] for p in chunks] == [f"#{a + 1}–#{a + 200}" for a in range(0, 1200, 200)]
+    assert all(p["open"] for p in chunks)
+    assert cache.renders == 6  # the view, the loop and 4 of the 6 chunks
     svg = d["views"][0]["svg"]
     labels = [n["label"] for n in d["graph"]["nodes"] if n["kind"] == "op"]
     assert "MulBackward0 #1200" in labels and all(f">{label}</text>" in svg for label in labels)
