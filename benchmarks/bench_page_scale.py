@@ -16,7 +16,8 @@ the page, memory by the DevTools protocol after a garbage collection).
   redraw (the page's own figure, state.lastOpen.draw: from the answer to the new drawing set up)
   and "shown" (from the answer to the second animation frame after it, its layout and paint
   included); with --repeat N the chunk is closed and opened again, and the medians of N are printed
-  too (closing it: the drawing without the chunk).
+  too (closing it: the drawing without the chunk); each of those waits until the server runs
+  nothing (the work it does ahead shares this machine's two cores with the page).
 
 Usage: .venv/bin/python benchmarks/bench_page_scale.py [--base-url http://127.0.0.1:8000]
        [--only steps|fit|open] [--repeat N] [--trace DIR]
@@ -201,6 +202,21 @@ def traced(browser, page, path: Path, steps: int) -> dict[str, float]:
     return out
 
 
+def idle(base: str, timeout_s: float = 60.0) -> None:
+    """Wait until the server runs nothing (the boxes it opens ahead are done): a repeated opening
+    times the page alone, not the page sharing this machine's cores with the server's workers."""
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pool = httpx.get(f"{base}/api/health", timeout=5).json()["pool"]
+        if not pool["running"] and not pool["queued"]:
+            return
+        time.sleep(0.1)
+
+
 def heap_mb(page) -> float:
     cdp = page.context.new_cdp_session(page)
     cdp.send("HeapProfiler.collectGarbage")
@@ -292,7 +308,9 @@ def main() -> None:
                     if args.repeat > 1 and what == "chunk":
                         draws, shown, closes = [r["draw"]], [r["redraw"]], []
                         for _ in range(args.repeat - 1):
+                            idle(base)
                             closes.append(page.evaluate(OPEN, [target, True])["draw"])
+                            idle(base)
                             again = page.evaluate(OPEN, [target, False])
                             draws.append(again["draw"])
                             shown.append(again["redraw"])
