@@ -29,7 +29,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -205,10 +208,6 @@ def traced(browser, page, path: Path, steps: int) -> dict[str, float]:
 def idle(base: str, timeout_s: float = 60.0) -> None:
     """Wait until the server runs nothing (the boxes it opens ahead are done): a repeated opening
     times the page alone, not the page sharing this machine's cores with the server's workers."""
-    import time
-
-    import httpx
-
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         pool = httpx.get(f"{base}/api/health", timeout=5).json()["pool"]

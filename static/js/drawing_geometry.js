@@ -33,7 +33,6 @@ export class DrawingGeometry extends DrawnElements {
     this._place = (b) => ({ x: m.a * b.x + m.c * b.y + m.e, y: m.b * b.x + m.d * b.y + m.f, w: b.width * m.a, h: b.height * m.d });
     this.boxes = new Map();
     this.shapeBoxes = [];
-    this.lazy = this.nodes.size > MAX_MEASURED;
     let lo = null;
     const grow = (b) => {
       if (!lo) lo = { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
@@ -52,7 +51,7 @@ export class DrawingGeometry extends DrawnElements {
     for (const el of this.top) {
       grow(boxOf(el) || this._place(el.getBBox()));
     }
-    if (!this.lazy) {
+    if (!this.measuredApart) {
       for (const eid of this.edges.keys()) this._edgeGeometry(eid);
       for (const nid of this.nodes.keys()) this.box(nid);
       // Shape labels of edges (the server leaves out "scalar"): gradient labels do not cover them.
