@@ -124,7 +124,7 @@ def _relabel(m: re.Match, relabel: dict) -> str:
 
     def line(t: re.Match) -> str:
         if todo and html.unescape(t.group(2)) == todo[0][0]:
-            return t.group(1) + _xml(todo.pop(0)[1]) + t.group(3)
+            return t.group(1) + xml_escape(todo.pop(0)[1]) + t.group(3)
         return t.group(0)
 
     return m.group(1) + _LINE.sub(line, m.group(3)) + m.group(4)
@@ -158,11 +158,12 @@ def _substitute(template: str, u: Unit, counters: dict, segments: dict) -> str:
         template = _ELEMENT.sub(lambda m: _relabel(m, u.relabel), template)
     svg = _ID.sub(real, template)
     if u.texts:
-        svg = _TEXT.sub(lambda m: _xml(u.texts[int(m.group(1))]), svg)
+        svg = _TEXT.sub(lambda m: xml_escape(u.texts[int(m.group(1))]), svg)
     return svg
 
 
-def _xml(text: str) -> str:
+def xml_escape(text: str) -> str:
+    """Text as it goes between an SVG element's tags."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -31,7 +31,7 @@ import graphviz
 from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
 
-from .compose import LayoutFailed, lay_out
+from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
 from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
 from .layout_cache import LayoutCache, cache_from_env
@@ -281,10 +281,6 @@ def clean_svg(svg: str) -> str:
     svg = svg.replace(' font-family="Helvetica,sans-Serif"', "")
     svg = svg.replace("<svg ", '<svg font-family="Helvetica,sans-Serif" ', 1)
     return _SCALAR_EDGE_LABEL.sub(r"\1", _TITLE.sub("", svg))
-
-
-def xml_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def note_svg(text: str) -> str:
