@@ -71,9 +71,14 @@ class JobFailed(RuntimeError):
 
 @dataclass
 class Reply:
+    """A job's answer as data. ``fresh``: computed by a child that had run nothing before it (only
+    such an answer may be shared with other clients: a kept worker carries what its client's
+    earlier runs left behind)."""
+
     value: object
     body: str | None = None
     timings: dict = field(default_factory=dict)
+    fresh: bool = True
 
 
 @dataclass
@@ -307,6 +312,7 @@ class SandboxPool:
                 self._kill(spare)
                 raise WorkerCrashed("the worker process ended before it took the request") from None
             reply = self._answer(spare, reader, deadline, started)
+            reply.fresh = spare.served == 0
             answered = True
             return reply
         finally:
