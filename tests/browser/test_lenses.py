@@ -120,31 +120,63 @@ def test_two_forwards_same_leaves_new_nodes_structure_differs(shown):
     _shot(shown, "compare")
 
 
+# How wide each coloured edge is on the screen, in pixels.
+HEAT_WIDTHS = """() => [...document.querySelectorAll('[data-testid=graph] g.edge[data-heat] > path')]
+  .map((p) => {
+  const cs = getComputedStyle(p);
+  const scale = cs.vectorEffect === 'non-scaling-stroke' ? 1 : p.getScreenCTM().a;
+  return parseFloat(cs.strokeWidth) * scale * Number(cs.strokeOpacity);
+})"""
+
+
+def _bars(page) -> list[tuple[float, float]]:
+    """(norm, bar width) of each parameter the heat chart draws a bar for."""
+    heat = page.evaluate(LENSES)["heat"][0]["params"]
+    norms = {p["node"]: float(p["norm"]) for p in heat if p["log10"] is not None}
+    bars = page.evaluate("""() => [...document.querySelectorAll('[data-testid=grad-heat-params] rect')]
+      .map((r) => [Number(r.dataset.node), Number(r.getAttribute('width'))])""")
+    return [(norms[n], w) for n, w in bars]
+
+
 @pytest.mark.screens(HALF_A)
 def test_gradient_heat_shows_vanishing_and_its_cure(shown):
     page = shown.page
     pick_example(page, "deep-sigmoid")
     assert _pressed(page, "lens-heat")
     graph = page.get_by_test_id("graph")
-    assert graph.locator("g.edge[data-heat]").count() == 0
-    page.get_by_test_id("grad-heat-switch").check()
-    painted = graph.locator("g.edge[data-heat]").count()
-    assert painted > 10
+    # opening the view colours the edges, wide enough to see at the zoom the drawing opens at
+    assert page.get_by_test_id("grad-heat-switch").is_checked()
+    assert graph.locator("g.edge[data-heat]").count() > 10
+    assert min(page.evaluate(HEAT_WIDTHS)) >= 4
+    # the legend reads from small to large, left to right
+    legend = page.get_by_test_id("grad-heat-legend")
+    assert re.fullmatch(r"1e-\d+", legend.locator("[data-end=small]").inner_text())
+    assert re.fullmatch(r"1e\+\d+", legend.locator("[data-end=large]").inner_text())
+    words = legend.locator(".heat-words span")
+    assert re.search(r"vanishing|消失", words.first.inner_text())
+    assert re.search(r"exploding|爆炸", words.last.inner_text())
     bars = page.get_by_test_id("grad-heat-params").locator("rect")
     assert bars.count() == 12  # 6 layers: a weight and a bias each
-    widths = [float(bars.nth(i).get_attribute("width")) for i in range(0, 12, 2)]
-    assert widths == sorted(widths, reverse=True)  # log10 bars: longest (smallest norm) at the input
+    rows = _bars(page)
+    # a bar's length grows with its gradient: the smallest (at the input) is the shortest
+    assert [w for _, w in sorted(rows)] == sorted(w for _, w in rows)
+    assert rows[0][1] < rows[-2][1] and min(w for _, w in rows) > 0
     ratio = page.get_by_test_id("grad-heat-ratio").inner_text()
     assert re.search(r"e-[4-9]", ratio)
     _shot(shown, "heat-sigmoid")
+    page.get_by_test_id("grad-heat-switch").uncheck()
+    assert graph.locator("g.edge[data-heat]").count() == 0
     pick_example(page, "relu-he")
     assert _pressed(page, "lens-heat")
-    page.get_by_test_id("grad-heat-switch").check()
+    assert graph.locator("g.edge[data-heat]").count() > 10
     ratio = page.get_by_test_id("grad-heat-ratio").inner_text()
     assert not re.search(r"e-\d", ratio)
     _shot(shown, "heat-relu")
     page.get_by_test_id("grad-heat-switch").uncheck()
     assert graph.locator("g.edge[data-heat]").count() == 0
+    page.get_by_test_id("lens-memory").click()
+    page.get_by_test_id("lens-heat").click()  # opened again: coloured again
+    assert graph.locator("g.edge[data-heat]").count() > 10
 
 
 @pytest.mark.screens(HALF_B)

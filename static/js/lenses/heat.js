@@ -1,7 +1,8 @@
 /**
  * Gradient heat: every edge coloured by log10 of the norm of the gradient it carried back
  * (app/lenses/heat.py), on a diverging scale with a legend, and the gradient norm that reached
- * each parameter, from the input side, as bars.
+ * each parameter, from the input side, as bars whose length grows with the norm (on a log scale).
+ * The view colours the drawing as it opens; its switch takes the colours away.
  */
 
 import { h } from "../dom.js";
@@ -10,7 +11,11 @@ import { t } from "../i18n.js";
 import { clear, fill, paintEdge } from "./marks.js";
 
 const NS = "http://www.w3.org/2000/svg";
-const STOPS = [[33, 102, 172], [103, 169, 207], [150, 150, 150], [239, 138, 98], [178, 24, 43]];
+// Every stop stays dark enough to stand out from the drawing's own edges on white: the middle (a
+// norm of 1) is a purple, not a grey that reads as an edge without heat.
+const STOPS = [[8, 69, 148], [33, 113, 181], [117, 72, 160], [215, 48, 39], [150, 10, 20]];
+// How wide a coloured edge is on the screen, in pixels, at any zoom (lenses.css: non-scaling).
+const EDGE_PX = 5;
 
 function el(tag, attrs = {}, text) {
   const e = document.createElementNS(NS, tag);
@@ -19,7 +24,7 @@ function el(tag, attrs = {}, text) {
   return e;
 }
 
-/** The colour of x in [-1, 1] on the diverging scale (blue: small, grey: 1, red: large). */
+/** The colour of x in [-1, 1] on the diverging scale (blue: small, purple: 1, red: large). */
 export function diverging(x) {
   const u = (Math.max(-1, Math.min(1, x)) + 1) / 2 * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(u));
@@ -31,7 +36,7 @@ export function diverging(x) {
 export class HeatLens {
   constructor(host) {
     this.host = host;
-    this.on = false;
+    this.on = true;
     this.entry = null;
   }
 
@@ -65,16 +70,12 @@ export class HeatLens {
       this.paint();
     } });
     this.toggle.checked = this.on;
-    const span = this.span(entry);
-    const legend = h("div", { class: "heat-legend", "data-testid": "grad-heat-legend" },
-      h("span", { class: "heat-end" }, `${-span} · ${t("gh_small")}`),
-      h("i", { class: "heat-bar", style: `background: linear-gradient(90deg, ${[-1, -0.5, 0, 0.5, 1].map(diverging).join(", ")})` }),
-      h("span", { class: "heat-end" }, `${t("gh_large")} · +${span}`));
+    const legend = this.legend(this.span(entry));
     const passLabel = this.passes.length > 1 ? h("p", { class: "hint" }, t("gh_pass", { k: entry.pass_index + 1 })) : null;
     fill(this.host, 
       h("p", { class: "hint" }, t("gh_intro")),
       h("label", { class: "switch" }, this.toggle, " ", t("gh_switch")),
-      h("p", { class: "legend-title" }, t("gh_legend")),
+      h("p", { class: "legend-title" }, t("gh_scale")),
       legend, passLabel,
       h("h3", {}, t("gh_params")),
       this.bars(entry),
@@ -83,21 +84,38 @@ export class HeatLens {
     this.paint();
   }
 
+  /** The scale from small to large, left to right: its colours, then 10^-span, 1 and 10^+span
+   * under them, then what each end means. */
+  legend(span) {
+    const stops = [-1, -0.5, 0, 0.5, 1].map(diverging).join(", ");
+    return h("div", { class: "heat-legend", "data-testid": "grad-heat-legend", "data-span": span },
+      h("i", { class: "heat-bar", style: `background: linear-gradient(90deg, ${stops})` }),
+      h("div", { class: "heat-ticks" },
+        h("span", { "data-end": "small" }, `1e-${span}`), h("span", {}, "1"), h("span", { "data-end": "large" }, `1e+${span}`)),
+      h("div", { class: "heat-ticks heat-words" },
+        h("span", {}, `← ${t("gh_small")}`), h("span", {}, `${t("gh_large")} →`)));
+  }
+
   bars(entry) {
     const params = entry.params.filter((p) => p.norm !== null);
     const W = 380;
     const row = 20;
     const H = Math.max(1, params.length) * row + 24;
-    const lo = Math.min(0, ...params.map((p) => (p.log10 === null ? 0 : p.log10)));
-    const hi = Math.max(0, ...params.map((p) => (p.log10 === null ? 0 : p.log10)));
+    const logs = params.filter((p) => p.log10 !== null).map((p) => p.log10);
+    // bars grow from the scale's low end, half a decade under the smallest norm, so the smallest
+    // gradient has the shortest bar and still shows
+    const base = Math.floor(Math.min(0, ...logs) - 0.5);
+    const top = Math.max(base + 1, Math.ceil(Math.max(0, ...logs)));
     const left = 84;
     const right = W - 80;
-    const X = (v) => left + ((v - Math.floor(lo)) / Math.max(1, Math.ceil(hi) - Math.floor(lo))) * (right - left);
+    const X = (v) => left + ((v - base) / (top - base)) * (right - left);
     const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart heat-bars", role: "img", "aria-label": t("gh_params") });
-    svg.appendChild(el("line", { x1: X(0), y1: 4, x2: X(0), y2: H - 18, class: "axis" }));
-    svg.appendChild(el("text", { x: X(Math.floor(lo)), y: H - 4, class: "tick", "text-anchor": "middle" }, `1e${Math.floor(lo)}`));
-    svg.appendChild(el("text", { x: X(0), y: H - 4, class: "tick", "text-anchor": "middle" }, "1"));
-    if (Math.ceil(hi) > 0) svg.appendChild(el("text", { x: X(Math.ceil(hi)), y: H - 4, class: "tick", "text-anchor": "middle" }, `1e${Math.ceil(hi)}`));
+    svg.appendChild(el("line", { x1: left, y1: 4, x2: left, y2: H - 18, class: "axis" }));
+    if (base < 0 && top > 0) svg.appendChild(el("line", { x1: X(0), y1: 4, x2: X(0), y2: H - 18, class: "axis one" }));
+    const tick = (v, text) => svg.appendChild(el("text", { x: X(v), y: H - 4, class: "tick", "text-anchor": "middle" }, text));
+    tick(base, `1e${base}`);
+    if (base < 0 && top > 0) tick(0, "1");
+    tick(top, top === 0 ? "1" : `1e${top}`);
     const span = this.span(entry);
     params.forEach((p, i) => {
       const y = 6 + i * row;
@@ -105,8 +123,7 @@ export class HeatLens {
       const label = p.name || `#${p.node}`;
       svg.appendChild(el("text", { x: left - 6, y: y + 11, "text-anchor": "end", class: "tick" }, label.length > 13 ? `…${label.slice(-12)}` : label));
       if (v !== null) {
-        const x0 = Math.min(X(0), X(v));
-        svg.appendChild(el("rect", { x: x0, y, width: Math.max(1, Math.abs(X(v) - X(0))), height: row - 6, fill: diverging(v / span), "data-node": p.node }));
+        svg.appendChild(el("rect", { x: left, y, width: Math.max(1, X(v) - left), height: row - 6, fill: diverging(v / span), "data-node": p.node }));
       }
       svg.appendChild(el("text", { x: right + 4, y: y + 11, class: "tick" }, v === null ? t("gh_zero") : num3(Number(p.norm))));
     });
@@ -127,7 +144,7 @@ export class HeatLens {
     const span = this.span(this.entry);
     for (const e of this.entry.edges) {
       const color = e.log10 === null ? "#1f2937" : diverging(e.log10 / span);
-      paintEdge(e.edge, color, 3);
+      paintEdge(e.edge, color, EDGE_PX);
     }
   }
 
@@ -142,7 +159,10 @@ export class HeatLens {
     } else this.paint();
   }
 
+  /** The view closed: the colours go, and come back the next time it opens (opening the view is
+   * asking to see them). */
   off() {
+    this.on = true;
     clear("heat");
   }
 }
