@@ -77,11 +77,13 @@ class Reader:
         (size,) = struct.unpack(">I", self._exactly(4, deadline))
         if size > MAX_HEADER:
             raise ChannelError(f"a frame header of {size:,} bytes is over the limit")
+        data = self._exactly(size, deadline)
         try:
-            header = json.loads(self._exactly(size, deadline).decode("utf-8"),
-                                parse_constant=_reject_constant)
+            header = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
         except (UnicodeDecodeError, ValueError) as e:
             raise ChannelError(f"a frame header is not JSON: {e}") from None
+        except Exception as e:  # noqa: BLE001 - nested too deep, or any other failure of the parser
+            raise ChannelError(f"a frame header could not be parsed ({type(e).__name__})") from None
         if not isinstance(header, dict):
             raise ChannelError("a frame header is not a JSON object")
         n = header.get("body")

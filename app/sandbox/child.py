@@ -4,7 +4,8 @@ when the server keeps it for the same client, that client's next ones), until it
 Before anything else it drops what it does not need: the template's control socket and every other
 descriptor, its stdout/stderr (to /dev/null); it adds the child seccomp filter and its resource
 limits. Then it runs the job table's warm-up (the first run after a fork copies the pages it
-touches: better now than while a user waits), says hello, and waits for its request. It answers
+touches: better now than while a user waits), starts its one extra thread (the watchdog), adds
+the filter that forbids any further thread to both, says hello, and waits for its request. It answers
 with data frames only (app/sandbox/channel.py):
 
 - ``{"type": "hello"}`` once it is ready;
@@ -43,8 +44,9 @@ def _only_fd(keep: int, null: int) -> None:
     os.closerange(keep + 1, 1 << 16)
 
 
-def run_child(fd: int, null: int, module, child_filter: bytes | None, init: dict) -> None:
-    """The child's whole life (never returns)."""
+def run_child(fd: int, null: int, module, filters: dict, init: dict) -> None:
+    """The child's whole life (never returns). ``filters``: the child's and the threads' seccomp
+    filters as BPF (None without the OS layer)."""
     code = 0
     try:
         _only_fd(fd, null)
@@ -53,12 +55,12 @@ def run_child(fd: int, null: int, module, child_filter: bytes | None, init: dict
             os._exit(1)
         lockdown.limit(init.get("memory_bytes"), None, init.get("open_files"))
         resource.setrlimit(resource.RLIMIT_CPU, (WARM_UP_CPU_S, LIFETIME_CPU_S))
-        if child_filter is not None:
-            lockdown.load_bpf(child_filter)
+        if filters.get("child") is not None:
+            lockdown.load_bpf(filters["child"])
         warm = getattr(module, "warm_up", None)
         if warm is not None:
             warm()
-        _serve(socket.socket(fileno=fd), module.JOBS)
+        _serve(socket.socket(fileno=fd), module.JOBS, filters.get("threads"), init.get("seccomp_nr"))
     except BaseException:  # noqa: BLE001 - nothing may escape a child; the server sees the socket close
         code = 1
     finally:
@@ -77,11 +79,13 @@ class _Writer:
             channel.send(self.conn, header, body)
 
 
-def _serve(conn: socket.socket, jobs: dict) -> None:
+def _serve(conn: socket.socket, jobs: dict, threads_filter: bytes | None, seccomp_nr: int | None) -> None:
     """Say hello, then answer requests one at a time until the server kills this process (it sends
     more than one only to the same client's next runs)."""
     out = _Writer(conn)
     watchdog = _Watchdog(out)
+    if threads_filter is not None:  # the watchdog runs: no run needs another thread
+        lockdown.load_bpf_all_threads(threads_filter, int(seccomp_nr))
     # No automatic collection while a job runs: a run allocates hundreds of thousands of objects
     # that live until its answer is sent, and the first collection after them would walk them all
     # (a third of a second on a 20,000-op run) while the user waits. Cycles are collected after the

@@ -15,6 +15,8 @@ _PR_SET_SECCOMP = 22
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_GET_NO_NEW_PRIVS = 39
 _SECCOMP_MODE_FILTER = 2
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_TSYNC = 1
 
 
 class _SockFilter(ctypes.Structure):
@@ -54,19 +56,53 @@ def no_new_privs() -> None:
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
 
 
-def load_bpf(program: bytes) -> None:
-    """Install a raw seccomp BPF program (8 bytes per instruction) on this process, for good."""
+def _program(program: bytes) -> tuple[_SockFprog, ctypes.Array]:
     if not program or len(program) % 8:
         raise ValueError("not a BPF program")
     n = len(program) // 8
     buf = (_SockFilter * n).from_buffer_copy(program)
-    prog = _SockFprog(n, ctypes.cast(buf, ctypes.POINTER(_SockFilter)))
+    return _SockFprog(n, ctypes.cast(buf, ctypes.POINTER(_SockFilter))), buf
+
+
+def load_bpf(program: bytes) -> None:
+    """Install a raw seccomp BPF program (8 bytes per instruction) on this thread (and the threads
+    and processes it starts from now on), for good."""
+    prog, _buf = _program(program)
     no_new_privs()
     res = _libc.prctl(ctypes.c_int(_PR_SET_SECCOMP), ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(prog),
                       ctypes.c_ulong(0), ctypes.c_ulong(0))
     if res < 0:
         err = ctypes.get_errno()
         raise OSError(err, f"loading the seccomp filter failed: {os.strerror(err)}")
+
+
+def load_bpf_all_threads(program: bytes, seccomp_nr: int) -> None:
+    """Install a raw seccomp BPF program on every thread of this process at once (seccomp(2) with
+    TSYNC, ``seccomp_nr`` being its number here): a thread already running gets it too."""
+    prog, _buf = _program(program)
+    no_new_privs()
+    res = _libc.syscall(ctypes.c_long(seccomp_nr), ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER),
+                        ctypes.c_ulong(_SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(prog))
+    if res != 0:  # > 0: the id of a thread that could not take it
+        err = ctypes.get_errno() if res < 0 else 0
+        raise OSError(err, f"loading the seccomp filter on every thread failed ({res}, {os.strerror(err)})")
+
+
+def lower_priority(by: int) -> None:
+    """Raise this process's nice value by ``by`` (the processes it forks inherit it); with
+    RLIMIT_NICE 0 (``limit``) and no CAP_SYS_NICE it can never be lowered again."""
+    os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + by))
+
+
+def limit_nice() -> None:
+    """The nice value can be raised, never lowered (without CAP_SYS_NICE)."""
+    resource.setrlimit(resource.RLIMIT_NICE, (0, 0))
+
+
+def limit_processes(count: int) -> None:
+    """At most ``count`` processes and threads of this user (counted by the kernel for the real
+    user id: every process of user 65534 on this machine when the server runs as root)."""
+    resource.setrlimit(resource.RLIMIT_NPROC, (count, count))
 
 
 def limit(memory_bytes: int | None, cpu_seconds: int | None, open_files: int | None = None) -> None:
@@ -79,6 +115,7 @@ def limit(memory_bytes: int | None, cpu_seconds: int | None, open_files: int | N
         resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limit_nice()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write then fails with EFBIG instead of killing
 
 

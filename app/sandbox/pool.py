@@ -5,8 +5,8 @@ forked by the template and returns what it answered, as data. Every call:
 - waits for a place, fairly among clients (app/sandbox/admission.py; at most ``queue_wait_s``,
   else ``PoolBusy``: overload);
 - takes a spare: a child the template forked and warmed up in advance, on one end of a fresh socket
-  pair (a dead template is replaced, with its spares, before a call is handed over), and asks for
-  the next spare at once;
+  pair the template made and sent back (a dead template is replaced, with its spares, before a call
+  is handed over), and asks for the next spare at once;
 - the child says hello, reads the request, answers with frames (app/sandbox/channel.py), and is
   killed as soon as its answer is in;
 - at ``timeout`` asks the template to kill the child (``RunTimeout``, with the line the child was
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import itertools
 import json
 import os
@@ -36,10 +37,19 @@ from .admission import Admission, AdmissionSettings, PoolBusy
 STARTUP_TIMEOUT_S = 60.0
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
 # A worker may be kept for its own client's next calls (never another's): after a quick answer, for
-# a while, for a few calls (and only ``SandboxSettings.keep_workers`` of them in all, ~7-15 MB each).
+# a while, for a few calls (and only as many of them in all as the pool has places, ~7-15 MB each).
 KEEP_IF_FASTER_S = 0.5
 KEEP_IDLE_S = 60.0
 KEEP_MAX_CALLS = 50
+# Workers run below the server's priority, so that the server answers (/api/health, drawings) while
+# they use every core; a worker can raise its nice value, never lower it.
+WORKER_NICE = 5
+# The sandbox's user may have this many processes and threads per place (a backstop: the seccomp
+# filters already keep a child from starting any). As root, every sandbox of the machine counts
+# (user 65534 is shared), so this leaves room for others beside the pool's own.
+PROCESSES_PER_PLACE = 64
+MIN_PROCESSES = 256
+# Worker processes compute with one thread: a child may not start any beyond its watchdog.
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -89,23 +99,31 @@ class SandboxSettings:
     slots: int = 2  # children running at once, for any client
     reserved: int = 1  # more children at once, only for clients that used little worker time lately
     per_client: int = 2  # one client's requests running at once
-    keep_workers: int = 128  # workers kept for their own client's next runs, at most
+    keep_idle_s: float = KEEP_IDLE_S  # a kept worker idle this long is killed
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
     max_answer_bytes: int = 64 * 2**20
     jobs: str = f"{package.APP}.sandbox.jobs"  # the job table the template imports
     extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
 
+    @property
+    def places(self) -> int:
+        """Children that may run at once; also the most workers kept for clients at once."""
+        return self.slots + self.reserved
+
 
 class Template:
-    """One running template process and its control socket."""
+    """One running template process and its control socket. ``on_spawned(template, id, socket or
+    None)`` is called from this template's listening thread for each child it forked (None: the
+    fork failed)."""
 
-    def __init__(self, settings: SandboxSettings, filters: dict[str, bytes] | None):
+    def __init__(self, settings: SandboxSettings, filters: dict[str, bytes] | None, on_spawned=None):
         self.settings = settings
+        self.on_spawned = on_spawned
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "LANG": "C.UTF-8",
                "HOME": "/nonexistent", "PATH": "/usr/bin"}
-        env.update({v: os.environ.get(v, "1") for v in _THREAD_VARS})
+        env.update({v: "1" for v in _THREAD_VARS})
         python = [sys.executable, *package.python_module_args("sandbox.template"), str(theirs.fileno())]
         if filters is not None:
             argv = confinement.command(python, env, settings.extra_code)
@@ -118,8 +136,13 @@ class Template:
         self.ctl = ours
         self.lock = threading.Lock()
         init = {"op": "init", "jobs": settings.jobs, "memory_bytes": settings.memory_mb * 2**20,
-                "open_files": 64,
+                "open_files": 64, "nice": WORKER_NICE,
                 "filters": {k: base64.b64encode(v).decode() for k, v in (filters or {}).items()}}
+        if filters is not None:
+            from .seccomp_rules import seccomp_syscall
+
+            init.update(seccomp_nr=seccomp_syscall(),
+                        processes=max(MIN_PROCESSES, PROCESSES_PER_PLACE * settings.places))
         self.ctl.send(json.dumps(init).encode())
         self.ctl.settimeout(STARTUP_TIMEOUT_S)
         try:
@@ -132,6 +155,29 @@ class Template:
             raise confinement.SandboxUnavailable(
                 f"the sandboxed worker did not start (exit status {self.proc.poll()})")
         self.status = ready.get("status") or {}
+        threading.Thread(target=self._listen, name="sandbox-template", daemon=True).start()
+
+    def _listen(self) -> None:
+        """Hand each child's socket, as the template sends it, to ``on_spawned``."""
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(self.ctl, 4096, 1)
+            except OSError:
+                return
+            if not data:
+                return
+            sock = socket.socket(fileno=fds[0]) if fds else None
+            try:
+                msg = json.loads(data)
+                rid = int(msg["id"])
+            except (ValueError, KeyError, TypeError):
+                if sock is not None:
+                    sock.close()
+                continue
+            if self.on_spawned is not None:
+                self.on_spawned(self, rid, sock if msg.get("op") == "spawned" else None)
+            elif sock is not None:
+                sock.close()
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -142,6 +188,8 @@ class Template:
 
     def stop(self) -> None:
         try:
+            with contextlib.suppress(OSError):
+                self.ctl.shutdown(socket.SHUT_RDWR)  # wakes the listening thread
             self.ctl.close()
         finally:
             if self.proc.poll() is None:
@@ -166,11 +214,14 @@ class SandboxPool:
                                                      per_client=settings.per_client))
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._spare_came = threading.Condition(self._lock)
         self._spares: collections.deque[_Spare] = collections.deque()
+        self._asked: set[int] = set()  # spares asked of the current template, not yet sent
         self._kept: collections.OrderedDict[str, list[_Spare]] = collections.OrderedDict()
         self._closed = False
+        self._stopping = threading.Event()
         self.restarts = 0
-        self._template = Template(settings, self._filters)
+        self._template = Template(settings, self._filters, self._spawned)
         self.layers = self._layers(self._template.status)
         if settings.mode == "full" and not self.layers["os"]:
             self._template.stop()
@@ -179,6 +230,7 @@ class SandboxPool:
                 "set GRADVIZ_SANDBOX=language-only to run without the OS sandbox")
         with self._lock:
             self._top_up()
+        threading.Thread(target=self._reap_kept, name="sandbox-kept", daemon=True).start()
 
     def _layers(self, status: dict) -> dict:
         """Which layers hold, from what the template saw of itself against this process."""
@@ -203,18 +255,28 @@ class SandboxPool:
 
     # ---- spares: children forked and warmed up ahead of the requests they will serve ------------
     def _top_up(self) -> None:
-        """Ask the template for spares until there are ``slots`` of them (lock held)."""
-        while len(self._spares) < self.settings.slots + self.settings.reserved and not self._closed:
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            spare = _Spare(self._template, next(self._ids), ours)
+        """Ask the template for spares until there are (or will be) ``places`` of them (lock held)."""
+        while len(self._spares) + len(self._asked) < self.settings.places and not self._closed:
+            rid = next(self._ids)
             try:
-                self._template.send({"op": "spawn", "id": spare.rid}, [theirs.fileno()])
+                self._template.send({"op": "spawn", "id": rid})
             except OSError:
-                ours.close()
                 return  # the template is gone: the next call replaces it
-            finally:
-                theirs.close()
-            self._spares.append(spare)
+            self._asked.add(rid)
+
+    def _spawned(self, template: Template, rid: int, sock: socket.socket | None) -> None:
+        """The template forked spare ``rid`` (``sock``: its connection; None: it could not fork)."""
+        with self._lock:
+            wanted = template is self._template and rid in self._asked and not self._closed
+            self._asked.discard(rid)
+            if wanted and sock is not None:
+                self._spares.append(_Spare(template, rid, sock))
+                self._spare_came.notify_all()
+                return
+        if sock is not None:
+            sock.close()
+            if wanted is False:
+                self._kill(_Spare(template, rid, sock))
 
     def _take_spare(self, keep_for: str | None) -> _Spare:
         """A worker for a call: one kept for ``keep_for`` if there is one, else a spare of a live
@@ -231,8 +293,11 @@ class SandboxPool:
                 if not kept:
                     del self._kept[keep_for]
                 return worker
-            if not self._spares:
-                self._top_up()
+            self._top_up()
+            until = time.monotonic() + HELLO_TIMEOUT_S
+            while not self._spares and time.monotonic() < until and self._template.alive():
+                self._spare_came.wait(min(0.25, until - time.monotonic()))
+                self._top_up()  # a fork that failed is asked for again
             if not self._spares:
                 raise _TemplateStuck()
             spare = self._spares.popleft()
@@ -248,7 +313,8 @@ class SandboxPool:
             for w in workers:
                 w.sock.close()
         self._kept.clear()
-        self._template = Template(self.settings, self._filters)
+        self._asked.clear()
+        self._template = Template(self.settings, self._filters, self._spawned)
         self.restarts += 1
 
     def _replace(self, broken: Template) -> None:
@@ -334,6 +400,13 @@ class SandboxPool:
         self._kill(worker)
         worker.sock.close()
 
+    def _reap_kept(self) -> None:
+        """Kill kept workers once idle too long, whether or not calls come (a thread for the pool's
+        life)."""
+        while not self._stopping.wait(min(1.0, max(0.05, self.settings.keep_idle_s / 4))):
+            with self._lock:
+                self._sweep_kept()
+
     def _sweep_kept(self) -> None:
         """Kill kept workers idle too long, and the least recently used beyond the bound (lock held)."""
         now = time.monotonic()
@@ -341,7 +414,7 @@ class SandboxPool:
         for key in list(self._kept):
             workers = self._kept[key]
             for w in list(workers):
-                if total > self.settings.keep_workers or now - w.idle_since > KEEP_IDLE_S:
+                if total > self.settings.places or now - w.idle_since > self.settings.keep_idle_s:
                     workers.remove(w)
                     total -= 1
                     self._kill(w)
@@ -386,8 +459,10 @@ class SandboxPool:
             pass
 
     def close(self) -> None:
+        self._stopping.set()
         with self._lock:
             self._closed = True
+            self._spare_came.notify_all()
             while self._spares:
                 self._spares.popleft().sock.close()
             for workers in self._kept.values():

@@ -4,12 +4,17 @@ They are built on the server, outside the sandbox, and sent to the template proc
 bytes, which it loads with one ``prctl`` (``lockdown.load_bpf``): the sandbox needs neither
 libseccomp nor a writable place to find it.
 
-Two filters, stacked (the kernel applies every filter a process has ever loaded):
+Three filters, stacked (the kernel applies every filter a process has ever loaded):
 - ``template``: for the template and, by inheritance, every process it forks. No new programs
-  (execve), no sockets of any kind, no file creation or modification, no tracing or reading of
-  other processes' memory, none of the kernel's administrative or rarely used attack surfaces.
+  (execve), no sockets but Unix socket pairs, no file creation or modification, no tracing or
+  reading of other processes' memory, nothing that acts on another process (its limits, priority,
+  CPUs or scheduling; signals by way of a descriptor's owner), no System V or POSIX IPC (the
+  sandbox's IPC namespace is shared by all the template's children), none of the kernel's
+  administrative or rarely used attack surfaces.
 - ``child``: added by each forked child before it reads its request. Also no processes
-  (only threads), and no signals to anyone.
+  (only threads), no signals to anyone, no sockets at all.
+- ``threads``: added by each child once its one extra thread (the watchdog) runs, to all its
+  threads at once: no new threads either.
 
 A refused call fails with EPERM (so a payload sees a clear ``PermissionError``); a call of a
 foreign architecture (the 32-bit ABI) kills the process.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import os
+import socket
 import tempfile
 
 # Calls nobody in the sandbox needs: each one denied outright.
@@ -26,7 +32,7 @@ DENIED = (
     # new programs
     "execve", "execveat",
     # the network, and any other socket
-    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+    "socket", "connect", "bind", "listen", "accept", "accept4",
     # files: creation, removal, renaming, links, metadata changes
     "creat", "mknod", "mknodat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename",
     "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate", "ftruncate",
@@ -51,11 +57,26 @@ DENIED = (
     "inotify_add_watch", "mbind", "migrate_pages", "move_pages", "set_mempolicy", "uselib",
     "ustat", "sysfs", "_sysctl", "nfsservctl", "vm86", "vm86old", "modify_ldt", "landlock_create_ruleset",
     "landlock_add_rule", "landlock_restrict_self",
+    # System V and POSIX IPC: objects that would outlive the child and be seen by its siblings
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+    "semtimedop", "semctl", "ipc", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+    "mq_notify", "mq_getsetattr",
+    # another process's I/O priority (a process's own is of no use to a run either)
+    "ioprio_set",
 )
+# Calls that act on a process named by their first argument: allowed on the caller only (0). The
+# whole 64-bit argument must be 0 (the kernel reads a 32-bit pid; high bits must not hide one).
+SELF_ONLY = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr")
+# fcntl/ioctl commands that make the kernel signal a chosen process or group when I/O is possible
+# (F_SETSIG only picks the signal, but without an owner there is nobody else to send it to).
+FCNTL_SIGNALS = (8, 10, 15)  # F_SETOWN, F_SETSIG, F_SETOWN_EX
+IOCTL_SIGNALS = (0x8901, 0x8902, 0x5410)  # FIOSETOWN, SIOCSPGRP, TIOCSPGRP
+LOW_32 = 0xFFFFFFFF  # the kernel reads these commands as 32-bit: high bits must not hide one
 # open()/openat() flags that write: a file may be opened to read, never to write or create.
 WRITE_FLAGS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND)
 # Added for forked children: no processes (threads only) and no signals.
-CHILD_DENIED = ("fork", "vfork", "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+CHILD_DENIED = ("fork", "vfork", "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+                "socketpair")
 CLONE_THREAD = 0x00010000
 
 
@@ -84,7 +105,42 @@ def template_filter():
     for flag in WRITE_FLAGS:
         f.add_rule(seccomp.ERRNO(errno.EPERM), "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
         f.add_rule(seccomp.ERRNO(errno.EPERM), "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
+    _only_unix_pairs(seccomp, f)
+    _only_self(seccomp, f)
+    _no_signal_owners(seccomp, f)
     return f
+
+
+def _rule(seccomp, f, name, *args) -> None:
+    try:
+        f.add_rule(seccomp.ERRNO(errno.EPERM), name, *args)
+    except (OSError, ValueError, RuntimeError):  # a call this kernel/architecture does not have
+        pass
+
+
+def _only_unix_pairs(seccomp, f) -> None:
+    """The template makes each child's connection to the server as a Unix socket pair."""
+    _rule(seccomp, f, "socketpair", seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
+
+
+def _only_self(seccomp, f) -> None:
+    """Limits, CPUs and scheduling of the caller only; priority only PRIO_PROCESS of the caller
+    (a child lowers its own priority for long runs; no CAP_SYS_NICE and RLIMIT_NICE 0 keep it from
+    raising it)."""
+    for name in SELF_ONLY:
+        _rule(seccomp, f, name, seccomp.Arg(0, seccomp.NE, 0))
+    _rule(seccomp, f, "setpriority", seccomp.Arg(0, seccomp.NE, os.PRIO_PROCESS))
+    _rule(seccomp, f, "setpriority", seccomp.Arg(1, seccomp.NE, 0))
+
+
+def _no_signal_owners(seccomp, f) -> None:
+    """No descriptor may name a process (or group) to signal when it is ready: that is a kill by
+    other means (SIGKILL to the template, SIGSTOP to the siblings)."""
+    for cmd in FCNTL_SIGNALS:
+        for name in ("fcntl", "fcntl64"):
+            _rule(seccomp, f, name, seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, cmd))
+    for cmd in IOCTL_SIGNALS:
+        _rule(seccomp, f, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, cmd))
 
 
 def child_filter():
@@ -98,6 +154,21 @@ def child_filter():
     return f
 
 
+def threads_filter():
+    """The filter a child adds to all its threads once its watchdog thread runs: no more threads."""
+    seccomp, f = _filter()
+    _deny(seccomp, f, ("clone", "clone3"))
+    return f
+
+
+def seccomp_syscall() -> int:
+    """This architecture's number of seccomp(2) (the sandbox loads the threads filter with it: the
+    C library has no wrapper, and only that call applies a filter to every thread at once)."""
+    import pyseccomp
+
+    return pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, "seccomp")
+
+
 def to_bpf(f) -> bytes:
     """The filter as the raw BPF program ``prctl(PR_SET_SECCOMP)`` loads."""
     with tempfile.TemporaryFile() as tmp:
@@ -107,5 +178,6 @@ def to_bpf(f) -> bytes:
 
 
 def compiled() -> dict[str, bytes]:
-    """Both filters as BPF bytes, by name."""
-    return {"template": to_bpf(template_filter()), "child": to_bpf(child_filter())}
+    """The filters as BPF bytes, by name."""
+    return {"template": to_bpf(template_filter()), "child": to_bpf(child_filter()),
+            "threads": to_bpf(threads_filter())}

@@ -7,9 +7,12 @@ state and has served no other client. The server talks to the template over a co
 
 - ``{"op": "init", ...}`` (first): the job table to import, the seccomp filters as BPF, the
   limits; the template answers ``{"op": "ready", "status": ...}`` (what it sees of its confinement).
-- ``{"op": "spawn", "id"}`` with one socket attached (SCM_RIGHTS): fork a child that warms up,
-  then serves exactly one request on that socket (app/sandbox/child.py). The server keeps a few
-  such spares ready, so a request never waits for a fork or a warm-up.
+- ``{"op": "spawn", "id"}``: make a socket pair, fork a child that warms up, then serves requests
+  on one end (app/sandbox/child.py), and send the other end back with ``{"op": "spawned", "id"}``
+  (SCM_RIGHTS; ``{"op": "failed", "id"}`` if the fork failed). The pair is made here, inside the
+  sandbox, so that what the child can learn of its peer (SO_PEERCRED) is the template: user
+  65534 and a pid of the sandbox, not the server. The server keeps a few such spares ready, so a
+  request never waits for a fork or a warm-up.
 - ``{"op": "kill", "id"}``: kill that child now (the server asks at the request's deadline, and as
   soon as it has the answer).
 
@@ -20,6 +23,7 @@ and exits.
 from __future__ import annotations
 
 import base64
+import contextlib
 import gc
 import importlib
 import json
@@ -41,7 +45,7 @@ class Template:
         self.children: dict[int, int] = {}  # request id -> pid
         self.dying: set[int] = set()  # killed, not yet reaped
         self.module = importlib.import_module(init["jobs"])
-        self.child_filter = _bpf(init, "child")
+        self.filters = {name: _bpf(init, name) for name in ("child", "threads")}
         self.devnull = os.open(os.devnull, os.O_RDWR)  # for the children's stdio (see child.py)
 
     def warm_up(self) -> None:
@@ -73,9 +77,8 @@ class Template:
         try:
             msg = json.loads(data)
             op = msg.get("op")
-            if op == "spawn" and len(fds) == 1:
-                self.fork(int(msg["id"]), fds[0])
-                fds = []
+            if op == "spawn":
+                self.spawn(int(msg["id"]))
             elif op == "kill":
                 self.kill(int(msg["id"]))
         finally:
@@ -83,15 +86,25 @@ class Template:
                 os.close(fd)
         return True
 
-    def fork(self, rid: int, fd: int) -> None:
-        pid = os.fork()
-        if pid == 0:
-            from .child import run_child
+    def spawn(self, rid: int) -> None:
+        """Fork child ``rid`` on one end of a new socket pair; the other end goes to the server."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                from .child import run_child
 
-            run_child(fd, self.devnull, self.module, self.child_filter, self.init)
-            os._exit(0)  # not reached: run_child always exits
-        os.close(fd)
-        self.children[rid] = pid
+                run_child(theirs.fileno(), self.devnull, self.module, self.filters, self.init)
+                os._exit(0)  # not reached: run_child always exits
+            self.children[rid] = pid
+            socket.send_fds(self.ctl, [json.dumps({"op": "spawned", "id": rid}).encode()], [ours.fileno()])
+        except OSError:  # no fork (the process limit), or the server is gone
+            self.kill(rid)
+            with contextlib.suppress(OSError):
+                self.ctl.send(json.dumps({"op": "failed", "id": rid}).encode())
+        finally:
+            ours.close()
+            theirs.close()
 
     def kill(self, rid: int) -> None:
         """Kill a child (it is reaped in the loop: the template never waits on a dying process)."""
@@ -127,6 +140,10 @@ def main(argv: list[str]) -> None:
     ctl = socket.socket(fileno=int(argv[1]))
     lockdown.die_with_parent()
     init = json.loads(ctl.recv(1 << 20))
+    lockdown.lower_priority(int(init.get("nice", 0)))
+    lockdown.limit_nice()
+    if init.get("processes"):
+        lockdown.limit_processes(int(init["processes"]))
     template = Template(ctl, init)
     template.warm_up()
     lockdown.not_dumpable()

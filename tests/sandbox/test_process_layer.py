@@ -175,7 +175,9 @@ def test_a_slow_call_does_not_hold_up_the_other_place(pool):
 
 def test_no_child_outlives_its_call(os_pool):
     served = [raw(os_pool, "import os, threading, time\n"
-                           "threading.Thread(target=time.sleep, args=(30,)).start()\nresult = os.getpid()")
+                           "try:\n    threading.Thread(target=time.sleep, args=(30,)).start()\n"
+                           "except RuntimeError:\n    pass  # no thread may start (the OS layer)\n"
+                           "result = os.getpid()")
               for _ in range(3)]
     # what may live beside the killed children: bubblewrap's init, the template, the child listing,
     # the spares waiting for the next calls and the workers kept for clients (earlier tests on this
