@@ -27,6 +27,7 @@ What the program runner sets on the active recorder:
 
 from __future__ import annotations
 
+import ast
 import weakref
 from contextlib import contextmanager
 from functools import partial
@@ -60,6 +61,21 @@ def _copy(x) -> np.ndarray | None:
     if type(x) is np.ndarray:
         return x.copy()
     return np.array(getattr(x, "_data", x), copy=True)
+
+
+_COMMUTED = ("add", "mul")  # ops a number written first runs with its operands swapped (__radd__, __rmul__)
+
+
+def _number_first(node) -> bool:
+    """Whether AST ``node`` is a binary operation whose left operand is a number literal (``4 * x``)
+    and whose right one is not."""
+    return type(node) is ast.BinOp and _is_number(node.left) and not _is_number(node.right)
+
+
+def _is_number(node) -> bool:
+    if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
+        node = node.operand
+    return type(node) is ast.Constant and type(node.value) in (int, float)
 
 
 _SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
@@ -265,7 +281,8 @@ class Recorder:
             self.module_stack[-1] if self.module_stack else None, False,
             self._scope() if self.frames else None, "op", end[0], end[1],
             [k[0] for k in kept] if kept else [],
-            None if bp is None else (bp.index, len(bp.steps))))
+            None if bp is None else (bp.index, len(bp.steps)),
+            len(graph) == 2 and op.name in _COMMUTED and _number_first(node)))
         fn._trace = (self, nid)
         try:
             self._alive[nid] = weakref.ref(fn, partial(self._freed, nid))

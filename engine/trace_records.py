@@ -69,6 +69,9 @@ class OpNode:
     # A backward pass with create_graph=True recorded this op: (pass index, index of the step
     # whose rule ran it); None for an op the program ran
     made_by: tuple[int, int] | None = None
+    # The program wrote the number first (``4 * x`` runs as mul(x, 4), as in PyTorch): the page
+    # writes the op in the program's order
+    swapped: bool = False
 
 
 @dataclass(slots=True)

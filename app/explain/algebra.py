@@ -54,6 +54,7 @@ class Ctx:
     out_shape: tuple
     index: int = 0  # the input being explained (a variadic op's rule reads it)
     dtype: str = "float64"  # the op's: worked numbers are shown to its precision (computed in float64)
+    constant: frozenset = frozenset()  # inputs that are numbers the program wrote (``4`` in ``4 * x``)
 
 
 @dataclass
@@ -108,6 +109,12 @@ class Walk:
         return Term(np.asarray(self.ctx.g, dtype=np.float64), Text.same("G"), 5, {"G": 1})
 
     def _in(self, i: int) -> Term:
+        if i in self.ctx.constant:  # a number in the formula, written as the program wrote it
+            x = _scalar(self.ctx.saved[SAVED_KEY[i]])
+            name = self.ctx.in_syms[i]
+            negative = name.startswith("(")  # the name of a negative number is bracketed: (−3)
+            return Term(x, Text.same(name[1:-1] if negative else name), 3 if negative else 5, {"num": x},
+                        const=True)
         return self._named(self.ctx.in_syms[i], self.ctx.saved[SAVED_KEY[i]], "input")
 
     def _out(self) -> Term:
@@ -147,20 +154,20 @@ class Walk:
 
     def _add(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)
-        return self._binary("add", a, b, Text.join(wrap(a, 1), " + ", wrap(b, 1)), 1)
+        return self._binary("add", a, b, Text.join(wrap(a, 1), " + ", right(b, 1)), 1)
 
     def _sub(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)
-        return self._binary("sub", a, b, Text.join(wrap(a, 1), " − ", wrap(b, 2)), 1)
+        return self._binary("sub", a, b, Text.join(wrap(a, 1), " − ", right(b, 2)), 1)
 
     def _mul(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)
         dot = "·" if _scalarish(a) or _scalarish(b) else " ⊙ "
-        return self._binary("mul", a, b, Text.join(wrap(a, 2), dot, wrap(b, 2)), 2)
+        return self._binary("mul", a, b, Text.join(wrap(a, 2), dot, right(b, 2)), 2)
 
     def _div(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)
-        return self._binary("div", a, b, Text.join(wrap(a, 2), " / ", wrap(b, 3)), 2)
+        return self._binary("div", a, b, Text.join(wrap(a, 2), " / ", right(b, 4)), 2)
 
     def _neg(self, a) -> Term:
         a = self.term(a)
@@ -408,6 +415,12 @@ def _same(a, b) -> bool:
 def wrap(t: Term, prec: int) -> Text:
     """``t``'s text, in parentheses when it binds looser than ``prec``."""
     return Text.join("(", t.text, ")") if t.prec < prec else t.text
+
+
+def right(t: Term, prec: int) -> Text:
+    """The right operand's text: in parentheses when it binds looser than ``prec`` or starts with a
+    minus sign (``G · (−u²)``, ``a + (−3)``, never ``a + −3``)."""
+    return Text.join("(", t.text, ")") if t.prec < prec or t.prec == 3 else t.text
 
 
 def _scalarish(t: Term) -> bool:

@@ -39,7 +39,28 @@ def context(trace: Trace, node: OpNode, syms: dict, g, index: int = 0) -> Ctx:
     op = OPS[node.op]
     return Ctx(op=op, params=node.params, saved=saved_arrays(node), g=g, in_syms=in_syms(trace, node, syms),
                out_sym=syms.get(node.id, "y"), in_shapes=[trace.edges[e].shape for e in node.inputs],
-               out_shape=tuple(node.shape), index=index, dtype=node.dtype)
+               out_shape=tuple(node.shape), index=index, dtype=node.dtype,
+               constant=constant_inputs(trace, node))
+
+
+def constant_inputs(trace: Trace, node: OpNode) -> frozenset[int]:
+    """The inputs of ``node`` that are Python numbers the program wrote (``4`` in ``4 * x``):
+    constants of its formula, never inputs with a derivative of their own."""
+    from ..serialize import is_constant  # (serialize calls this package)
+
+    out = []
+    for i, e in enumerate(node.inputs):
+        src = trace.nodes[trace.edges[e].source]
+        if src.kind == "leaf" and is_constant(src):
+            out.append(i)
+    return frozenset(out)
+
+
+def display_names(node: OpNode, names: list[str]) -> list[str]:
+    """The inputs' names in the order the program wrote them (``4 · x`` for ``4 * x``)."""
+    if getattr(node, "swapped", False) and len(names) >= 2:
+        return [names[1], names[0], *names[2:]]
+    return names
 
 
 # ---- what a node computes ---------------------------------------------------------------------------
@@ -83,7 +104,7 @@ def node_model(trace: Trace, node: OpNode, syms: dict, rules: list | None, root:
     """What the page says about an op node: ``{expr, about, rules, local}``."""
     op = OPS[node.op]
     spec = op.explain
-    names = in_syms(trace, node, syms)
+    names = display_names(node, in_syms(trace, node, syms))
     return {
         "expr": forward_text(spec.reversed_forward if spec.reversed_forward and node.params.get("reverse")
                              else spec.forward, names, node.params, node.op),
@@ -114,7 +135,11 @@ def _dry_rules(trace: Trace, node: OpNode, syms: dict, root: str = "L") -> list:
         marked[node.id] = marks[-2]
         g = np.zeros(node.shape)
         rules = []
+        constant = constant_inputs(trace, node)
         for i in range(len(node.inputs)):
+            if i in constant:  # a number the program wrote has no derivative of its own
+                rules.append(None)
+                continue
             try:
                 rules.append(_input(trace, node, marked, g, i, marks[-1])[0]["rule"])
             except Exception:  # noqa: BLE001 - a rule that cannot be written for this node shows none
@@ -137,7 +162,8 @@ def _rules_key(trace: Trace, node: OpNode):
     shapes = tuple(tuple(trace.edges[e].shape) for e in node.inputs)
     sources = [trace.edges[e].source for e in node.inputs]
     same = tuple(sources.index(src) for src in sources)  # which inputs are one tensor (x * x)
-    return node.op, params, shapes, same, tuple(node.shape), node.dtype
+    numbers = tuple((i, trace.nodes[sources[i]].name) for i in sorted(constant_inputs(trace, node)))
+    return node.op, params, shapes, same, numbers, tuple(node.shape), node.dtype
 
 
 def _put_names(rule, stand_ins: dict):
@@ -205,7 +231,7 @@ def _times_upstream(walk: Walk, local: Term) -> Term:
     if local.const and local.value == -1:
         return walk._record("neg", [g], Text.same("−G"), 3)
     dot = "·" if local.const or np.ndim(local.value) == 0 or np.ndim(g.value) == 0 else " ⊙ "
-    inner = local.text if local.prec >= 2 else Text.join("(", local.text, ")")
+    inner = local.text if local.prec >= 2 and local.prec != 3 else Text.join("(", local.text, ")")
     return walk._record("mul", [g, local], Text.join("G", dot, inner), 2)
 
 

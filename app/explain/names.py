@@ -34,8 +34,14 @@ def literal(name: str) -> str:
         x = float(name)
     except ValueError:
         return name
-    text = f"{x:g}" if x == x and abs(x) != float("inf") else name
+    text = _shortest(x) if x == x and abs(x) != float("inf") else name
     return f"({text.replace('-', '−')})" if text.startswith("-") else text
+
+
+def _shortest(x: float) -> str:
+    """The number as the program wrote it, without a whole number's ``.0`` (``0.123456789``, ``2``)."""
+    text = repr(x)
+    return text[:-2] if text.endswith(".0") else text
 
 
 class Names:

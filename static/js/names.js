@@ -20,6 +20,11 @@ export function tensorName(node) {
   return node.sym || node.var || node.name || "tensor";
 }
 
+/** A node that is a number the program wrote (4 in 4 * x): part of a formula, never an input. */
+export function isConstant(node) {
+  return Boolean(node && node.kind === "leaf" && node.is_constant);
+}
+
 /** The text of a 1-based source line, trimmed; "" when unknown. */
 export function sourceLine(source, line) {
   if (!line || !source) return "";

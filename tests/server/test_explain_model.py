@@ -141,3 +141,17 @@ def test_rules_no_step_visited_keep_each_nodes_own_names():
     rules = {n["sym"]: n["explain"]["rules"] for n in resp["graph"]["nodes"] if n["kind"] == "op"}
     assert rules == {"y": ["∂y/∂x = x", "∂y/∂x = x"], "z": ["∂z/∂a = b", "∂z/∂b = a"],
                      "w": ["∂w/∂b = a", "∂w/∂a = b"]}
+
+
+def test_a_number_is_a_constant_in_the_programs_order_without_a_derivative():
+    resp = answer("x = torch.tensor(2.0, requires_grad=True)\nz = 4 * x\nw = -0.5 * x + 3\n"
+                  "(z + w).backward()\n")
+    mul, add = by_label(resp)["MulBackward0 #1"], by_label(resp)["AddBackward0 #1"]
+    assert mul["explain"]["expr"] == "4 · x" and mul["explain"]["rules"] == ["∂z/∂x = 4", None]
+    assert by_label(resp)["MulBackward0 #2"]["explain"]["expr"] == "(−0.5) · x"
+    assert add["explain"]["expr"] == "u + 3" and add["explain"]["rules"][1] is None
+    work = step_of(resp, mul["id"])["explain"]["inputs"]
+    assert work[0]["values"] == [] and work[0]["steps"][0]["text"] == "G·4" and work[0]["ok"]
+    assert work[0]["steps"][0]["args"] == [{"G": 1}, {"num": 4}]
+    neg = step_of(resp, by_label(resp)["MulBackward0 #2"]["id"])["explain"]["inputs"][0]
+    assert neg["rule"] == "∂u/∂x = −0.5" and neg["steps"][0]["text"] == "G·(−0.5)"

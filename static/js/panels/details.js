@@ -6,7 +6,7 @@
 import { h, valueBox } from "../dom.js";
 import { heatMap, shapeText, valueText } from "../format.js";
 import { pick, t } from "../i18n.js";
-import { nodeLabel, tensorName } from "../names.js";
+import { isConstant, nodeLabel, tensorName } from "../names.js";
 
 export class DetailsPanel {
   constructor(host) {
@@ -39,7 +39,11 @@ export class DetailsPanel {
     const model = n.explain;
     if (model) {
       row("", h("code", { class: "formula" }, `${tensorName(n)} = ${model.expr}`), ` (${pick(model.about)})`);
-      model.rules.forEach((r, i) => row(t("formula"), h("code", { class: "formula" }, r ? pick(r) : n.formulas[i] || "")));
+      model.rules.forEach((r, i) => {
+        const e = tl.edges.get(n.inputs[i]);
+        if (e && isConstant(tl.nodes.get(e.source))) return; // a number of the formula has no rule
+        row(t("formula"), h("code", { class: "formula" }, r ? pick(r) : n.formulas[i] || ""));
+      });
     } else {
       if (n.description) row("", n.description);
       (n.formulas || []).forEach((f) => row(t("formula"), h("code", { class: "formula" }, f)));

@@ -10,7 +10,7 @@
 import { h, valueBox } from "../dom.js";
 import { heatMap, num, shapeText, valueText } from "../format.js";
 import { pick, t } from "../i18n.js";
-import { nodeLabel, sourceLine, sourceSpan, tensorName } from "../names.js";
+import { isConstant, nodeLabel, sourceLine, sourceSpan, tensorName } from "../names.js";
 import { errorBody } from "../errors.js";
 import { workBlock } from "./work.js";
 import { foldedBody } from "./folded.js";
@@ -64,7 +64,8 @@ export class ExplainPanel {
     } else if (op.description) {
       out.push(h("p", {}, t("ex_computes"), " ", op.description));
     }
-    const inputs = op.inputs.map((eid) => tl.edges.get(eid)).filter(Boolean);
+    // A number the program wrote (4 in 4 * x) is part of the formula, not an input.
+    const inputs = op.inputs.map((eid) => tl.edges.get(eid)).filter((e) => e && !isConstant(tl.nodes.get(e.source)));
     if (inputs.length) {
       out.push(h("p", { class: "lbl" }, t("ex_op_inputs")));
       const ul = h("ul", { class: "flows" });
@@ -175,6 +176,7 @@ export class ExplainPanel {
       const src = e ? tl.nodes.get(e.source) : null;
       const srcName = src ? tensorName(src) : "?";
       const grad = sent.get(eid);
+      if (isConstant(src)) return; // a number of the formula: it has no gradient to speak of
       if (!grad) {
         out.push(h("div", { class: "rule" }, h("p", { class: "muted" }, t("ex_no_grad", { i: i + 1, src: srcName }))));
         return;

@@ -1,0 +1,63 @@
+"""Every word and number the page shows about a step is true, in English and Chinese, at 1280 px: a
+Python number is a constant of the formula in the program's order, the loss is named as the program
+named it, a guess equal to the answer as shown is right, notes about an op's own arguments stay off
+the student's names, the Chinese page has no English words, and the check by hand labels its numbers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .support import blur, run_source, step_label
+
+pytestmark = pytest.mark.browser
+
+SCREENS = [(1280, 720, "en"), (1280, 720, "zh")]
+FOUR_X = """x = torch.tensor(2.0, requires_grad=True)
+z = 4 * x
+z.backward()
+"""
+
+
+def en_zh(shown, en: str, zh: str) -> str:
+    return zh if shown.lang == "zh" else en
+
+
+def frame(page, k: int) -> None:
+    """Show frame ``k`` (1-based) of the timeline."""
+    blur(page)
+    page.keyboard.press("Home")
+    for _ in range(k - 1):
+        page.keyboard.press("ArrowRight")
+    assert step_label(page)[0] == k
+
+
+def step_titled(page, pattern: str) -> str:
+    """Step from the first frame until the explanation's title matches ``pattern``; its text."""
+    blur(page)
+    page.keyboard.press("Home")
+    for _ in range(step_label(page)[1]):
+        if re.search(pattern, page.locator("#explain h3").inner_text()):
+            return page.locator("#explain").inner_text()
+        page.keyboard.press("ArrowRight")
+    raise AssertionError(f"no step titled {pattern!r}")
+
+
+def details(page) -> str:
+    return page.locator("#details").inner_text()
+
+
+@pytest.mark.screens(SCREENS)
+def test_a_number_is_a_constant_written_in_the_programs_order(shown):
+    page = shown.page
+    run_source(page, FOUR_X)
+    text = step_titled(page, r"MulBackward0")  # the forward op
+    assert "z = 4 · x" in text and "x · 4" not in text
+    assert not re.search(r"(^|\n)4 = 4", text)  # not listed among the inputs
+    assert "∂z/∂4" not in details(page)
+    text = step_titled(page, r"(Backward pass|反向传播).*MulBackward0")
+    assert "∂z/∂x = 4" in text and "G·4" in text
+    assert en_zh(shown, "Input 2", "输入 2") not in text  # not "Input 2 (4) needs no gradient"
+    assert not re.search(r"(^|\n)4 = 4", text)  # not among the values the rule reads
+    assert "∂z/∂4" not in details(page) and "∂z/∂4" not in text
