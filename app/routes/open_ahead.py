@@ -90,25 +90,35 @@ def open_ahead(app, client: str, source: str, variables: dict | None, direction:
 
 def _cache_answers(reply, todo: list, fingerprint: str, settings, direction: str, t0: float,
                    budget_end: float) -> int:
-    """Split the worker's answers, check each as ``POST /api/open`` checks its own, draw and cache
-    them; how many were cached."""
+    """Cache the worker's answers that ``drawn_opens`` drew whole; how many were cached."""
+    cached = 0
+    drawn = drawn_opens(reply, len(todo), fingerprint, settings, direction, t0, budget_end)
+    for (_, key), (answer, prepared) in zip(todo, drawn):
+        if answer is None:
+            continue
+        keep(key, Answer(answer, fingerprint, worker_seconds(prepared.timings)).kept())
+        cached += 1
+    return cached
+
+
+def drawn_opens(reply, most: int, fingerprint: str, settings, direction: str, t0: float, budget_end: float):
+    """The answers of an ``opens`` reply (at most ``most``) split, each checked as ``POST /api/open``
+    checks its own and drawn, in order: ``(its text, or None when it was not drawn whole; its prepared
+    answer)``, up to the first that is not of the run with ``fingerprint`` (a broken reply: none).
+    Also how ``gradviz render`` opens a program's boxes ahead, in its own sandbox."""
     value, body = reply.value, reply.body
     if not isinstance(value, dict) or body is None:
-        return 0
+        return
     answers, sizes = value.get("prepared"), value.get("sizes")
     if type(answers) is not list or type(sizes) is not list or len(answers) != len(sizes) \
-            or len(answers) > len(todo) or not all(type(n) is int and n >= 0 for n in sizes) \
+            or len(answers) > most or not all(type(n) is int and n >= 0 for n in sizes) \
             or sum(sizes) != len(body):
-        return 0
-    cached, at = 0, 0
-    for (_, key), prepared, size in zip(todo, answers, sizes):
+        return
+    at = 0
+    for prepared, size in zip(answers, sizes):
         text, at = body[at:at + size], at + size
         got = prepared_of(SimpleNamespace(value={"prepared": prepared}, body=text), views=1)
         if not isinstance(got, tuple) or got[0].fingerprint != fingerprint:
-            return cached  # not the run the page holds (or a broken reply): nothing more from it
+            return  # not the run the page holds (or a broken reply): nothing more from it
         answer, complete = drawn_answer(got[0], got[1], settings, direction, t0, budget_end, OpenResponse)
-        if answer is None or not complete:
-            continue
-        keep(key, Answer(answer, fingerprint, worker_seconds(got[0].timings)).kept())
-        cached += 1
-    return cached
+        yield (answer if complete else None), got[0]
