@@ -6,6 +6,7 @@ of it is drawn or sent."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ from fastapi import Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from ..answer import splice_answer
+from ..answer import ForeignDrawing, check_drawings, splice_answer
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..layout import draw_views, layout_data
@@ -27,6 +28,7 @@ from .worker_errors import worker_error_response
 
 (gc_paused,) = from_engine("gcpause", "gc_paused")
 UNFIT = "the worker's answer did not fit the schema"
+log = logging.getLogger("gradviz")
 
 
 @dataclass
@@ -125,7 +127,8 @@ def prepared_of(reply, views: int | None = None):
 
 def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budget_end: float, model):
     """The answer text with its drawings (laid out within what is left of the budget), checked
-    against ``model``, and whether every view was drawn; (None, False) when it does not fit."""
+    against ``model``, and whether every view was drawn; (None, False) when it does not fit, or
+    when any drawing in it is not exactly one the server made (the page draws them as markup)."""
     t1 = time.perf_counter()
     # what is left of the request's budget, and never more than the drawing's own share of it
     deadline = min(budget_end, time.monotonic() + settings.layout_budget_s)
@@ -135,6 +138,10 @@ def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budge
     try:
         answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)
         model.model_validate_json(answer)
+        check_drawings(answer, drawings)
+    except ForeignDrawing as exc:
+        log.warning("a worker's answer was refused: %s", exc)
+        return None, False
     except (ValidationError, KeyError, ValueError):
         return None, False
     return answer, all(d.undrawn is None for d in drawings)
