@@ -34,8 +34,9 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
     budget = MAX_WORKED_INPUTS
     for bp_out in answer["backward"]:
         bp = trace.passes[bp_out["index"]]
-        root = trace.nodes[bp.root]
-        root_name = syms.get(bp.root) if root.name and bp.root not in constant else "L"
+        # the output's own name, even one the page gave it (an expression's result): never an L
+        # the program does not have
+        root_name = syms.get(bp.root, "L") if bp.root not in constant else "L"
         for s_out in bp_out["steps"]:  # the steps the answer holds (not those inside closed parts)
             step = bp.steps[s_out["index"]]
             node = trace.nodes[step.node]
@@ -49,13 +50,15 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
             for i, w in enumerate(model["inputs"]):
                 if w is not None and known[i] is None:
                     known[i] = w["rule"]
+    outputs = [n["id"] for n in graph if n.get("is_output")]
+    alone = syms.get(outputs[0], "L") if len(outputs) == 1 else "L"  # rules of ops no pass visited
     for n in graph:
         n["label"], n["sym"] = names[n["id"]]
         node = trace.nodes[n["id"]]
         if n["kind"] == "op":
             n["end_line"], n["end_col"] = node.end_line, node.end_col
             if explained(node):
-                root = roots.get(node.id, "L")
+                root = roots.get(node.id, alone)
                 known = _complete(trace, node, syms, rules.get(node.id), root)
                 n["explain"] = node_model(trace, node, syms, known, root)
 

@@ -144,7 +144,7 @@ def test_the_check_by_hand_after_a_pass(shown):
     panel.wait_for(state="visible")
     text = panel.inner_text()
     assert en_zh(shown, "finite difference (float64)", "有限差分（float64）") in text
-    assert "∂L/∂w = 2(a − 1)·σ(z)(1 − σ(z))·x" in text
+    assert "∂loss/∂w = 2(a − 1)·σ(z)(1 − σ(z))·x" in text  # the loss by its own name
     leaves = panel.locator(".gc-leaf")
     assert leaves.count() == 3
     verdicts = panel.get_by_test_id("gc-verdict").all_inner_texts()

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import blur, run_source, step_label
+from .support import blur, pick_example, run_source, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -61,3 +61,26 @@ def test_a_number_is_a_constant_written_in_the_programs_order(shown):
     assert en_zh(shown, "Input 2", "输入 2") not in text  # not "Input 2 (4) needs no gradient"
     assert not re.search(r"(^|\n)4 = 4", text)  # not among the values the rule reads
     assert "∂z/∂4" not in details(page) and "∂z/∂4" not in text
+
+
+def every_frame(page) -> list[str]:
+    """The step explanation of every frame, first to last."""
+    blur(page)
+    page.keyboard.press("Home")
+    out = []
+    for _ in range(step_label(page)[1]):
+        out.append(page.locator("#explain").inner_text())
+        page.keyboard.press("ArrowRight")
+    return out
+
+
+@pytest.mark.screens(SCREENS)
+def test_an_expression_names_its_output_as_the_page_does_never_L(shown):
+    page = shown.page
+    pick_example(page, "add-mul")
+    frames = every_frame(page)
+    said = "\n".join(frames)
+    assert "∂L" not in said
+    assert "G = ∂v/∂v = 1" in said and "G = ∂v/∂c" in said
+    assert "∂L" not in page.locator("#gradcheck").inner_text()
+    assert "∂v/∂c = a + b" in page.locator("#gradcheck").inner_text()

@@ -155,3 +155,12 @@ def test_a_number_is_a_constant_in_the_programs_order_without_a_derivative():
     assert work[0]["steps"][0]["args"] == [{"G": 1}, {"num": 4}]
     neg = step_of(resp, by_label(resp)["MulBackward0 #2"]["id"])["explain"]["inputs"][0]
     assert neg["rule"] == "∂u/∂x = −0.5" and neg["steps"][0]["text"] == "G·(−0.5)"
+
+
+def test_an_expressions_rules_differentiate_its_output_by_its_own_name():
+    resp = answer("(a + b) * c", {"a": {"value": 2.0}, "b": {"value": -3.0}, "c": {"value": 10.0}})
+    mul = by_label(resp)["MulBackward0"]
+    assert {s["explain"]["root"] for s in resp["backward"][0]["steps"] if "explain" in s} == {mul["sym"]}
+    assert "L" != mul["sym"]
+    mm = answer("A = torch.ones(2, 2, requires_grad=True)\nC = A @ A\n")  # no backward: the output's name
+    assert by_label(mm)["MmBackward0"]["explain"]["rules"][0].startswith("∂C/∂A")

@@ -95,7 +95,7 @@ export class ExplainPanel {
       if (defs) out.push(defs);
     }
     const rootNode = tl.nodes.get(pass.root);
-    const root = step.explain ? step.explain.root : rootNode && rootNode.var ? tensorName(rootNode) : "L";
+    const root = step.explain ? step.explain.root : tensorName(rootNode); // the output's own name, never an invented L
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed", { root }), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {

@@ -9,6 +9,7 @@
 import { h } from "../dom.js";
 import { num, shapeText, valueText } from "../format.js";
 import { pick, t } from "../i18n.js";
+import { tensorName } from "../names.js";
 
 const REASONS = {
   time_budget: "gc_why_time",
@@ -39,6 +40,11 @@ export function errText(x) {
   return v <= 1e-3 || v >= 1e3 ? v.toExponential(1).replace(".0e", "e").replace("e-", "e−") : num(v);
 }
 
+/** The course writes a loss as L (∂L/∂a): the formula with the name the pass's output goes by. */
+export function ownRoot(formula, root) {
+  return root && formula.startsWith("∂L/") ? `∂${root}/${formula.slice(3)}` : formula;
+}
+
 export class GradCheckPanel {
   constructor(panel, host) {
     this.panel = panel;
@@ -63,14 +69,15 @@ export class GradCheckPanel {
       return;
     }
     if (check.hook_changed) out.push(h("p", { class: "note", "data-testid": "gc-hook" }, t("gc_hook_changed")));
-    out.push(...check.leaves.map((l) => this._leaf(l)));
+    const root = tensorName(tl.nodes.get(pass.root));
+    out.push(...check.leaves.map((l) => this._leaf(l, root)));
     if (check.unlisted) out.push(h("p", { class: "muted", "data-testid": "gc-unlisted" }, t("gc_unlisted", { n: check.unlisted })));
     out.push(h("p", { class: "note gc-note" }, t("gc_dtype_note")));
     this.host.replaceChildren(...out);
   }
 
   /** One leaf: its verdict, then autograd, the finite difference and the course's formula, one per row. */
-  _leaf(l) {
+  _leaf(l, root) {
     const sampled = l.positions ? h("small", { class: "muted" }, ` ${t("gc_sampled", { k: l.checked, n: l.total })}`) : null;
     const auto = l.positions ? l.autograd_at : l.autograd;
     const verdict = l.ok === null || l.ok === undefined
@@ -83,7 +90,7 @@ export class GradCheckPanel {
     if (l.numeric) row(t("gc_numeric"), h("code", {}, valueText(l.numeric, 90)), sampled ? sampled.cloneNode(true) : null);
     else row(t("gc_numeric"), h("span", { class: "muted" }, t(REASONS[l.reason] || "gc_why_replay")));
     if (l.hand) {
-      row(t("gc_hand"), h("code", { class: "formula" }, pick(l.hand.formula)),
+      row(t("gc_hand"), h("code", { class: "formula" }, ownRoot(pick(l.hand.formula), root)),
         l.hand.filled ? h("div", { class: "math" }, `= ${pick(l.hand.filled)}`) : null,
         h("div", {}, h("code", {}, `= ${valueText(l.hand.value, 90)}`), " ",
           h("small", { class: "muted" }, t("gc_vs_autograd", { e: errText(l.hand.rel_error) }))));
