@@ -22,9 +22,11 @@ from functools import lru_cache
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .bundle import bundle
+from .csp import inline_scripts, offline_policy
 from .package import STATIC, TEMPLATES
 
 DATA_OPEN = '<script type="application/json" id="offline-data">'
+CHARSET = '<meta charset="utf-8">'
 DATA_FORMAT = 1  # the version of the data's shape (offline.js refuses another)
 LEVELS = ("auto", "module", "op")
 DIRECTIONS = ("auto", "down")
@@ -45,9 +47,11 @@ def _safe_json(obj) -> str:
 def _inline_script(code: str) -> str:
     """JavaScript that can sit inline: no "</script" (which would end the element), no "<!--", and
     no "<script" either, so the data slot's tag appears in the file exactly once (the modules' own
-    text names it). "\\x73" is "s" in a string, a template and a regular expression alike."""
+    text names it). "\\x73" is "s" in a string, a template and a regular expression alike. Line ends
+    are "\\n" alone: the browser hashes the text after turning "\\r\\n" into "\\n" (its CSP hash)."""
     if "<!--" in code:
         raise RuntimeError("the page's modules contain '<!--', which an inline script cannot hold")
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
     return code.replace("</script", "<\\/script").replace("<script", "<\\x73cript")
 
 
@@ -80,7 +84,21 @@ def _shell(lang: str, stamp: tuple) -> str:
     html = html[:found.start()] + slot + f'<script type="module">\n{script}</script>' + html[found.end():]
     if html.count(DATA_OPEN) != 1:
         raise RuntimeError("the offline data slot must appear exactly once")
-    return html
+    return _with_policy(html)
+
+
+def _with_policy(html: str) -> str:
+    """``html`` with its Content-Security-Policy in a ``<meta>`` first thing in its head: only its
+    own inline scripts run (filling the data slot changes none of them)."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(html)}">'
+    if html.count(CHARSET) != 1:
+        raise RuntimeError("templates/index.html no longer declares its charset as expected")
+    return html.replace(CHARSET, f"{CHARSET}\n  {meta}", 1)
+
+
+def policy(html: str) -> str:
+    """The Content-Security-Policy of a page that is one file: its inline scripts, by their hashes."""
+    return offline_policy(inline_scripts(html))
 
 
 def fill(shell_html: str, data: dict) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from ..offline import shell
+from ..csp import HEADER
+from ..offline import policy, shell
 from .page import LANGUAGES
 
 router = APIRouter(tags=["page"])
@@ -16,4 +17,5 @@ router = APIRouter(tags=["page"])
 def offline_page(request: Request) -> HTMLResponse:
     """The page with its styles and modules inline and an empty data slot (``?lang=en|zh``)."""
     lang = request.query_params.get("lang")
-    return HTMLResponse(shell(lang if lang in LANGUAGES else "en"))
+    html = shell(lang if lang in LANGUAGES else "en")
+    return HTMLResponse(html, headers={HEADER: policy(html)})

@@ -1,10 +1,12 @@
 /**
- * A graphviz SVG made ready for the page: parsed into this document with the drawing's own styles
- * (the look of each state, data-s="...") and the arrow-head markers of the backward pass inside it,
- * so an exported drawing keeps its look; and a large drawing's elements put into groups.
+ * A graphviz SVG made ready for the page: parsed as inert XML, sanitized (safe_svg.js) and brought
+ * into this document with the drawing's own styles (the look of each state, data-s="...") and the
+ * arrow-head markers of the backward pass inside it, so an exported drawing keeps its look; and a
+ * large drawing's elements put into groups.
  */
 
 import { STRINGS, t } from "./i18n.js";
+import { parseSafeSvg } from "./safe_svg.js";
 
 export const SVGNS = "http://www.w3.org/2000/svg";
 export const BUCKET = 128; // elements per group in a large drawing (see inBuckets)
@@ -94,15 +96,11 @@ export function translateLegend(svg) {
   }
 }
 
-/** The svg element of graphviz's SVG text, in this document with the drawing's styles; null if none. */
+/** The svg element of graphviz's SVG text, in this document with the drawing's styles; null if none.
+ * The text is parsed as XML and sanitized (safe_svg.js): nothing in it runs or loads. */
 export function parseSvg(text) {
-  // The HTML parser builds the svg in this document at once (a DOMParser document would have to be
-  // imported, copying every element of a large drawing a second time).
-  const holder = document.createElement("div");
-  holder.innerHTML = text;
-  const node = holder.firstElementChild;
-  if (!node || node.nodeName.toLowerCase() !== "svg") return null;
-  node.remove();
+  const node = parseSafeSvg(text);
+  if (!node) return null;
   node.removeAttribute("width");
   node.removeAttribute("height");
   node.setAttribute("preserveAspectRatio", "xMidYMid meet");
