@@ -37,8 +37,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     problem = sandbox_problem(load_settings().sandbox_mode) or dot_problem()
     if problem:
         sys.exit(f"gradviz: {problem}")
+    # X-Forwarded-For is read by app/clients.py, from GRADVIZ_TRUSTED_PROXIES only (uvicorn's own
+    # reading would trust it from 127.0.0.1)
     uvicorn.run(f"{APP}.main:app", host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level, http=NoDelayHTTPProtocol)
+                log_level=args.log_level, http=NoDelayHTTPProtocol, proxy_headers=False)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,15 @@ import re
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import graphviz
 from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
 
+from .clients import current_client
 from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
 from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
@@ -72,16 +75,47 @@ class SlotWait(subprocess.TimeoutExpired):
 
 
 class DotSlots:
-    """At most ``n`` ``dot`` processes at once in this server (set to the number of workers), each
-    waited for and run within the request's own deadline."""
+    """The server's own share of the CPU for drawings, fair among clients.
+
+    A drawing (``draw_views``: its Python work and its ``dot`` runs) holds one of ``n`` places
+    (set to the number of workers), admitted as the workers are (app/sandbox/admission.py): one
+    drawing per client at a time, one place kept for clients with a record of light use, lightest
+    first. Within a drawing, at most ``n`` ``dot`` processes run at once, each within the
+    request's own deadline."""
 
     def __init__(self, n: int = 2):
-        self._sem = threading.BoundedSemaphore(n)
-        self.size = n
+        self.resize(n)
 
     def resize(self, n: int) -> None:
-        self._sem = threading.BoundedSemaphore(max(1, n))
         self.size = max(1, n)
+        self._sem = threading.BoundedSemaphore(self.size)
+        self._places = None  # made on first use (the notebook draws without a server)
+
+    @property
+    def places(self):
+        """The admission of drawings (``Admission``)."""
+        if self._places is None:
+            from .sandbox.admission import Admission, AdmissionSettings
+
+            self._places = Admission(AdmissionSettings(
+                general=max(1, self.size - 1), reserved=1, per_client=1, per_client_queue=2,
+                newcomer_queue=4, queue_limit=12, heavy_after_s=2.0))
+        return self._places
+
+    @contextmanager
+    def drawing(self, wait_s: float):
+        """Hold a place for the current request's drawing (``PoolBusy`` when none comes within
+        ``wait_s``); nothing more when this context already holds one."""
+        if _DRAWING.get():
+            yield
+            return
+        ticket = self.places.acquire(current_client(), max(0.0, wait_s))
+        held = _DRAWING.set(True)
+        try:
+            yield
+        finally:
+            _DRAWING.reset(held)
+            self.places.release(ticket)
 
     def run(self, dot: str, deadline: float) -> str:
         """``render`` once a slot is free; ``subprocess.TimeoutExpired`` when the deadline comes first."""
@@ -97,6 +131,7 @@ class DotSlots:
             sem.release()
 
 
+_DRAWING = ContextVar("gradviz_drawing", default=False)  # this context holds a drawing place
 DOT_SLOTS = DotSlots()
 
 
@@ -159,7 +194,14 @@ def draw_views(data: dict, settings: LayoutSettings | None = None, cache: Layout
     settings = settings or LayoutSettings()
     if deadline is None:
         deadline = time.monotonic() + settings.timeout_s
-    return [draw_view(data, i, settings, cache, deadline, fold) for i in range(len(data["views"]))]
+    from .sandbox.admission import PoolBusy
+
+    try:
+        with DOT_SLOTS.drawing(deadline - time.monotonic()):
+            return [draw_view(data, i, settings, cache, deadline, fold) for i in range(len(data["views"]))]
+    except PoolBusy:
+        text = "not drawn: the layout did not finish within this request's time budget"
+        return [Drawing(note_svg(text), undrawn="time_budget") for _ in data["views"]]
 
 
 def draw_view(data: dict, index: int, settings: LayoutSettings, cache: LayoutCache = CACHE,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass, field
 
 from . import package
@@ -23,6 +24,16 @@ def _env_float(name: str, default: float) -> float:
         return float(os.environ.get(name, default))
     except ValueError:
         return default
+
+
+def client_secret() -> bytes:
+    """The key that signs session cookies: ``GRADVIZ_SECRET`` (replicas behind one proxy share it),
+    else one made now and put in this process's environment, so the server processes it starts
+    (``--workers``) sign with the same key."""
+    value = os.environ.get("GRADVIZ_SECRET")
+    if not value:
+        value = os.environ["GRADVIZ_SECRET"] = secrets.token_hex(32)
+    return value.encode()
 
 
 @dataclass
@@ -46,6 +57,10 @@ class AppSettings:
     open_ahead_after_s: float = 0.25
     open_ahead_s: float = 2.0
     language: str = field(default_factory=lambda: os.environ.get("GRADVIZ_LANG", "en"))
+    # Proxies whose X-Forwarded-For names the client (addresses or CIDRs, comma-separated); from
+    # anyone else the header is ignored. Default none: the connection's peer is the client.
+    trusted_proxies: str = field(default_factory=lambda: os.environ.get("GRADVIZ_TRUSTED_PROXIES", ""))
+    client_secret: bytes = field(default_factory=client_secret, repr=False)
 
     @property
     def sandbox(self) -> SandboxSettings:

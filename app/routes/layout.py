@@ -4,8 +4,10 @@ The page sends the layout input it has from the run's answer (graph nodes and ed
 ids; validated strictly by ``LayoutRequest``), the level and the direction (a phone reads a graph
 top to bottom); the answer is each view's new drawing.
 Stateless: nothing is kept between requests but the layout cache of ``app.layout``. The drawing
-runs ``dot`` under the same bound as every other layout (``DOT_SLOTS``: no more at once than the
-workers) and within one time budget for all its views; a view cut short by it says so.
+takes one of the server's drawing places, fairly among clients like the workers (``DOT_SLOTS``:
+a client that drew much lately, or one without a record, cannot hold every place); none within half
+the time budget is 503 with Retry-After. It runs within one time budget for all its views; a view
+cut short by it says so.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import time
 
 from fastapi import APIRouter, Request
 
-from ..layout import draw_views, layout_data
+from ..layout import DOT_SLOTS, draw_views, layout_data
+from ..sandbox import PoolBusy
 from ..schemas import ErrorResponse, LayoutRequest, LayoutResponse
 from .directions import direction_settings
+from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api", tags=["layout"])
 
 ERRORS = {413: {"model": ErrorResponse, "description": "request body over 256 KB"},
-          422: {"model": ErrorResponse, "description": "not JSON, wrong types, unknown fields or ids"}}
+          422: {"model": ErrorResponse, "description": "not JSON, wrong types, unknown fields or ids"},
+          503: {"model": ErrorResponse, "description": "every drawing place is busy: retry later"}}
 
 
 @router.post("/layout", response_model=LayoutResponse, responses=ERRORS)
@@ -30,7 +35,11 @@ def layout(body: LayoutRequest, request: Request):
     app_settings = request.app.state.settings
     settings = direction_settings(app_settings.layout, body.direction)
     deadline = time.monotonic() + app_settings.layout_budget_s
-    drawings = draw_views(layout_data(body), settings, deadline=deadline, fold=body.fold)
+    try:
+        with DOT_SLOTS.drawing(app_settings.layout_budget_s / 2):
+            drawings = draw_views(layout_data(body), settings, deadline=deadline, fold=body.fold)
+    except PoolBusy as exc:
+        return worker_error_response(exc)
     return LayoutResponse(views=[{"index": i, "svg": d.svg, "folded": d.folded, "folds": d.folds,
                                   "undrawn": d.undrawn, "open": d.open, "segments": d.segments}
                                  for i, d in enumerate(drawings)])
