@@ -9,39 +9,55 @@ From Python::
         loss = model(x).sum(); loss.backward()
     gradviz.show(rec)
 
-``source`` is a program in PyTorch's terms, run by gradviz's own engine and runner; a recording
-comes from real ``torch``. In IPython, importing gradviz also adds the ``%%gradviz`` cell magic.
+``source`` is a program in PyTorch's terms, run by gradviz's own engine and runner, in the same
+OS sandbox as the server when bubblewrap is installed (``sandbox=False``: the language layer only;
+``sandbox="require"``: fail without it; ``gradviz.ran_in()`` says which layers ran the last one); a
+recording comes from real ``torch``. In IPython, importing gradviz also adds the ``%%gradviz`` cell magic.
 The engine and the web app are ``gradviz.engine`` and ``gradviz.app`` when installed.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["GradvizError", "html", "load_ipython_extension", "record", "render", "show"]
+__all__ = ["GradvizError", "html", "load_ipython_extension", "ran_in", "record", "render", "show"]
 
 from .errors import GradvizError
 
 
-def show(what, variables: dict | None = None, lang: str = "en", height: int = 760) -> None:
-    """In Jupyter: the player for a program's source or a recording, in the cell's output."""
+def show(what, variables: dict | None = None, lang: str = "en", height: int = 760, sandbox="auto") -> None:
+    """In Jupyter: the player for a program's source or a recording, in the cell's output.
+    ``sandbox``: as for ``render``."""
     from .notebook import show as _show
 
-    _show(what, variables, lang, height)
+    _show(what, variables, lang, height, sandbox)
 
 
-def render(what, path, variables: dict | None = None, lang: str = "en", view: int = 0):
+def render(what, path, variables: dict | None = None, lang: str = "en", view: int = 0, sandbox="auto"):
     """Write a program's source or a recording to ``path``: ``.html`` (the player, one file),
-    ``.svg`` or ``.png`` (the graph). Returns the path."""
+    ``.svg`` or ``.png`` (the graph). Returns the path. A program runs in the server's OS sandbox
+    when bubblewrap is installed, else with the language layer alone and a warning (``sandbox``:
+    "auto"; False: the language layer only; "require" or True: fail without the sandbox);
+    ``ran_in()`` says which ran it."""
     from .output import render as _render
 
-    return _render(what, path, variables, lang, view)
+    return _render(what, path, variables, lang, view, sandbox=sandbox)
 
 
-def html(what, variables: dict | None = None, lang: str = "en") -> str:
-    """The self-contained HTML page that plays a program's source or a recording."""
+def html(what, variables: dict | None = None, lang: str = "en", sandbox="auto") -> str:
+    """The self-contained HTML page that plays a program's source or a recording (``sandbox``: as
+    for ``render``)."""
     from .output import html as _html
 
-    return _html(what, variables, lang)
+    return _html(what, variables, lang, sandbox=sandbox)
+
+
+def ran_in():
+    """Which layers ran the last program of this process (``render``, ``show``, ``html``,
+    ``%%gradviz``): ``.layers`` ("language", "process", "os"), ``.reason`` when the OS sandbox did
+    not, and ``str()`` as the command line says it; None before any program ran."""
+    from .sandboxing import last
+
+    return last()
 
 
 def record(**kwargs):

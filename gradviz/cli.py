@@ -1,11 +1,13 @@
 """The ``gradviz`` command.
 
     gradviz serve [--host H] [--port P] [--workers N]      the web page (as ``python -m app``)
-    gradviz render PROGRAM.py -o OUT.html|.svg|.png [--lang zh] [--view N]
+    gradviz render PROGRAM.py -o OUT.html|.svg|.png [--lang zh] [--view N] [--no-sandbox | --sandbox]
 
 ``render`` runs the program through gradviz's runner (``import engine as torch``: the same
-language and limits as the page) and writes the page that plays it as one HTML file, or the
-drawing of its graph. Bad input gets one line that says what is wrong, never a traceback.
+language and limits as the page), in the server's OS sandbox when bubblewrap is installed (else
+with the language layer alone; ``--no-sandbox``: on purpose; ``--sandbox``: fail without it), and
+writes the page that plays it as one HTML file, or the drawing of its graph. A line on stderr says
+which layers ran it. Bad input gets one line that says what is wrong, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _parts
+from . import _parts, sandboxing
 from .errors import GradvizError
 
 
@@ -22,7 +24,9 @@ def _render(args) -> int:
 
     out = _output(args.output)
     source = read_program(args.program)
-    run = answer_of(source, file=args.program)
+    _, containment = sandboxing.containment_for(args.sandbox, "--no-sandbox", warn=False)
+    print(f"gradviz: {containment}", file=sys.stderr)  # before the run: also when the program cannot run
+    run = answer_of(source, file=args.program, sandbox=args.sandbox, opted_out="--no-sandbox", warn=False)
     write(run, out, lang=args.lang, view=args.view)
     print(f"gradviz: wrote {out} ({out.stat().st_size:,} bytes)")
     err = run[0].get("error")
@@ -43,6 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     render.add_argument("--lang", choices=("en", "zh"), default="en", help="the page's language at first")
     render.add_argument("--view", type=int, default=0,
                         help="for .svg/.png: which graph, when the program ran several backward passes")
+    where = render.add_mutually_exclusive_group()
+    where.add_argument("--no-sandbox", dest="sandbox", action="store_const", const=False, default="auto",
+                       help="run the program with the language layer only, not in the OS sandbox")
+    where.add_argument("--sandbox", dest="sandbox", action="store_const", const="require",
+                       help="fail when the OS sandbox (bubblewrap) cannot run the program "
+                            "(default: use it when it can, else the language layer only)")
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["serve"]:  # its options are the server's own (python -m app)
         _parts.app("__main__").main(argv[1:], prog="gradviz serve")

@@ -4,7 +4,9 @@
 The player is the whole page as one HTML file (app/offline.py) inside an iframe's ``srcdoc``,
 sandboxed (scripts only, in an origin of its own): the notebook's styles and scripts cannot reach
 it, nor it the notebook. Programs run through gradviz's runner, as on the server: the AST
-interpreter with its allow-list and limits (``import engine as torch``), never ``exec``.
+interpreter with its allow-list and limits (``import engine as torch``), never ``exec``, in the
+server's OS sandbox when bubblewrap is installed (one worker pool for the kernel's session:
+gradviz/sandboxing.py).
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ def _message(text: str) -> str:
             f'{html_lib.escape(text)}</div>')
 
 
-def show(what, variables: dict | None = None, lang: str = "en", height: int = DEFAULT_HEIGHT) -> None:
+def show(what, variables: dict | None = None, lang: str = "en", height: int = DEFAULT_HEIGHT,
+         sandbox="auto", opted_out: str = "sandbox=False") -> None:
     """Show the player for ``what`` in the notebook: a program's source (a str, run by gradviz's
-    runner) or a ``gradviz.record()`` recording of real PyTorch. Outside IPython it says so."""
+    runner, in the OS sandbox as ``sandbox`` says: gradviz/sandboxing.py) or a ``gradviz.record()``
+    recording of real PyTorch. Outside IPython it says so."""
     shell = _ipython()
     if shell is None:
         print(f"gradviz: {NO_IPYTHON}", file=sys.stderr)
@@ -57,16 +61,22 @@ def show(what, variables: dict | None = None, lang: str = "en", height: int = DE
     from .output import html
 
     try:
-        page = html(what, variables, lang)
+        page = html(what, variables, lang, sandbox=sandbox, opted_out=opted_out)
     except GradvizError as exc:
         display(HTML(_message(str(exc))))
         return
     display(HTML(iframe(page, height)))
 
 
+MAGIC_USAGE = "%%gradviz [--lang en|zh] [--height PX] [--no-sandbox | --sandbox]"
+SANDBOX_FLAGS = {"--no-sandbox": False, "--sandbox": "require"}
+
+
 def gradviz_magic(line: str, cell: str) -> None:
-    """``%%gradviz [--lang zh] [--height PX]``: run the cell's program with gradviz and show it."""
-    lang, height = "en", DEFAULT_HEIGHT
+    """``%%gradviz [--lang zh] [--height PX] [--no-sandbox | --sandbox]``: run the cell's program
+    with gradviz and show it (in the OS sandbox when it can; ``--no-sandbox``: the language layer
+    only; ``--sandbox``: fail without the OS sandbox)."""
+    lang, height, sandbox = "en", DEFAULT_HEIGHT, "auto"
     try:
         words = shlex.split(line)
         while words:
@@ -75,14 +85,16 @@ def gradviz_magic(line: str, cell: str) -> None:
                 lang = words.pop(0)
             elif word == "--height" and words:
                 height = int(words.pop(0))
+            elif word in SANDBOX_FLAGS and sandbox == "auto":
+                sandbox = SANDBOX_FLAGS[word]
             else:
                 raise ValueError(word)
     except ValueError as exc:
         from IPython.display import HTML, display
 
-        display(HTML(_message(f"%%gradviz [--lang en|zh] [--height PX]: cannot read {str(exc) or line!r}")))
+        display(HTML(_message(f"{MAGIC_USAGE}: cannot read {str(exc) or line!r}")))
         return
-    show(cell, lang=lang, height=height)
+    show(cell, lang=lang, height=height, sandbox=sandbox, opted_out="--no-sandbox")
 
 
 def load_ipython_extension(ipython) -> None:

@@ -1,17 +1,19 @@
 """A run as a file: the self-contained HTML page that plays it, or its drawing as SVG or PNG.
 
-What can be shown: a program's source (run here through gradviz's runner, ``import engine as
-torch``, with the same language and limits as the server), or a ``Recording`` of real PyTorch
-(``gradviz.record()``).
+What can be shown: a program's source (run through gradviz's runner, ``import engine as torch``,
+with the same language and limits as the server: in the server's OS sandbox when it can start,
+gradviz/sandboxing.py), or a ``Recording`` of real PyTorch (``gradviz.record()``).
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import shutil
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
-from . import _parts
+from . import _parts, sandboxing
 from .errors import GradvizError, program_error
 
 FORMATS = (".html", ".svg", ".png")
@@ -23,41 +25,73 @@ def _need_dot() -> None:
         raise GradvizError(problem)
 
 
-def answer_of(what, variables: dict | None = None, file: str | None = None) -> tuple[dict, str, dict | None]:
-    """``(answer, source, variables)`` for a program's source or a Recording: the answer as
-    ``POST /api/run`` gives it, drawn."""
+class Run(NamedTuple):
+    """A program's or a recording's run, drawn: the answer as ``POST /api/run`` gives it, what ran,
+    and which layers ran it (None for a recording: no program source ran)."""
+
+    answer: dict
+    source: str
+    variables: dict | None
+    containment: sandboxing.Containment | None = None
+
+
+def answer_of(what, variables: dict | None = None, file: str | None = None, sandbox="auto",
+              opted_out: str = "sandbox=False", warn: bool = True) -> Run:
+    """The ``Run`` of a program's source or a Recording. A program runs in the OS sandbox or with
+    the language layer alone, as ``sandbox`` says (gradviz/sandboxing.py; ``opted_out``: how the
+    caller turned it off, ``warn``: say on stderr when it falls back)."""
     _need_dot()
     offline = _parts.app("offline")
     if isinstance(what, str):
+        pool, containment = sandboxing.containment_for(sandbox, opted_out, warn)
         try:
-            return offline.run_answer(what, variables), what, variables
+            answer = offline.run_answer(what, variables) if pool is None \
+                else sandboxing.run_answer(pool, what, variables)
         except offline.ProgramFailed as exc:
             raise program_error(exc.error, file) from None
+        finally:
+            sandboxing.record(containment)
+        return Run(answer, what, variables, containment)
     answer_data = getattr(what, "answer_data", None)
     if answer_data is None:
         raise GradvizError(f"gradviz shows a program's source (a str) or a gradviz.record() recording, "
                            f"not {type(what).__name__}")
-    return offline.drawn_answer(answer_data()), what.source, None
+    return Run(offline.drawn_answer(answer_data()), what.source, None)
 
 
 def html(what, variables: dict | None = None, lang: str = "en", title: str | None = None,
-         file: str | None = None) -> str:
+         file: str | None = None, sandbox="auto", opted_out: str = "sandbox=False") -> str:
     """The self-contained HTML page that plays ``what`` (no network: JS, CSS and data inline)."""
     _check_lang(lang)
-    answer, source, variables = answer_of(what, variables, file)
-    return page_of(answer, source, variables, lang=lang, title=title, program=isinstance(what, str))
+    return page_of(answer_of(what, variables, file, sandbox, opted_out), lang=lang, title=title)
 
 
-def page_of(answer: dict, source: str, variables: dict | None, lang: str = "en",
-            title: str | None = None, program: bool = True) -> str:
-    """The page for an answer (every level and direction of its drawing included, and, for a
-    program's source (``program``), its folded boxes opened one at a time)."""
+def page_of(run: Run, lang: str = "en", title: str | None = None) -> str:
+    """The page for a run (every level and direction of its drawing included, and, for a program's
+    source, its folded boxes opened one at a time, the program run again as it ran first), with a
+    note of the layers that ran it."""
     offline = _parts.app("offline")
-    opened = offline.opened_answers(source, variables, answer) if program else None
+    answer, source, variables, containment = run
+    opened = None if containment is None \
+        else sandboxing.opened_answers(containment, source, variables, answer)
     data = offline.offline_data(answer, source, variables, lang=lang, title=title,
                                 layouts=offline.all_layouts(answer), limits=offline.limits_data(),
                                 opened=opened)
-    return offline.page(data, lang)
+    return with_note(offline.page(data, lang), containment)
+
+
+def with_note(page: str, containment: sandboxing.Containment | None) -> str:
+    """The page with a footer that says which layers ran its program, in English and Chinese: plain
+    text (no script, no style) at the end of its body."""
+    if containment is None:
+        return page
+    end = page.rfind("</body>")
+    if end < 0:
+        return page
+    note = (f'<footer class="muted" data-gradviz="containment" data-layers="{" ".join(containment.layers)}">'
+            f'<small lang="en">{html_lib.escape(containment.note("en"))}</small> · '
+            f'<small lang="zh-CN">{html_lib.escape(containment.note("zh"))}</small></footer>\n')
+    return page[:end] + note + page[end:]
 
 
 def _check_lang(lang: str) -> None:
@@ -66,12 +100,12 @@ def _check_lang(lang: str) -> None:
 
 
 def render(what, path, variables: dict | None = None, lang: str = "en", view: int = 0,
-           file: str | None = None) -> Path:
+           file: str | None = None, sandbox="auto") -> Path:
     """Write ``what`` to ``path``: ``.html`` the page that plays it, ``.svg`` / ``.png`` the drawing
     of one view (``view``: which, for a program with several backward passes). Returns the path."""
     path = _output(path)
     _check_lang(lang)
-    return write(answer_of(what, variables, file), path, lang, view, program=isinstance(what, str))
+    return write(answer_of(what, variables, file, sandbox), path, lang, view)
 
 
 def _output(path) -> Path:
@@ -81,15 +115,13 @@ def _output(path) -> Path:
     return path
 
 
-def write(run: tuple[dict, str, dict | None], path, lang: str = "en", view: int = 0,
-          program: bool = True) -> Path:
-    """Write a run (``answer_of``'s result) to ``path`` in the format its suffix names (``program``:
-    it is a program's source, which a page may run again to open its folded boxes ahead of time)."""
+def write(run: Run, path, lang: str = "en", view: int = 0) -> Path:
+    """Write a run (``answer_of``'s result) to ``path`` in the format its suffix names."""
     path = _output(path)
-    answer, source, variables = run
+    answer = run.answer
     suffix = path.suffix.lower()
     if suffix == ".html":
-        page = page_of(answer, source, variables, lang, title=path.stem, program=program)
+        page = page_of(run, lang, title=path.stem)
         _write(path, page.encode("utf-8"))
         return path
     views = answer["views"]
