@@ -3,7 +3,11 @@
  * and small heat maps. No state.
  */
 
-/** A number in at most 4 decimals, trailing zeros dropped; exponent form when tiny or huge. */
+/**
+ * A number to at least 4 significant digits (4 decimals above 1), trailing zeros dropped; exponent
+ * form when tiny or huge: 0.3333, -0.001822, 12.3457, -1.234e-5. Four significant digits are what a
+ * guess is judged by (predict.js: 1e-3 relative), so a number typed as the page shows it is right.
+ */
 export function num(x) {
   if (x === null || x === undefined) return "None";
   if (typeof x === "boolean") return x ? "True" : "False";
@@ -13,6 +17,7 @@ export function num(x) {
   if (x === 0) return "0";
   const a = Math.abs(x);
   if (a < 1e-4 || a >= 1e6) return x.toExponential(3).replace(/\.?0+e/, "e");
+  if (a < 1) return String(Number(x.toPrecision(4)));
   const s = x.toFixed(4).replace(/\.?0+$/, "");
   return s === "-0" ? "0" : s;
 }

@@ -20,6 +20,21 @@ z.backward()
 """
 
 
+SMALL = """x = torch.tensor(1.0, requires_grad=True)
+w = torch.tensor(-0.001822, requires_grad=True)
+y = x * w
+y.backward()
+"""
+VERDICT = {"en": ("right", "wrong"), "zh": ("正确", "错误")}
+
+
+def set_pressed(page, testid: str, on: bool) -> None:
+    button = page.get_by_test_id(testid)
+    if (button.get_attribute("aria-pressed") == "true") != on:
+        button.click()
+    assert button.get_attribute("aria-pressed") == str(on).lower()
+
+
 def en_zh(shown, en: str, zh: str) -> str:
     return zh if shown.lang == "zh" else en
 
@@ -84,3 +99,30 @@ def test_an_expression_names_its_output_as_the_page_does_never_L(shown):
     assert "G = ∂v/∂v = 1" in said and "G = ∂v/∂c" in said
     assert "∂L" not in page.locator("#gradcheck").inner_text()
     assert "∂v/∂c = a + b" in page.locator("#gradcheck").inner_text()
+
+
+@pytest.mark.screens(SCREENS)
+def test_a_guess_typed_as_the_page_shows_the_answer_is_right(shown):
+    page = shown.page
+    right, wrong = VERDICT[shown.lang]
+    set_pressed(page, "present", False)
+    run_source(page, SMALL)
+    set_pressed(page, "present", True)
+    set_pressed(page, "predict", True)
+    try:
+        frame(page, 2)  # MulBackward0 sends w = -0.001822 to x and x = 1 to w
+        page.get_by_test_id("guess-0").fill("-0.0018")
+        page.get_by_test_id("guess-1").fill("1")
+        page.get_by_test_id("reveal").click()
+        answers = page.get_by_test_id("predict-panel").inner_text()
+        assert "-0.001822" in answers and "-0.0018]" not in answers, answers  # the digits it judges by
+        assert page.get_by_test_id("verdict-0").inner_text().strip() == wrong  # 1.2 % off
+        blur(page)
+        page.keyboard.press("ArrowRight")  # x's .grad: the sum the page showed one step before
+        shown_g = page.locator("#explain .valbox .val").first.inner_text().strip()
+        page.get_by_test_id("guess-0").fill(shown_g)
+        page.get_by_test_id("guess-0").press("Enter")
+        assert page.get_by_test_id("verdict-0").inner_text().strip() == right, shown_g
+    finally:
+        set_pressed(page, "predict", False)
+        set_pressed(page, "present", False)

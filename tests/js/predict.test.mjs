@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { num, num3, valueText } from "../../static/js/format.js";
 import { setLang } from "../../static/js/i18n.js";
 import { limitPhrase, maxSteps, maxStepsLimit, sayLimits, setLimits } from "../../static/js/limits.js";
 import { isRight, parseGuess, questions, Score, TOLERANCE } from "../../static/js/predict.js";
@@ -65,6 +66,20 @@ test("right within a relative error of 1e-3, else wrong", () => {
   assert.equal(isRight([1, 2], V([1, 2], [2])), true);
   assert.equal(isRight([1], V([1, 2], [2])), false, "as many numbers as the tensor has");
   assert.equal(isRight(null, V(3)), false);
+});
+
+test("a guess typed as the page shows the answer is right: the page shows the digits it judges by", () => {
+  for (const x of [-0.001822, 0.00123456, 1 / 3, -12.34567, 0.1234567, 98765.4321, -3.21e-5, 7.77e7]) {
+    const truth = V(x);
+    const shown = valueText(truth);
+    assert.ok(isRight(parseGuess(shown), truth), `${x} shown as ${shown}`);
+    assert.ok(isRight(parseGuess(num3(x)), truth), `${x} drawn as ${num3(x)}`);
+    assert.ok(Math.abs(Number(num(x)) - x) / Math.abs(x) < TOLERANCE / 2, `${num(x)} keeps the digits judged`);
+  }
+  assert.equal(valueText(V(-0.001822)), "-0.001822");
+  assert.ok(!isRight([-0.0018], V(-0.001822)), "fewer digits than shown are still judged by the tolerance");
+  const vec = V([0.001822, -2.5, 0.3333333], [3]);
+  assert.ok(isRight(parseGuess(valueText(vec)), vec));
 });
 
 test("the score counts each question once, per pass", () => {

@@ -140,7 +140,7 @@ export class PredictPanel {
       const verdict = h("span", { class: ok ? "verdict right" : "verdict wrong", "data-testid": `verdict-${i}` },
         icon(ok ? "check" : "cross"), ok ? t("predict_right") : t("predict_wrong"));
       return h("li", {}, h("span", { class: "q" }, this._question(tl, q)), " ", verdict,
-        h("span", { class: "truth" }, t("predict_answer", { v: valueText(q.truth, 80) })),
+        h("span", { class: "truth" }, t("predict_answer", { v: valueText(q.truth) })),
         h("span", { class: "yours" }, text ? t("predict_yours", { v: text }) : t("predict_blank")));
     }));
   }
