@@ -21,6 +21,8 @@ from browser.support import free_port, wait_healthy
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"source": "(a + b) * c",
          "variables": {"a": {"value": 2.0}, "b": {"value": -1.0}, "c": {"value": 10.0}}}
+# as deploy/systemd sets it: nginx named as the proxy, one signing key for both replicas
+DEPLOYED_ENV = {"GRADVIZ_TRUSTED_PROXIES": "127.0.0.1", "GRADVIZ_SECRET": "ab" * 32}
 pytestmark = pytest.mark.skipif(not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists())
                                 or not shutil.which("redis-server"), reason="nginx and redis-server needed")
 
@@ -41,7 +43,7 @@ def stack(tmp_path_factory):
         procs.append(_start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no"], tmp / "redis.log"))
         env = dict(os.environ, GRADVIZ_CACHE_URL=f"redis://127.0.0.1:{redis_port}/0",
-                   OPENBLAS_NUM_THREADS="1", GRADVIZ_POOL_WORKERS="1")
+                   OPENBLAS_NUM_THREADS="1", GRADVIZ_POOL_WORKERS="1", **DEPLOYED_ENV)
         replicas = []
         for name in ("a", "b"):
             port = free_port()
