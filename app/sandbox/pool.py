@@ -124,14 +124,22 @@ class Template:
         env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "LANG": "C.UTF-8",
                "HOME": "/nonexistent", "PATH": "/usr/bin"}
         env.update({v: "1" for v in _THREAD_VARS})
-        python = [sys.executable, *package.python_module_args("sandbox.template"), str(theirs.fileno())]
+        module_args = [*package.python_module_args("sandbox.template"), str(theirs.fileno())]
+        fds = [theirs.fileno()]
         if filters is not None:
-            argv = confinement.command(python, env, settings.extra_code)
-            proc_env = {"PATH": os.environ.get("PATH", "/usr/bin")}
+            argv, options = confinement.command(module_args, env, settings.extra_code)
+            fds.append(_readable(options))
+            argv = [a.replace("{fd}", str(fds[1])) for a in argv]
+            proc_env = {"PATH": "/usr/bin:/bin"}
         else:
-            argv, proc_env = python, dict(env, PATH=os.environ.get("PATH", "/usr/bin"))
-        self.proc = subprocess.Popen(argv, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, cwd=str(confinement.ROOT), env=proc_env)
+            argv = [sys.executable, *module_args]
+            proc_env = dict(env, PATH=os.environ.get("PATH", "/usr/bin"))
+        try:
+            self.proc = subprocess.Popen(argv, pass_fds=fds, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, cwd=str(confinement.ROOT), env=proc_env)
+        finally:
+            for fd in fds[1:]:
+                os.close(fd)
         theirs.close()
         self.ctl = ours
         self.lock = threading.Lock()
@@ -195,6 +203,14 @@ class Template:
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait(10)
+
+
+def _readable(data: bytes) -> int:
+    """A descriptor to read ``data`` from, from its start (an anonymous file: no size limit)."""
+    fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 class SandboxPool:

@@ -44,6 +44,9 @@ def run(source: str, variables=None, fold="auto"):
     if kind == "pickle-in-frame":
         blob = pickle.dumps(_Pwn())
         _raw_frame(struct.pack(">I", len(blob)) + blob)
+    if kind == "deep-header":  # nested past any parser's recursion limit
+        head = b"[" * 100_000 + b"]" * 100_000
+        _raw_frame(struct.pack(">I", len(head)) + head)
     if kind == "huge-header":
         _raw_frame(struct.pack(">I", 2**31) + b"{")
     if kind == "nan":
