@@ -35,10 +35,14 @@ def _ipython():
 
 
 def iframe(page: str, height: int = DEFAULT_HEIGHT) -> str:
-    """The page in a sandboxed iframe (its whole document in ``srcdoc``)."""
-    return (f'<iframe srcdoc="{html_lib.escape(page, quote=True)}" data-gradviz="player" '
-            f'sandbox="allow-scripts allow-downloads" style="width: 100%; height: {int(height)}px; '
-            f'border: 1px solid #d1d5db; border-radius: 6px;" loading="eager" title="gradviz"></iframe>')
+    """The page in a sandboxed iframe (its whole document in ``srcdoc``), inside a <div>: IPython's
+    HTML warns on every output that is a bare <iframe> ("Consider using IPython.display.IFrame",
+    which cannot take a document nor a sandbox). The page fits its columns and step bar in the
+    frame's height (static/css/app.css)."""
+    return (f'<div class="gradviz-output"><iframe srcdoc="{html_lib.escape(page, quote=True)}" '
+            f'data-gradviz="player" sandbox="allow-scripts allow-downloads" style="display: block; '
+            f'width: 100%; height: {int(height)}px; border: 1px solid #d1d5db; border-radius: 6px;" '
+            f'loading="eager" title="gradviz"></iframe></div>')
 
 
 def _message(text: str) -> str:

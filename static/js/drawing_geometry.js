@@ -11,10 +11,12 @@ import { NearView, unionBox } from "./near_view.js";
 import { pathGeometry, shapeBox } from "./svg_geometry.js";
 
 export const MAX_VALUES = 250; // nodes with values inside: only in graphs up to this size (cost per step)
-// Node labels are drawn this tall (CSS px) when a drawing starts zoomed in (graph.js).
-export const READABLE_PX = 12;
+// The smallest node label is drawn at least this tall (CSS px) unless the user zooms out (graph.js).
+export const READABLE_PX = 11;
 // Larger drawings measure a node or an edge when it is needed, not all at mount.
 const MAX_MEASURED = 400;
+// The nodes whose labels are read for the smallest label size (every node's in a small drawing).
+const MIN_FONT_SAMPLE = 400;
 
 export class DrawingGeometry extends DrawnElements {
   /**
@@ -88,6 +90,14 @@ export class DrawingGeometry extends DrawnElements {
       if (font) break;
     }
     this.font = font || 14;
+    // The smallest a node's label is written (a second line may be smaller): what has to be read.
+    let least = Infinity;
+    let seen = 0;
+    for (const g of this.nodes.values()) {
+      for (const tx of g.querySelectorAll(":scope > text")) least = Math.min(least, Number(tx.getAttribute("font-size")) || Infinity);
+      if (++seen >= MIN_FONT_SAMPLE) break;
+    }
+    this.minFont = Number.isFinite(least) ? least : this.font;
   }
 
   _edgeGeometry(eid) {
@@ -172,10 +182,10 @@ export class DrawingGeometry extends DrawnElements {
     return { x: c.x - dx, y: c.y - dy, w: c.w + 2 * dx, h: c.h + 2 * dy };
   }
 
-  /** Screen pixels per drawing unit at which node labels are `px` tall. */
+  /** Screen pixels per drawing unit at which the smallest node labels are `px` tall. */
   readableScale(px = READABLE_PX) {
     this.measure();
-    return px / this.font;
+    return px / this.minFont;
   }
 
   /** The middle of an edge's path. */

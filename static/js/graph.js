@@ -13,12 +13,9 @@ import { num3, shortText } from "./format.js";
 import { parseSvg, translateLegend } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
+import { Minimap } from "./minimap.js";
 import { PanZoom } from "./panzoom.js";
 import { PartIndex } from "./parts.js";
-
-// A fitted drawing whose labels would come out smaller than MIN_FIT_PX starts zoomed in instead
-// (Fit still shows it all). Classroom mode asks for larger labels (setReadable).
-const MIN_FIT_PX = 10.5;
 
 /** The start of a window of `size` moved to lie within [lo, lo + span] where it fits. */
 function clampInto(start, size, lo, span) {
@@ -29,18 +26,25 @@ function clampInto(start, size, lo, span) {
 export class GraphView {
   /**
    * host: the element that holds the svg; on.pick / on.hover get {kind, id} or null; on.openPart /
-   * on.closePart get (view index, part id) when a box or a frame's title is clicked.
+   * on.closePart get (view index, part id) when a box or a frame's title is clicked. The overview
+   * (minimap.js) goes into the element marked data-minimap beside the host, when there is one.
    */
   constructor(host, on = {}) {
     this.host = host;
     this.on = on;
     this.panzoom = new PanZoom(host);
+    const mapEl = host.parentElement && host.parentElement.querySelector("[data-minimap]");
+    this.minimap = mapEl ? new Minimap(mapEl, this.panzoom) : null;
     // A large drawing is drawn near the view only: each move of the view says where that is (while
     // a frame is rendered, once at its end: the view may move more than once on the way).
     this.panzoom.onView = (box, from) => {
+      this.minimap?.update();
       if (this._rendering) this._viewAt = [box, from];
       else this._showView(box, from);
     };
+    // Fit shows the whole drawing only while its labels stay readable; else the step's neighbourhood.
+    this.panzoom.fitBox = () => this._startBox(this.focus);
+    this.focus = undefined; // the node (or box) the view follows
     this._rendering = false;
     this.svgs = [];
     this.cache = new Map(); // view -> Drawing
@@ -48,7 +52,6 @@ export class GraphView {
     this.drawing = null;
     this.selected = null;
     this.readablePx = READABLE_PX;
-    this.minFitPx = MIN_FIT_PX;
     this.showValues = false;
     host.addEventListener("click", (e) => this._click(e));
     host.addEventListener("pointerover", (e) => this._hover(e));
@@ -80,17 +83,18 @@ export class GraphView {
     this.drawing = null;
     this.selected = null;
     this.fresh = true;
+    this.focus = undefined;
+    this.minimap?.setDrawing(null);
     if (resp) this.host.replaceChildren();
     else this.host.replaceChildren(Object.assign(document.createElement("p"), { className: "muted empty", textContent: t("graph_empty") }));
   }
 
   /**
-   * Node labels `px` tall when a drawing starts (classroom mode asks for more; null: the normal
-   * size); the next render starts afresh at that scale.
+   * The smallest text of the drawing at least `px` tall on screen (classroom mode asks for more;
+   * null: the normal size); the next render starts afresh at that scale.
    */
   setReadable(px = null) {
     this.readablePx = px ?? READABLE_PX;
-    this.minFitPx = px === null ? MIN_FIT_PX : px;
     this.fresh = true;
   }
 
@@ -182,11 +186,18 @@ export class GraphView {
       if (!inside) focus = this.focusPart;
       this.focusPart = null;
     }
+    if (this.showValues && !fresh) this._keepReadable();
     if (focus !== undefined) {
+      this.focus = focus;
       this._follow(focus, fresh);
       this.fresh = false;
+    } else if (fresh) {
+      this.panzoom.set(this._startBox(undefined));
+      this.fresh = false;
     }
-    if (d.live) d.setCurrent(frame && frame.node !== undefined ? d.box(focus) : null);
+    const current = frame && frame.node !== undefined ? d.box(focus) : null;
+    if (d.live) d.setCurrent(current);
+    this.minimap?.setCurrent(current);
   }
 
   /**
@@ -254,10 +265,63 @@ export class GraphView {
   }
 
   /**
+   * The smallest text the drawing shows, in its own units: its node labels' smallest font, or a
+   * smaller line of values inside a node (classroom mode; a long one is written smaller).
+   */
+  _textUnits() {
+    const d = this.drawing;
+    let least = d.minFont;
+    if (this.showValues && d.values) {
+      for (const v of d.values.lines.values()) {
+        if (!v || v.line.style.visibility === "hidden") continue;
+        least = Math.min(least, Number(v.line.getAttribute("font-size")) || least);
+      }
+    }
+    return least;
+  }
+
+  /** A line of values written smaller at this frame (a longer number): zoom in to keep it readable. */
+  _keepReadable() {
+    const pz = this.panzoom;
+    const b = pz.box;
+    if (!b) return;
+    const W = pz.W || 1;
+    const H = pz.H || 1;
+    const want = this.readablePx / this._textUnits();
+    if (Math.min(W / b.w, H / b.h) >= want * 0.995) return;
+    const w = W / want;
+    const h = H / want;
+    pz.set({ x: b.x + b.w / 2 - w / 2, y: b.y + b.h / 2 - h / 2, w, h });
+  }
+
+  /**
+   * Where a view starts (a new run, another drawing) and where Fit goes: the whole drawing when
+   * its smallest text is at least readablePx tall on screen that way; else that text readablePx
+   * tall around the node (or box) `id`, the rest on the overview (minimap.js).
+   */
+  _startBox(id) {
+    const d = this.drawing;
+    const pz = this.panzoom;
+    if (!d || !pz.home) return pz.home;
+    const W = pz.W || 1;
+    const H = pz.H || 1;
+    const home = pz.home;
+    const s = this.readablePx / this._textUnits();
+    if (Math.min(W / home.w, H / home.h) >= s * 0.999) return home;
+    const b = id !== undefined ? d.box(id) : null;
+    const w = W / s;
+    const h = H / s;
+    // Not past the drawing's own edges where it can be helped: without a node, the start (left, top).
+    const cx = b ? b.x + b.w / 2 : home.x + w / 2;
+    const cy = b ? b.y + b.h / 2 : home.y + h / 2;
+    return { x: clampInto(cx - w / 2, w, home.x, home.w), y: clampInto(cy - h / 2, h, home.y, home.h), w, h };
+  }
+
+  /**
    * Keep the current node on screen. At the start (a new run, another drawing), a drawing too big
-   * to read when fitted (a phone, an MLP, a long chain) is shown zoomed in at a readable scale
-   * around the node; "Fit" shows it all. While stepping the view moves only when the node leaves
-   * it (gliding, unless the user prefers reduced motion).
+   * to read whole (a phone, an MLP, a long chain) is shown at a readable scale around the node
+   * (_startBox). While stepping the view moves only when the node leaves it (gliding, unless the
+   * user prefers reduced motion).
    */
   _follow(id, fresh) {
     const d = this.drawing;
@@ -266,21 +330,8 @@ export class GraphView {
     if (!b || !pz.box) return;
     const cx = b.x + b.w / 2;
     const cy = b.y + b.h / 2;
-    const W = pz.W || 1;
-    const H = pz.H || 1;
     if (fresh) {
-      const fitScale = Math.min(W / pz.home.w, H / pz.home.h);
-      if (fitScale * d.font < this.minFitPx) {
-        const s = d.readableScale(this.readablePx);
-        const w = W / s;
-        const h = H / s;
-        // Not past the drawing's own edges where it can be helped: the start sits at the left.
-        const x = clampInto(cx - w / 2, w, pz.home.x, pz.home.w);
-        const y = clampInto(cy - h / 2, h, pz.home.y, pz.home.h);
-        pz.set({ x, y, w, h });
-      } else {
-        pz.set(pz.home);
-      }
+      pz.set(this._startBox(id));
       return;
     }
     const box = pz.box;
@@ -327,6 +378,9 @@ export class GraphView {
     // out once, with the view placed, not once more when the host is measured.
     this.host.replaceChildren(...(apart ? [] : [d.svg]));
     d.measure();
+    // Classroom mode writes the edges' text as large as the nodes' smallest label (present.css); set
+    // once, before a large drawing joins the page (a change restyles every element of it).
+    if (!d.svg.style.getPropertyValue("--gv-font")) d.svg.style.setProperty("--gv-font", `${d.minFont}px`);
     this.panzoom.attach(d.svg, keep, this.showValues ? d.roomForValues() : d.content);
     const home = this.panzoom.home;
     // (set only when they change: each new value makes the browser lay the page out again)
@@ -342,6 +396,7 @@ export class GraphView {
     if (resized) this.panzoom.measureHost(); // the host may have grown to the drawing's size
     if (apart) this.host.replaceChildren(d.svg);
     this.drawing = d;
+    this.minimap?.setDrawing(d);
     this.view = view;
     this._markSelected();
     return true;
@@ -356,6 +411,13 @@ export class GraphView {
     if ((view.open || []).includes(pid)) this.on.closePart?.(this.view, pid);
     else this.on.openPart?.(this.view, pid);
     return true;
+  }
+
+  /** The box of the graph itself (with room for values inside the nodes when shown), or null. */
+  slideBox() {
+    const d = this.drawing;
+    if (!d) return null;
+    return (this.showValues ? d.roomForValues() : d.content) || this.panzoom.full;
   }
 
   /** The current drawing, whole (for export: the parts far from the view put back), or null. */

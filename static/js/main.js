@@ -5,7 +5,7 @@
 
 import { fetchExamples, fetchHealth, fetchLayout, openParts, retryWhileBusy, runProgram } from "./api.js";
 import { ProgramChooser } from "./chooser.js";
-import { download, pngBlob, svgText } from "./export.js";
+import { download, exportSlide, pngBlob, svgText } from "./export.js";
 import { mergeView } from "./merge.js";
 import { GraphView } from "./graph.js";
 import { apply as applyI18n, getLang, initLang, setLang, t } from "./i18n.js";
@@ -342,6 +342,10 @@ $("[data-testid=export-png]").addEventListener("click", async () => {
   } catch (err) {
     output.note(String(err.message || err));
   }
+});
+
+$("[data-testid=export-slide]").addEventListener("click", () => {
+  exportSlide(graph, `gradviz-slide-${state.frame + 1}`).catch((err) => output.note(String(err.message || err)));
 });
 
 $("[data-testid=export-html]").addEventListener("click", async (e) => {

@@ -7,8 +7,8 @@
  */
 
 const MAX_FIT = 1.8; // "fit" never shows the drawing larger than this (pixels per drawing unit)
-const GLIDE_MS = 220;
-const MAX_ZOOM = 4; // zooming in goes at least this far (pixels per drawing unit) // a pan that follows the current node slides this long
+const GLIDE_MS = 220; // a pan that follows the current node slides this long
+const MAX_ZOOM = 4; // zooming in goes at least this far (pixels per drawing unit)
 
 export class PanZoom {
   constructor(host) {
@@ -23,6 +23,7 @@ export class PanZoom {
     this._pinch = null;
     this.onView = null; // called with (box, from) whenever the view moves (from: where a glide starts)
     this.layers = []; // elements over the svg that move with it (live_layer.js)
+    this.fitBox = null; // what "fit" shows (default: home)
     host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
     host.addEventListener("pointerdown", (e) => this._down(e));
     host.addEventListener("pointermove", (e) => this._move(e));
@@ -131,8 +132,13 @@ export class PanZoom {
     return { x: b.x + b.w / 2 - W / s / 2, y: b.y + b.h / 2 - H / s / 2, w: W / s, h: H / s };
   }
 
+  /**
+   * Fit: the box fitBox() answers (the whole drawing while it can be read so, else a readable part
+   * of it: graph.js), or the whole drawing.
+   */
   fit() {
-    if (this.home) this.set(this.home);
+    if (!this.home) return;
+    this.set((this.fitBox && this.fitBox()) || this.home);
   }
 
   /** Zoom by factor f (>1 zooms in) around the point (cx, cy) in client pixels, or the centre. */
