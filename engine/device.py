@@ -8,21 +8,25 @@ CUDA, and ``torch.cuda.is_available()`` is False, so device-agnostic course code
 from __future__ import annotations
 
 from . import arguments as A
-from .errors import not_supported
+from .errors import not_supported, read_only
 from .naming import torch_path
 
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
           "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
 NO_CUDA = "Torch not compiled with CUDA enabled"
+_FIELDS = ("type", "index")
 
 
 @torch_path("torch")
 class device:  # noqa: N801 - torch's name
-    """``torch.device("cpu")``, ``torch.device("cuda", 0)``, ``torch.device("cuda:1")``."""
+    """``torch.device("cpu")``, ``torch.device("cuda", 0)``, ``torch.device("cuda:1")``.
+
+    Immutable, as torch's: every tensor's ``.device`` is the one shared ``CPU``, so a device a
+    program could change would change what every later program in the process sees."""
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
+    def __new__(cls, type, index=None):  # noqa: A002 - torch's argument name
         if isinstance(type, device):
             type, index = type.type, type.index
         elif A.is_number(type):
@@ -36,8 +40,19 @@ class device:  # noqa: N801 - torch's name
         if kind not in _TYPES:
             raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: "
                                f"{kind}")
-        self.type = kind
-        self.index = None if index is None else A.integer(index, "device", "index", 2)
+        self = object.__new__(cls)
+        object.__setattr__(self, "type", kind)
+        object.__setattr__(self, "index", None if index is None else A.integer(index, "device", "index", 2))
+        return self
+
+    def __setattr__(self, name: str, value) -> None:
+        raise read_only("torch.device", name, _FIELDS)
+
+    def __delattr__(self, name: str) -> None:
+        raise read_only("torch.device", name, _FIELDS)
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
 
     def __repr__(self) -> str:
         return f"device(type='{self.type}')" if self.index is None else \

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import read_only
 from .naming import torch_path
+
+# What PyTorch's dtype offers: data attributes and methods (none can be set).
+_FIELDS = ("abbr", "is_complex", "is_floating_point", "is_signed", "itemsize")
+_METHODS = ("to_complex", "to_real")
 
 
 @torch_path("torch")
@@ -13,12 +18,19 @@ class dtype:  # noqa: N801 - named as in torch
 
     The seven instances below are the only ones: as in torch, the class cannot be called
     (``torch.dtype(...)`` is a TypeError), so no caller can make a dtype of its own (an object or
-    string dtype would let arbitrary Python objects into an array)."""
+    string dtype would let arbitrary Python objects into an array). Immutable, as in torch: every
+    program in the process shares them."""
 
     __slots__ = ("name", "np", "is_floating_point", "itemsize", "_type_desc")
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("cannot create 'torch.dtype' instances")
+
+    def __setattr__(self, name: str, value) -> None:
+        raise read_only("torch.dtype", name, _FIELDS, _METHODS)
+
+    def __delattr__(self, name: str) -> None:
+        raise read_only("torch.dtype", name, _FIELDS, _METHODS)
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -29,11 +41,10 @@ class dtype:  # noqa: N801 - named as in torch
 
 def _make(name: str, np_dtype, is_floating_point: bool, type_desc: str) -> dtype:
     d = object.__new__(dtype)
-    d.name = name
-    d.np = np.dtype(np_dtype)
-    d.is_floating_point = is_floating_point
-    d.itemsize = d.np.itemsize
-    d._type_desc = type_desc
+    np_type = np.dtype(np_dtype)
+    for field, value in (("name", name), ("np", np_type), ("is_floating_point", is_floating_point),
+                         ("itemsize", np_type.itemsize), ("_type_desc", type_desc)):
+        object.__setattr__(d, field, value)
     return d
 
 

@@ -20,6 +20,17 @@ def not_supported(what: str) -> NotSupportedError:
     return NotSupportedError(NOT_SUPPORTED + what)
 
 
+def read_only(kind: str, name: str, fields=(), methods=()) -> AttributeError:
+    """What PyTorch raises when a program sets or deletes attribute ``name`` of one of its immutable
+    objects of type ``kind`` ("torch.device"): ``fields`` and ``methods`` are the data attributes and
+    the methods PyTorch's class has (Python's own texts for a built-in type's instance)."""
+    if name in fields:
+        return AttributeError(f"attribute '{name}' of '{kind}' objects is not writable")
+    if name in methods:
+        return AttributeError(f"'{kind}' object attribute '{name}' is read-only")
+    return AttributeError(f"'{kind}' object has no attribute '{name}'")
+
+
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "

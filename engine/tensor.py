@@ -18,10 +18,15 @@ from .errors import not_supported
 from .function import AccumulateGrad
 from .naming import torch_path
 
+_SIZE_METHODS = ("count", "index", "numel")
+
 
 @torch_path("torch")
 class Size(tuple):
-    """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``."""
+    """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``; immutable, as torch's
+    (no attribute can be set)."""
+
+    __slots__ = ()
 
     def __new__(cls, sizes=()):
         if type(sizes) not in (list, tuple, cls, range):
@@ -42,6 +47,12 @@ class Size(tuple):
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
 
     __str__ = __repr__
+
+    def __setattr__(self, name: str, value) -> None:
+        raise errors.read_only("torch.Size", name, (), _SIZE_METHODS)
+
+    def __delattr__(self, name: str) -> None:
+        raise errors.read_only("torch.Size", name, (), _SIZE_METHODS)
 
     def numel(self) -> int:
         n = 1

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.forward_ad import UnpackedDualTensor
+from ..device import device
 from ..errors import LimitError, not_supported
 from ..function import AccumulateGrad, Node
 from ..naming import home
@@ -92,6 +93,8 @@ TENSOR_SETTABLE = frozenset({"grad", "requires_grad", "data"})
 # The engine's named tuples: max/min along a dim, and forward mode's unpacked dual tensor.
 _NAMED_TUPLES = ((_ReturnType, frozenset({"values", "indices", "count", "index"})),
                  (UnpackedDualTensor, frozenset({"primal", "tangent", "count", "index"})))
+# Engine objects every run shares (``torch.float32``, a tensor's ``.device``), immutable as in PyTorch.
+IMMUTABLE = (dtypes.dtype, device, Size)
 # Names starting with an underscore that a program may read: the name of a class, function or
 # module (``type(acc).__name__``). An object's class comes from ``type(obj)`` only.
 READABLE_DUNDERS = frozenset({"__name__"})
@@ -351,9 +354,13 @@ class Policy:
 
     def set_attr(self, obj, name: str, value) -> None:
         """``obj.name = value`` for user code: tensors' grad/requires_grad/data, and attributes of user
-        objects and of engine modules/optimizers. Never classes, modules or shared engine objects."""
+        objects and of engine modules/optimizers. Never classes, modules or shared engine objects
+        (dtypes, devices and sizes refuse it themselves, with PyTorch's errors)."""
         if name.startswith("_"):
             raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
+        if isinstance(obj, IMMUTABLE):
+            setattr(obj, name, value)  # raises AttributeError, as PyTorch's objects do
+            raise AssertionError(f"{type(obj).__name__} objects are immutable")
         if isinstance(obj, Tensor):
             if name not in TENSOR_SETTABLE:
                 raise ForbiddenError(f"setting attribute '{name}' of a tensor is not supported")
@@ -363,6 +370,9 @@ class Policy:
         setattr(obj, name, value)
 
     def del_attr(self, obj, name: str) -> None:
+        if isinstance(obj, IMMUTABLE) and not name.startswith("_"):
+            delattr(obj, name)  # raises AttributeError, as PyTorch's objects do
+            raise AssertionError(f"{type(obj).__name__} objects are immutable")
         if name.startswith("_") or not (self.is_user_instance(obj) or self.is_engine_instance(obj)):
             raise ForbiddenError(f"deleting attribute '{name}' is not allowed in gradviz")
         delattr(obj, name)

@@ -26,8 +26,8 @@ class Settings:
     max_str_chars: int = 100_000
     max_list_items: int = 100_000
     timeout_s: float = 5.0
-    max_output_chars: int = 200_000  # stdout beyond this is cut (not an error)
-    seed: int | None = 0  # the engine's random generator is seeded with this at the start of a run
+    max_output_chars: int = 1_000_000  # stdout past this many characters of the answer is cut (not an error)
+    seed: int | None = 0  # the engine's random generator's seed at the start of a run (None: fresh entropy)
 
 
 @dataclass
@@ -61,3 +61,4 @@ class RunResult:
     free_names: list[str] = field(default_factory=list)
     auto_backward: bool = False
     result: Tensor | None = None
+    stdout_truncated: bool = False  # stdout was cut at max_output_chars

@@ -1,23 +1,22 @@
 """``run_program``: check, then interpret a user program inside a trace recording and the limits.
 
-The engine's process-wide state (grad mode, default dtype, print options, random generator,
-limits, recursion limit) is set for the run and restored afterwards, so one run cannot leak
-into the next one served by the same worker.
+Every run starts from the engine state of a process that never ran a program
+(``engine_state.reset``: grad mode, default dtype, print options, random generators, dual level,
+hooks, limits, ...), so one run cannot leak into the next one served by the same worker.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 import threading
 import warnings
 
-from .. import addresses, dtypes, factory, grad_mode, limits, printing_options
+from .. import addresses, dtypes
 from .. import trace as trace_mod
 from ..errors import LimitError
 from ..gcpause import gc_paused
 from ..tensor import Tensor
-from . import libraries
+from . import engine_state
 from .checker import check
 from .guards import Guard
 from .interpreter import Interpreter
@@ -26,12 +25,21 @@ from .positions import tagged_node
 from .results import ProgramError, RunResult, Settings, UserError
 
 _RUN_LOCK = threading.Lock()
-_RECURSION_LIMIT = 10_000  # Python frames: enough for max_nesting x max_recursion of our walker,
-# low enough that C-level recursion (comparing deeply nested lists) stops before the C stack ends
+
+
+def answer_size(text: str) -> int:
+    """How many characters ``text`` takes in the answer, whose JSON is ASCII: a character outside
+    ASCII is written as a \\uXXXX escape (two for one beyond the BMP)."""
+    if text.isascii():
+        return len(text)
+    plain = len(text.encode("ascii", "ignore"))
+    units = len(text.encode("utf-16-le")) // 2  # a character beyond the BMP is two UTF-16 units
+    return plain + 6 * (units - plain)
 
 
 class Output:
-    """The program's stdout, cut at ``max_output_chars``; warnings are added once each."""
+    """The program's stdout, cut once it would take more than ``max_output_chars`` characters of
+    the answer (``answer_size``); warnings are added once each. Once cut, writing costs nothing."""
 
     def __init__(self, limit: int):
         self.parts: list[str] = []
@@ -44,14 +52,16 @@ class Output:
         if self.cut:
             return
         room = self.limit - self.size
-        if len(text) > room:
-            self.parts.append(text[:room])
-            self.parts.append(f"\n[output cut at {self.limit:,} characters (limit: max_output_chars)]\n")
+        size = len(text) if len(text) > room else answer_size(text)  # too long either way: no count
+        if size > room:
+            self.parts.append(_prefix(text, room))
+            self.parts.append(f"\n[output cut: the program printed more than {self.limit:,} characters; "
+                              "the rest is not shown (limit: max_output_chars)]\n")
             self.cut = True
             self.size = self.limit
             return
         self.parts.append(text)
-        self.size += len(text)
+        self.size += size
 
     def warning(self, message, category, *args, **kwargs) -> None:
         """``warnings.showwarning`` for the run: UserWarnings become stdout lines."""
@@ -62,6 +72,16 @@ class Output:
 
     def text(self) -> str:
         return "".join(self.parts)
+
+
+def _prefix(text: str, room: int) -> str:
+    """The longest start of ``text`` found that takes at most ``room`` characters of the answer."""
+    k = min(len(text), room)
+    size = answer_size(text[:k])
+    while size > room:  # shrink in proportion: a few passes even for text far outside ASCII
+        k = k * room // size
+        size = answer_size(text[:k])
+    return text[:k]
 
 
 # Our builtins are methods of a class: show their names as Python's would read.
@@ -94,37 +114,19 @@ def _error_from(exc: BaseException, interp: Interpreter) -> UserError:
 
 
 class _EngineState:
-    """Save, set and restore the engine's global state around one run."""
+    """The engine's process-wide state around one run: every entry reset to a fresh process's value
+    before it (``engine_state.reset``), the caller's settings back after it."""
 
     def __init__(self, settings: Settings):
         self.s = settings
 
     def __enter__(self):
-        self.grad = grad_mode._enabled
-        self.dtype = dtypes.get_default_dtype()
-        self.print_opts = printing_options.get_printoptions()
-        self.rng = factory._rng
-        self.budget = limits.ACTIVE
-        self.recursion = sys.getrecursionlimit()
-        grad_mode._enabled = True
-        dtypes.set_default_dtype(dtypes.float32)
-        printing_options.set_printoptions(profile="default")
-        if self.s.seed is not None:
-            factory.manual_seed(self.s.seed)
-        limits.ACTIVE = limits.Budget(max_elements=self.s.max_tensor_elements,
-                                      max_bytes=self.s.max_tensor_bytes, max_int_bits=self.s.max_int_bits)
-        libraries.reset()
-        sys.setrecursionlimit(max(self.recursion, _RECURSION_LIMIT))
-        addresses.reset()  # aliases of addresses count from 0x7f0000000001 in every run
+        self.saved = engine_state.capture()
+        engine_state.reset(self.s)
         return self
 
     def __exit__(self, *exc):
-        grad_mode._enabled = self.grad
-        dtypes.set_default_dtype(self.dtype)
-        printing_options.set_printoptions(**self.print_opts)
-        factory._rng = self.rng
-        limits.ACTIVE = self.budget
-        sys.setrecursionlimit(self.recursion)
+        engine_state.restore(self.saved)
         return False
 
 
@@ -210,7 +212,7 @@ def _run(source: str, variables: dict | None, settings: Settings | None) -> RunR
     tensors = {k: v for k, v in interp.globals.vars.items() if isinstance(v, Tensor)}
     return RunResult(trace=trace, stdout=out.text(), variables=tensors, error=error, mode=prog.mode,
                      free_names=list(prog.free_names), auto_backward=auto,
-                     result=result if isinstance(result, Tensor) else None)
+                     result=result if isinstance(result, Tensor) else None, stdout_truncated=out.cut)
 
 
 def _first_load(prog, name: str):
@@ -231,4 +233,4 @@ def _auto_backward(result, rec, interp: Interpreter, prog) -> bool:
     return True
 
 
-__all__ = ["run_program", "Output"]
+__all__ = ["run_program", "Output", "answer_size"]

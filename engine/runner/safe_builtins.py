@@ -14,7 +14,10 @@ from __future__ import annotations
 import ast
 import builtins as _py
 
+from ..device import device
+from ..dtypes import dtype
 from ..errors import LimitError
+from ..tensor import Size, Tensor
 from .formatting import format_value, safe_repr, safe_str, str_format
 from .guards import Guard
 
@@ -24,6 +27,8 @@ EXCEPTIONS = (Exception, ArithmeticError, AssertionError, AttributeError, IndexE
 RAW = (abs, range, enumerate, zip, reversed, float, bool, divmod, chr, ord, hex, bin, oct, callable, len,
        next, slice)
 DECORATORS = (property, staticmethod, classmethod)  # the real types behind the decorator builtins
+# Values whose text runs none of the program's code (print skips them once the output is cut).
+_PLAIN = frozenset((str, int, float, bool, type(None), Size, dtype, device))
 
 
 class BuiltinType:
@@ -118,6 +123,8 @@ class Builtins:
             end = "\n"
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("sep and end must be None or a string")
+        if self.interp.out.cut and all(type(a) in _PLAIN or isinstance(a, Tensor) for a in args):
+            return None  # nothing more is shown
         self.interp.write(sep.join(safe_str(a, self.g) for a in args) + end)
 
     def repr(self, obj):

@@ -52,7 +52,12 @@ HOSTILE: list[tuple] = [
     ("extend-exception", "class A(Exception):\n    pass", "ForbiddenError"),
     # ---- mutating shared engine objects ----------------------------------------------------------
     ("set-class-attr", "torch.Tensor.add = None", "ForbiddenError"),
-    ("set-dtype-attr", "torch.float32.name = 'x'", "ForbiddenError"),
+    # objects every run shares refuse it as PyTorch's do (the error is PyTorch's)
+    ("set-dtype-attr", "torch.float32.name = 'x'", "AttributeError"),
+    ("set-dtype-field", "torch.float32.is_floating_point = False", "AttributeError"),
+    ("set-device-type", "d = torch.ones(1).device\nd.type = 'cuda'", "AttributeError"),
+    ("del-device-index", "d = torch.ones(1).device\ndel d.index", "AttributeError"),
+    ("set-size-attr", "s = torch.ones(2).shape\ns.numel = len", "AttributeError"),
     ("set-module-attr", "torch.nn = 1", "ForbiddenError"),
     ("set-function-attr", "torch.manual_seed.x = 1", "ForbiddenError"),
     ("set-layer-class", "nn.Linear.extra_repr = None", "ForbiddenError"),
