@@ -71,7 +71,8 @@ def new_page(browser, server, width=1280, height=720, locale="en-US", path="/", 
 def wait_ready(page, timeout: float = 60_000) -> None:
     """Wait until the page is idle: its main region is no longer aria-busy (what a screen reader
     announces), e.g. the first program is shown."""
-    page.wait_for_function("document.querySelector('main.layout').getAttribute('aria-busy') === 'false'",
+    # (a function, not an expression: an expression is polled with eval, which the page's CSP refuses)
+    page.wait_for_function("() => document.querySelector('main.layout').ariaBusy === 'false'",
                            timeout=timeout)
 
 

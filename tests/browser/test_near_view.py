@@ -73,7 +73,7 @@ def show_every_op(page):
     run_source(page, CHAIN)
     with expect_event(page, "relayout", timeout=90_000):
         page.get_by_test_id("fold-op").click()
-    page.wait_for_function("document.querySelector('main.layout').getAttribute('aria-busy') === 'false'")
+    page.wait_for_function("() => document.querySelector('main.layout').ariaBusy === 'false'")
 
 
 def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
