@@ -126,6 +126,7 @@ def serialize_result(result, fold="auto", whole: bool = True) -> dict:
         if v["node"] not in kept:  # a node of a training iteration that was summarized away
             v["node"] = None
     out["stdout"] = result.stdout or ""
+    out["stdout_truncated"] = result.stdout_truncated
     err = result.error
     out["error"] = None if err is None else error_info(err.type, err.message, err.line, err.col)
     out["mode"] = result.mode

@@ -461,6 +461,8 @@ from .lenses.schemas import Heat, Lenses  # noqa: E402  (it reads Value and Num 
 class RunResponse(BaseModel):
     variables: dict[str, VariableOut]
     stdout: str
+    stdout_truncated: bool = Field(default=False, description="stdout was cut at the runner's "
+                                   "max_output_chars (its last line says so)")
     graph: Graph
     backward: list[BackwardPassOut]
     error: ErrorInfo | None = None

@@ -5,7 +5,9 @@ so the answer of ``POST /api/run`` or ``POST /api/open`` for the same request is
 anyone. A class running one example, Run pressed again, a shared link opened by thirty students:
 the program runs once, and while it runs the same request waits for its answer instead of taking a
 second worker. A key holds everything an answer depends on, the code that computes it included, so
-replicas of different versions sharing one Redis never serve each other's answers.
+replicas of different versions sharing one Redis never serve each other's answers. Only an answer
+worked out by a worker that had run nothing before is kept (``Reply.fresh``): a worker kept for one
+client's next runs is that client's alone, whatever its earlier programs did to it.
 """
 
 from __future__ import annotations
