@@ -68,8 +68,10 @@ DENIED = (
 # whole 64-bit argument must be 0 (the kernel reads a 32-bit pid; high bits must not hide one).
 SELF_ONLY = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr")
 # fcntl/ioctl commands that make the kernel signal a chosen process or group when I/O is possible
-# (F_SETSIG only picks the signal, but without an owner there is nobody else to send it to).
-FCNTL_SIGNALS = (8, 10, 15)  # F_SETOWN, F_SETSIG, F_SETOWN_EX
+# (F_SETSIG only picks the signal, but without an owner there is nobody else to send it to), and
+# those that watch a file or hold it against others: a lease makes another process's open of the
+# file wait for its holder (where the sandbox's user owns the server's files: no root server).
+FCNTL_SIGNALS = (8, 10, 15, 1024, 1026)  # F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY
 IOCTL_SIGNALS = (0x8901, 0x8902, 0x5410)  # FIOSETOWN, SIOCSPGRP, TIOCSPGRP
 LOW_32 = 0xFFFFFFFF  # the kernel reads these commands as 32-bit: high bits must not hide one
 # open()/openat() flags that write: a file may be opened to read, never to write or create.

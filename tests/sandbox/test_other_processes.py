@@ -98,6 +98,8 @@ for s in sibs[:2]:
     attempt(results, f"setown-sibling-{s}-sigstop", lambda: owner(s, signal.SIGSTOP))
 attempt(results, "setown-ex-template", lambda: owner(0, signal.SIGKILL, 15, struct.pack("ii", 1, parent)))
 attempt(results, "setsig-alone", lambda: raw_fcntl(10, signal.SIGKILL))
+attempt(results, "lease", lambda: fcntl.fcntl(os.open(__import__("os").__file__, os.O_RDONLY), 1024, 0))
+attempt(results, "dnotify", lambda: fcntl.fcntl(os.open("/tmp", os.O_RDONLY), 1026, 0x80000001))
 attempt(results, "setown-high-bits", lambda: raw_fcntl((1 << 32) | 8, parent))
 attempt(results, "setsig-high-bits", lambda: raw_fcntl((1 << 32) | 10, signal.SIGKILL))
 attempt(results, "fiosetown", lambda: ioctl_owner(0x8901, parent))
