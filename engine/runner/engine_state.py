@@ -49,6 +49,7 @@ class Entry:
     put: Callable[[object], None]
     fresh: Callable[[Settings], object]
     restored: bool = False
+    where: str = ""  # the module global it is ("engine.grad_mode._enabled"), if it is one
 
 
 def _put_print(values: tuple) -> None:
@@ -67,14 +68,15 @@ def _setter(module, name: str) -> Callable[[object], None]:
 
 def _module_global(name: str, module, attr: str, fresh: Callable[[Settings], object],
                    restored: bool = False) -> Entry:
-    return Entry(name, lambda: getattr(module, attr), _setter(module, attr), fresh, restored)
+    return Entry(name, lambda: getattr(module, attr), _setter(module, attr), fresh, restored,
+                 f"{module.__name__}.{attr}")
 
 
 STATE: tuple[Entry, ...] = (
     _module_global("grad mode", grad_mode, "_enabled", lambda s: True, True),
     _module_global("default dtype", dtypes, "_default_float", lambda s: dtypes.float32, True),
     Entry("print options", lambda: astuple(printing_options.PRINT_OPTS), _put_print, lambda s: _DEFAULT_PRINT,
-          True),
+          True, f"{printing_options.__name__}.PRINT_OPTS"),
     _module_global("random generator", factory, "_rng", lambda s: _generator(s.seed), True),
     _module_global("numpy.random generator", libraries, "_RANDOM_STATE", lambda s: [_generator(0)]),
     _module_global("dual level", tangents, "ACTIVE", lambda s: None),

@@ -5,7 +5,9 @@ limit, cheaply, saying so."""
 
 from __future__ import annotations
 
+import ast
 import itertools
+import pathlib
 import time
 
 import numpy as np
@@ -90,6 +92,90 @@ def seen_at_start(monkeypatch):
 
 def test_every_entry_of_the_state_has_a_leftover_and_a_probe():
     assert set(LEFTOVERS) == {e.name for e in engine_state.STATE} == set(DIRTY)
+
+
+# Module globals of the engine that change after import but are not entries of the state, and why
+# no program can observe them across runs.
+NOT_STATE = {
+    "engine.autograd._tie": "a tie-breaker of the walk's queue: only the order of its numbers counts",
+    "engine.function._seq": "nodes' sequence numbers: the walk uses only their order",
+    "engine.function._NODE_CLASSES": "grad_fn classes by PyTorch's name: the same for every run",
+    "engine.tensor._CONSTANTS": "wrapped numbers by value: read-only arrays, never handed to a program",
+    "engine.tensor._CONST_VC": "their version counter: wrapped numbers are never written",
+    "engine.trace._SAVE_PLANS": "each op's save plan: a function of the op",
+    "engine.trace.ACTIVE": "the recorder: recording() sets and restores it around the run",
+    "engine.gcpause._depth": "gc_paused() nesting: entered and left around the run",
+    "engine.gcpause._was_enabled": "gc_paused()'s saved flag: entered and left around the run",
+    "engine.runner.policy._TABLES": "the allow-list built from the engine modules, which no program changes",
+    "engine.ops.table._PUBLISHED": "filled while the op modules are imported",
+}
+# Module-level containers filled at import and only read afterwards (no program reaches them).
+READ_ONLY = {
+    "engine.autograd._NO_PARAMS", "engine.dtypes._BY_NP", "engine.ops.arithmetic._OPERATORS",
+    "engine.ops.shape._T_PERM", "engine.ops.table.OPS", "engine.ops.table.PUBLIC",
+    "engine.ops.table.SAVED_INPUT", "engine.printing_options._PROFILES", "engine.runner.checker._REFUSED",
+    "engine.runner.expressions.BINOPS", "engine.runner.expressions.COMPARE",
+    "engine.runner.expressions.INPLACE", "engine.runner.expressions.UNARY",
+    "engine.runner.libraries.LIBRARIES", "engine.runner.libraries._DTYPES",
+    "engine.runner.policy.TORCH_MODULES", "engine.runner.run._INTERNAL_NAMES",
+}
+_MUTABLE_CALLS = {"dict", "list", "set", "count", "default_rng", "PrinterOptions", "defaultdict",
+                  "OrderedDict"}
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(tree: ast.Module, package: str) -> dict[str, str]:
+    """Local name -> engine module, for ``from . import x as y`` and ``from .. import x``."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")[:len(package.split(".")) - node.level + 1]
+            prefix = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"{prefix}.{alias.name}"
+    return out
+
+
+def _assigned_globals(path: pathlib.Path) -> set[str]:
+    """Module globals a file creates mutable or changes: ``global`` names, module-level containers,
+    and attributes it sets on engine modules it imported (``_tangents.ACTIVE = ...``)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text())
+    modules = _imported_modules(tree, package)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            out.update(f"{name}.{n}" for n in node.names)
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in modules:
+                    out.add(f"{modules[t.value.id]}.{t.attr}")
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        mutable = isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp))
+        if isinstance(value, ast.Call):
+            f = value.func
+            mutable = (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) in _MUTABLE_CALLS
+        if mutable:
+            out.update(f"{name}.{t.id}" for t in targets if isinstance(t, ast.Name) and t.id != "__all__")
+    return out
+
+
+def test_every_global_the_engine_changes_is_reset_or_known_to_be_invisible():
+    root = pathlib.Path(__file__).resolve().parents[2]
+    found = set()
+    for path in sorted((root / "engine").rglob("*.py")):
+        if path.name != "torch_names.py":
+            found |= _assigned_globals(path.relative_to(root))
+    state = {e.where for e in engine_state.STATE if e.where}
+    assert found - state - set(NOT_STATE) - READ_ONLY == set(), "a new global: reset it in engine_state.STATE"
+    assert {"engine.tangents.ACTIVE", "engine.hooks._LEAF", "engine.grad_mode._enabled"} <= found & state
 
 
 def test_a_run_starts_from_a_fresh_process_state_whatever_was_left(seen_at_start):
