@@ -360,7 +360,7 @@ class Policy:
             raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
         if isinstance(obj, IMMUTABLE):
             setattr(obj, name, value)  # raises AttributeError, as PyTorch's objects do
-            raise AssertionError(f"{type(obj).__name__} objects are immutable")
+            raise ForbiddenError(f"setting attributes of {type(obj).__name__} objects is not allowed")
         if isinstance(obj, Tensor):
             if name not in TENSOR_SETTABLE:
                 raise ForbiddenError(f"setting attribute '{name}' of a tensor is not supported")
@@ -372,7 +372,7 @@ class Policy:
     def del_attr(self, obj, name: str) -> None:
         if isinstance(obj, IMMUTABLE) and not name.startswith("_"):
             delattr(obj, name)  # raises AttributeError, as PyTorch's objects do
-            raise AssertionError(f"{type(obj).__name__} objects are immutable")
+            raise ForbiddenError(f"deleting attribute '{name}' is not allowed in gradviz")
         if name.startswith("_") or not (self.is_user_instance(obj) or self.is_engine_instance(obj)):
             raise ForbiddenError(f"deleting attribute '{name}' is not allowed in gradviz")
         delattr(obj, name)
