@@ -237,7 +237,8 @@ export class GraphView {
   /** Each visible node's data and grad at frame k, inside it (a hidden grad is "?"). */
   _values(tl, k, hide) {
     const d = this.drawing;
-    if (!d.values) d.values = new NodeValues(d.nodes, d.edges, d.valueLayer, (id, box) => d.grown(id, box));
+    // (as large as the smallest label: the zoom makes that readable, the values with it)
+    if (!d.values) d.values = new NodeValues(d.nodes, d.edges, d.valueLayer, (id, box) => d.grown(id, box), d.minFont);
     const data = t("nv_data");
     const grad = t("nv_grad");
     for (const id of d.nodes.keys()) {

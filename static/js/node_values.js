@@ -4,7 +4,8 @@
  * outline grows by one line (scaled, so edges keep their ends), its own lines move up by half a
  * line, and it widens only into the free room beside it, the roomier side first (at most half the
  * gap to the next node on each side, so two neighbours never meet); a line still too wide is drawn
- * smaller.
+ * smaller, or, when the values must stay as large as the labels (classroom mode: `least`), on two
+ * lines (data above grad).
  */
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -16,9 +17,10 @@ export class NodeValues {
   /**
    * nodes, edges: Map id -> the <g> of each node and edge of a mounted drawing; layer: where the
    * lines go (above the edges, so an arrowhead never hides a number); grown(id, box) is told each
-   * node's new box.
+   * node's new box; least: the smallest font a line is written in (drawing units; 0: shrink freely).
    */
-  constructor(nodes, edges, layer, grown = () => {}) {
+  constructor(nodes, edges, layer, grown = () => {}, least = 0) {
+    this.least = least;
     this.nodes = nodes;
     this.edges = edges;
     this.layer = layer;
@@ -123,7 +125,8 @@ export class NodeValues {
     }
     if (!this.boxes) this._measureAll();
     const box = this.boxes.get(id);
-    const fs = 0.9 * (Number(texts[0].getAttribute("font-size")) || 10); // monospace digits read larger
+    // (monospace digits read larger than the labels: a tenth smaller, unless that is below `least`)
+    const fs = Math.max(this.least, 0.9 * (Number(texts[0].getAttribute("font-size")) || 10));
     const grow = fs * 1.3;
     const line = document.createElementNS(SVGNS, "text");
     line.setAttribute("class", "nval");
@@ -142,22 +145,72 @@ export class NodeValues {
     shape.setAttribute("vector-effect", "non-scaling-stroke");
     const last = Number(texts[texts.length - 1].getAttribute("y")) || box.y + box.height / 2;
     const v = {
-      id, g, shape, texts, line, d, gr, fs, grow, box, baseline: last + grow / 2,
+      id, g, shape, texts, line, d, sep, gr, fs, grow, box, last,
       room: this._room(id, box, grow), sides: this._edgeSides(box, g.parentElement), round: shape.tagName === "ellipse",
     };
     this.lines.set(id, v);
     return v;
   }
 
-  /** Widen the outline into the free room for the line, then shrink the line if it still does not fit. */
+  /** Widen the outline into the free room for the line, then shrink the line (or break it) if it still does not fit. */
   _fit(v) {
-    const { box, fs, grow, room } = v;
+    const { box, fs } = v;
     v.line.setAttribute("font-size", String(fs));
-    const len = v.line.getComputedTextLength();
+    this._lines(v, 1);
+    let len = v.line.getComputedTextLength();
     const inner = v.round ? 0.78 : 0.92; // an ellipse is narrower off its middle
+    let w = this._widen(v, len, inner);
+    let lines = 1;
+    if (len > w.fits && this.least) {
+      lines = 2;
+      this._lines(v, 2);
+      len = Math.max(v.d.getComputedTextLength(), v.gr.getComputedTextLength());
+      w = this._widen(v, len, inner);
+    }
+    const { left, right, width } = w;
+    const grow = v.grow * lines;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const nx = cx + (right - left) / 2;
+    const sx = width / box.width;
+    const sy = (box.height + grow) / box.height;
+    v.shape.setAttribute("transform", `translate(${nx} ${cy}) scale(${sx} ${sy}) translate(${-cx} ${-cy})`);
+    for (const t of v.texts) t.setAttribute("transform", `translate(${nx - cx} ${-grow / 2})`);
+    // the first line of values one line below the node's own lines (moved up by half the growth)
+    const first = v.last - grow / 2 + v.grow;
+    v.line.setAttribute("x", String(nx));
+    v.line.setAttribute("y", String(first));
+    if (lines === 2) {
+      v.d.setAttribute("x", String(nx));
+      v.d.setAttribute("y", String(first));
+      v.gr.setAttribute("x", String(nx));
+      v.gr.setAttribute("y", String(first + v.grow));
+    } else if (len > w.fits) {
+      v.line.setAttribute("font-size", String(Math.max(fs * MIN_FONT, (fs * w.fits) / len)));
+    }
+    this.grown(v.id, { x: nx - width / 2, y: box.y - grow / 2, w: width, h: box.height + grow });
+  }
+
+  /** The line as one ("data │ grad") or as two lines (data above grad). */
+  _lines(v, n) {
+    if (n === 1) {
+      v.sep.textContent = " │ ";
+      for (const t of [v.d, v.gr]) {
+        t.removeAttribute("x");
+        t.removeAttribute("y");
+      }
+    } else {
+      v.sep.textContent = "";
+    }
+  }
+
+  /**
+   * How far the outline widens for a line `len` long (into a side no edge comes in by first, over
+   * it the arrowheads would be hidden; else the roomier side first) and the room the line has then.
+   */
+  _widen(v, len, inner) {
+    const { box, fs, room } = v;
     const extra = Math.max(0, (len + fs) / inner - box.width);
-    // Grow into a side no edge comes in by first (over it the arrowheads would be hidden), else
-    // the roomier side first.
     let left;
     let right;
     const leftFirst = v.sides.left !== v.sides.right ? !v.sides.left : room.left >= room.right;
@@ -169,17 +222,6 @@ export class NodeValues {
       left = Math.min(extra - right, room.left);
     }
     const width = box.width + left + right;
-    const cx = box.x + box.width / 2;
-    const cy = box.y + box.height / 2;
-    const nx = cx + (right - left) / 2;
-    const sx = width / box.width;
-    const sy = (box.height + grow) / box.height;
-    v.shape.setAttribute("transform", `translate(${nx} ${cy}) scale(${sx} ${sy}) translate(${-cx} ${-cy})`);
-    for (const t of v.texts) t.setAttribute("transform", `translate(${nx - cx} ${-grow / 2})`);
-    v.line.setAttribute("x", String(nx));
-    v.line.setAttribute("y", String(v.baseline));
-    const fits = width * inner - fs * 0.6;
-    if (len > fits) v.line.setAttribute("font-size", String(Math.max(fs * MIN_FONT, (fs * fits) / len)));
-    this.grown(v.id, { x: nx - width / 2, y: box.y - grow / 2, w: width, h: box.height + grow });
+    return { left, right, width, fits: width * inner - fs * 0.6 };
   }
 }

@@ -47,13 +47,14 @@ MEASURE = """() => {
     grads: sizes('text.glabel'),
     nodes: nodes.length,
     inside: inside.length,
+    minimap: !!document.querySelector('[data-testid=minimap]:not([hidden])'),
     host: [Math.round(hr.width), Math.round(hr.height)],
   };
 }"""
 
 
 def label_sizes(page) -> dict | None:
-    """What the graph shows now: {labels, values, grads: [px], nodes, inside, host: [w, h]}."""
+    """What the graph shows now: {labels, values, grads: [px], nodes, inside, minimap, host: [w, h]}."""
     return page.evaluate(MEASURE)
 
 
@@ -88,12 +89,13 @@ def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False
                         chooser.select_option(ex["id"])
                 wait_ready(page)
                 page.wait_for_timeout(350)  # a glide ends
-                m = label_sizes(page) or {"labels": [], "values": [], "nodes": 0, "inside": 0}
+                m = label_sizes(page) or {"labels": [], "values": [], "nodes": 0, "inside": 0,
+                                          "minimap": False}
                 lo, med = summary(m["labels"])
                 vlo, _ = summary(m["values"])
                 rows.append({"example": ex["id"], "screen": f"{width}x{height}", "classroom": present,
                              "min": lo, "median": med, "values_min": vlo, "nodes": m["nodes"],
-                             "inside": m["inside"]})
+                             "inside": m["inside"], "minimap": m["minimap"]})
             page.context.close()
     return rows
 
@@ -101,12 +103,12 @@ def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False
 def format_table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
     out = ["| example | screen | classroom | label min px | label median px | values min px "
-           "| nodes in view |",
-           "| --- | --- | --- | --- | --- | --- | --- |"]
+           "| nodes in view | overview |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         out.append(f"| {r['example']} | {r['screen']} | {'yes' if r['classroom'] else 'no'} | {r['min']} | "
                    f"{r['median']} | {r['values_min'] if r['values_min'] is not None else '—'} | "
-                   f"{r['inside']} / {r['nodes']} |")
+                   f"{r['inside']} / {r['nodes']} | {'yes' if r['minimap'] else 'no'} |")
     return "\n".join(out)
 
 

@@ -1,15 +1,16 @@
-"""A large drawing seen whole (Fit): its text is left out, each step is drawn on a layer over the
-drawing (the drawing itself is left as it is, so the browser need not paint it again) and a ring
-marks the current node; what is shown is still each element's state at the frame shown. Zoomed
-back in, the text and every state are on the drawing itself; an export holds the whole drawing
-with its text and the states of the frame shown. Screenshots in tests/screenshots/page/."""
+"""A large drawing seen whole (zoomed out past Fit, which stops at a readable size): its text is
+left out, each step is drawn on a layer over the drawing (the drawing itself is left as it is, so
+the browser need not paint it again) and a ring marks the current node; what is shown is still each
+element's state at the frame shown. Zoomed back in, the text and every state are on the drawing
+itself; an export holds the whole drawing with its text and the states of the frame shown.
+Screenshots in tests/screenshots/page/."""
 
 from __future__ import annotations
 
 import pytest
 
 from .support import SHOTS, blur, config_id, screen_page
-from .test_near_view import ALL_IDS, COUNTS, GOTO, WRONG_STATES, show_every_op
+from .test_near_view import ALL_IDS, COUNTS, GOTO, WRONG_STATES, see_whole, show_every_op
 
 SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
 
@@ -101,7 +102,7 @@ def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_t
     show_every_op(page)
     assert page.evaluate(LABEL_SHOWN)
     page.evaluate(GOTO, middle_step(page))
-    page.click("#fit")
+    see_whole(page)
     counts = page.evaluate(COUNTS)
     assert counts["drawn"] == counts["all"], counts
     # seen whole: the labels (a fraction of a pixel tall) are left out, a layer lies over the drawing
@@ -142,7 +143,7 @@ def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_t
     assert page.evaluate(SHOWN_WRONG) == []
 
     # Fit again and a jump far away (many states at once): still every state shown.
-    page.click("#fit")
+    see_whole(page)
     page.evaluate(GOTO, middle_step(page) + 60)
     assert page.evaluate(SHOWN_WRONG) == []
     page.evaluate(GOTO, 3)
@@ -155,7 +156,7 @@ def test_an_export_at_fit_holds_the_whole_drawing_with_its_text(screen):
         pytest.skip("one screen is enough for the file")
     show_every_op(page)
     page.evaluate(GOTO, middle_step(page))
-    page.click("#fit")
+    see_whole(page)
     blur(page)
     for _ in range(3):
         page.keyboard.press("ArrowRight")
