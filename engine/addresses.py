@@ -4,7 +4,8 @@ Python's default reprs (``<function f at 0x7f3a...>``) and PyTorch's grad_fn rep
 (``<MulBackward0 object at 0x...>``) print an object's real address, and an address is what an
 attack on the interpreter needs first. gradviz keeps the form and replaces the number: the first
 address shown in a run is 0x7f0000000001, the next 0x7f0000000002, and the same object keeps its
-alias as long as it lives. The program runner resets the numbering at the start of every run.
+alias as long as it lives. The program runner starts a new numbering for every run
+(``engine.runner.engine_state``).
 """
 
 from __future__ import annotations
@@ -38,8 +39,3 @@ def scrub(text: str) -> str:
     if " at 0x" not in text:
         return text
     return _ADDRESS.sub(lambda m: alias_of_address(int(m.group(0), 16)), text)
-
-
-def reset() -> None:
-    """Start a new numbering (the runner calls this before each program)."""
-    _aliases.clear()

@@ -470,7 +470,7 @@ def _random_module() -> types.ModuleType:
     return mod
 
 
-_RANDOM_STATE = [_np.random.default_rng(0)]
+_RANDOM_STATE = [_np.random.default_rng(0)]  # numpy.random's generator: seed 0 at the start of every run
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
@@ -540,11 +540,6 @@ def _numpy_module() -> types.ModuleType:
 MATH = _math_module()
 NUMPY = _numpy_module()
 LIBRARIES = {"math": MATH, "numpy": NUMPY, "numpy.random": NUMPY.random, "numpy.linalg": NUMPY.linalg}
-
-
-def reset() -> None:
-    """A fresh random generator for numpy.random in each run (seed 0 unless the program seeds it)."""
-    _RANDOM_STATE[0] = _np.random.default_rng(0)
 
 
 def _callables() -> frozenset:
