@@ -54,6 +54,12 @@ class Size(tuple):
     def __delattr__(self, name: str) -> None:
         raise errors.read_only("torch.Size", name, (), _SIZE_METHODS)
 
+    def __setitem__(self, index, value) -> None:
+        raise TypeError("'torch.Size' object does not support item assignment")
+
+    def __delitem__(self, index) -> None:
+        raise TypeError("'torch.Size' object doesn't support item deletion")
+
     def numel(self) -> int:
         n = 1
         for s in self:

@@ -255,6 +255,8 @@ IMMUTABLE = [
     "s = torch.ones(2, 3).shape\ns.foo = 1",
     "s = torch.Size([2])\ns.numel = 1",
     "s = torch.Size([2])\ndel s.count",
+    "s = torch.ones(2).shape\ns[0] = 3",
+    "s = torch.ones(2).shape\ndel s[0]",
 ]
 
 
@@ -262,8 +264,8 @@ def _torch_error(source: str):
     torch = pytest.importorskip("torch")
     try:
         exec(source, {"torch": torch})  # noqa: S102 - the test's own statements, in real PyTorch
-    except AttributeError as exc:
-        return "AttributeError", str(exc)
+    except (AttributeError, TypeError) as exc:
+        return type(exc).__name__, str(exc)
     return None
 
 
