@@ -281,6 +281,10 @@ FOREIGN: list[tuple[str, str, str]] = [
      "这个模块里没有这个名字：请检查拼写。"),
     (r"^'.*' object has no attribute", "This object has no such attribute or method: check the spelling.",
      "这个对象没有这个属性或方法：请检查拼写。"),
+    (r"(^attribute '.*' of 'torch\.\w+' objects is not writable|^'torch\.\w+' object attribute '.*' is "
+     r"read-only|^'torch\.Size' object (does not|doesn't) support item (assignment|deletion))",
+     "This object cannot be changed (PyTorch's devices, dtypes and sizes are immutable): make a new one.",
+     "这个对象不能修改（PyTorch 的 device、dtype 和 Size 都不可变）：请新建一个。"),
     (r"^unsupported operand type", "These two kinds of values cannot be combined with this operator.",
      "这两种值不能用这个运算符组合。"),
     (r"division by zero", "A division by zero.", "除以零。"),

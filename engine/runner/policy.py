@@ -360,7 +360,8 @@ class Policy:
             raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
         if isinstance(obj, IMMUTABLE):
             setattr(obj, name, value)  # raises AttributeError, as PyTorch's objects do
-            raise ForbiddenError(f"setting attributes of {type(obj).__name__} objects is not allowed")
+            kind = type(obj).__name__
+            raise ForbiddenError(f"setting attributes of {kind} objects is not allowed in gradviz")
         if isinstance(obj, Tensor):
             if name not in TENSOR_SETTABLE:
                 raise ForbiddenError(f"setting attribute '{name}' of a tensor is not supported")
