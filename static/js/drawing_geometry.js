@@ -90,10 +90,16 @@ export class DrawingGeometry extends DrawnElements {
       if (font) break;
     }
     this.font = font || 14;
-    // The smallest a node's label is written (a second line may be smaller): what has to be read.
+    // The smallest a node's label is written (a second line, a box's count, a ghost copy may be
+    // smaller): what has to be read.
     let least = Infinity;
     let seen = 0;
-    for (const g of this.nodes.values()) {
+    const labelled = function* (d) {
+      yield* d.parts.values();
+      for (const copies of d.ghosts.values()) yield copies[0];
+      yield* d.nodes.values();
+    };
+    for (const g of labelled(this)) {
       for (const tx of g.querySelectorAll(":scope > text")) least = Math.min(least, Number(tx.getAttribute("font-size")) || Infinity);
       if (++seen >= MIN_FONT_SAMPLE) break;
     }

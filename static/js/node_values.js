@@ -193,14 +193,15 @@ export class NodeValues {
 
   /** The line as one ("data │ grad") or as two lines (data above grad). */
   _lines(v, n) {
+    // (the separator stays in the text, hidden on two lines: the line reads the same either way)
     if (n === 1) {
-      v.sep.textContent = " │ ";
+      v.sep.removeAttribute("display");
       for (const t of [v.d, v.gr]) {
         t.removeAttribute("x");
         t.removeAttribute("y");
       }
     } else {
-      v.sep.textContent = "";
+      v.sep.setAttribute("display", "none");
     }
   }
 
