@@ -94,6 +94,18 @@ def lower_priority(by: int) -> None:
     os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + by))
 
 
+def lower_group_priority(nice: int) -> None:
+    """Set the nice value of this session's scheduling group (where the kernel groups tasks by
+    session, a process's own nice value only weighs against its session's other tasks: the
+    sandbox's session, bubblewrap's new one, competes with the server's as a whole). A kernel
+    without autogroups has no such file: then the processes' nice values are what counts."""
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(nice))
+    except OSError:
+        pass
+
+
 def limit_nice() -> None:
     """The nice value can be raised, never lowered (without CAP_SYS_NICE)."""
     resource.setrlimit(resource.RLIMIT_NICE, (0, 0))

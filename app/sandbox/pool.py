@@ -149,7 +149,7 @@ class Template:
         if filters is not None:
             from .seccomp_rules import seccomp_syscall
 
-            init.update(seccomp_nr=seccomp_syscall(),
+            init.update(seccomp_nr=seccomp_syscall(), own_session=True,
                         processes=max(MIN_PROCESSES, PROCESSES_PER_PLACE * settings.places))
         self.ctl.send(json.dumps(init).encode())
         self.ctl.settimeout(STARTUP_TIMEOUT_S)

@@ -141,6 +141,8 @@ def main(argv: list[str]) -> None:
     lockdown.die_with_parent()
     init = json.loads(ctl.recv(1 << 20))
     lockdown.lower_priority(int(init.get("nice", 0)))
+    if init.get("own_session"):  # never the server's own group (without the OS layer it is shared)
+        lockdown.lower_group_priority(int(init.get("nice", 0)))
     lockdown.limit_nice()
     if init.get("processes"):
         lockdown.limit_processes(int(init["processes"]))
