@@ -176,14 +176,17 @@ export class DrawingGeometry extends DrawnElements {
     this.boxes.set(id, { x: m.a * (box.x + at.x) + m.e, y: m.d * (box.y + at.y) + m.f, w: box.w * m.a, h: box.h * m.d });
   }
 
-  /** The graph's box with room for values inside the nodes (outlines grow by a line and up to 60 %). */
+  /**
+   * The graph's box with room for values inside the nodes (outlines grow by a line, or two when
+   * the values are broken in two, and up to 60 %).
+   */
   roomForValues() {
     this.measure();
     if (!this.content) return null;
     let wide = 0;
     for (const b of this.boxes.values()) wide = Math.max(wide, b.w);
     const dx = wide * 0.6;
-    const dy = this.font * 0.65;
+    const dy = this.font * 1.3;
     const c = this.content;
     return { x: c.x - dx, y: c.y - dy, w: c.w + 2 * dx, h: c.h + 2 * dy };
   }

@@ -14,7 +14,7 @@ import { parseSvg, translateLegend } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { Minimap } from "./minimap.js";
-import { PanZoom } from "./panzoom.js";
+import { MAX_FIT, PanZoom } from "./panzoom.js";
 import { PartIndex } from "./parts.js";
 
 /** The start of a window of `size` moved to lie within [lo, lo + span] where it fits. */
@@ -95,6 +95,10 @@ export class GraphView {
    */
   setReadable(px = null) {
     this.readablePx = px ?? READABLE_PX;
+    // a small graph as much larger than usual as its labels are asked to be (a projector's scale)
+    const most = MAX_FIT * (this.readablePx / READABLE_PX);
+    if (most !== this.panzoom.maxFit) this.view = -1; // mounted again: "fit" is worked out anew
+    this.panzoom.maxFit = most;
     this.fresh = true;
   }
 
@@ -397,7 +401,7 @@ export class GraphView {
     if (resized) this.panzoom.measureHost(); // the host may have grown to the drawing's size
     if (apart) this.host.replaceChildren(d.svg);
     this.drawing = d;
-    this.minimap?.setDrawing(d);
+    this.minimap?.setDrawing(d, this.showValues ? d.roomForValues() : d.content);
     this.view = view;
     this._markSelected();
     return true;

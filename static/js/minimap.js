@@ -40,9 +40,13 @@ export class Minimap {
     this.canvas.addEventListener("pointercancel", stop);
   }
 
-  /** A drawing was mounted (null: none): its nodes are painted again when next shown. */
-  setDrawing(d) {
+  /**
+   * A drawing was mounted (null: none), `content` the box of it the view fits (default: its graph):
+   * its nodes are painted again when next shown.
+   */
+  setDrawing(d, content = null) {
     this.drawing = d;
+    this.box = content;
     this.base = null;
     this.current = null;
     this.update();
@@ -71,7 +75,7 @@ export class Minimap {
   /** The drawing's box in svg units (what the overview maps onto its canvas). */
   _content() {
     const d = this.drawing;
-    return (d && (d.content || this.pz.full)) || null;
+    return (d && (this.box || d.content || this.pz.full)) || null;
   }
 
   /** Does the view leave part of the drawing off screen? */

@@ -6,7 +6,7 @@
  * does not (~0.3 ms). The drawing itself is never laid out again.
  */
 
-const MAX_FIT = 1.8; // "fit" never shows the drawing larger than this (pixels per drawing unit)
+export const MAX_FIT = 1.8; // "fit" shows the drawing at most this large (pixels per drawing unit; maxFit)
 const GLIDE_MS = 220; // a pan that follows the current node slides this long
 const MAX_ZOOM = 4; // zooming in goes at least this far (pixels per drawing unit)
 
@@ -24,6 +24,7 @@ export class PanZoom {
     this.onView = null; // called with (box, from) whenever the view moves (from: where a glide starts)
     this.layers = []; // elements over the svg that move with it (live_layer.js)
     this.fitBox = null; // what "fit" shows (default: home)
+    this.maxFit = MAX_FIT; // a tiny graph is not blown up past this (classroom mode allows more)
     host.addEventListener("wheel", (e) => this._wheel(e), { passive: false });
     host.addEventListener("pointerdown", (e) => this._down(e));
     host.addEventListener("pointermove", (e) => this._move(e));
@@ -59,13 +60,14 @@ export class PanZoom {
     this.H = this.host.clientHeight;
   }
 
-  /** A tiny graph is not blown up past MAX_FIT pixels per unit: widen its box around its centre. */
+  /** A tiny graph is not blown up past maxFit pixels per unit: widen its box around its centre. */
   _capped(b) {
     const W = this.W;
     const H = this.H;
-    if (!W || !H || Math.min(W / b.w, H / b.h) <= MAX_FIT) return b;
-    const w = Math.max(b.w, W / MAX_FIT);
-    const h = Math.max(b.h, H / MAX_FIT);
+    const most = this.maxFit;
+    if (!W || !H || Math.min(W / b.w, H / b.h) <= most) return b;
+    const w = Math.max(b.w, W / most);
+    const h = Math.max(b.h, H / most);
     return { x: b.x + b.w / 2 - w / 2, y: b.y + b.h / 2 - h / 2, w, h };
   }
 

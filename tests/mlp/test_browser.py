@@ -246,8 +246,16 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
         assert label["h"] >= 10 and label["inside"], (step_text(page), label)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"mlp-build-step-{width}.png"), full_page=width < 1000)
-    # Fit still shows the whole drawing
+    # Fit does not shrink the drawing below a readable size: the overview shows the whole of it
     page.locator("#fit").click()
+    label = page.evaluate(CURRENT_LABEL)
+    assert label["h"] >= 10 and label["inside"], label
+    assert page.get_by_test_id("minimap").is_visible()
+    # zoomed out past it, the whole drawing is on screen
+    for _ in range(40):
+        if page.get_by_test_id("minimap").is_hidden():
+            break
+        page.locator("#zoom-out").click()
     assert page.evaluate("""() => {
       const host = document.querySelector('[data-testid=graph]').getBoundingClientRect();
       return [...document.querySelectorAll('[data-testid=graph] g.node')].every((g) => {
