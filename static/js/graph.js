@@ -271,7 +271,7 @@ export class GraphView {
 
   /**
    * The smallest text the drawing shows, in its own units: its node labels' smallest font, or a
-   * smaller line of values inside a node (classroom mode; a long one is written smaller).
+   * line of values inside a node written smaller (classroom mode writes them at least as large).
    */
   _textUnits() {
     const d = this.drawing;
