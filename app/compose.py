@@ -138,8 +138,20 @@ def _compose(u: Unit, templates: dict, counters: dict, segments: dict) -> str:
 
 
 def _substitute(template: str, u: Unit, counters: dict, segments: dict) -> str:
-    """Write the real element ids (and the constants' texts) into a copy of a cached SVG."""
+    """Write the real element ids (and the constants' texts) into a copy of a cached SVG. A ghost
+    also names the edge elements it feeds (``data-feeds``): the page shows it with them."""
     ghosts = counters["ghost"]
+    # the edges' ids first, in the order they are drawn (an s<k> is numbered where it comes)
+    edge_el = {}
+    for m in _ID.finditer(template):
+        if m.group(1) == "q":
+            k = int(m.group(2))
+            edge_el[k] = u.edge_ids[k].element_id(counters["segment"], segments)
+    feeds: dict[str, list[str]] = {}
+    for k, el in edge_el.items():
+        src = u.edge_ids[k].src
+        if src[0] == "g":
+            feeds.setdefault(src, []).append(el)
 
     def real(m: re.Match) -> str:
         kind, k = m.group(1), int(m.group(2))
@@ -151,8 +163,9 @@ def _substitute(template: str, u: Unit, counters: dict, segments: dict) -> str:
             ref = u.ghost_ids[k]
             j = ghosts.get(ref, 0)
             ghosts[ref] = j + 1
-            return f'id="{ref}-g{j}"'
-        return f'id="{u.edge_ids[k].element_id(counters["segment"], segments)}"'
+            fed = " ".join(feeds.get(u.ghost_keys[k], ()))
+            return f'id="{ref}-g{j}" data-feeds="{fed}"'
+        return f'id="{edge_el[k]}"'
 
     if u.relabel:
         template = _ELEMENT.sub(lambda m: _relabel(m, u.relabel), template)

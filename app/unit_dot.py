@@ -17,7 +17,7 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
     order = _element_order(u, nodes, parts)
     g = DotWriter()
     name: dict[str, str] = {}
-    u.node_ids, u.part_ids, u.ghost_ids, u.edge_ids, u.texts = [], [], [], [], []
+    u.node_ids, u.part_ids, u.ghost_ids, u.ghost_keys, u.edge_ids, u.texts = [], [], [], [], [], []
     u.relabel = {}
     frames = {f.part for f in u.frames}
 
@@ -52,6 +52,7 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
             k = len(u.ghost_ids)
             src = u.ghosts[int(key[1:])]
             u.ghost_ids.append(src)
+            u.ghost_keys.append(key)
             name[key] = f"h{k}"
             element(f"h{k}", f"t{k}", ghost_attrs(src, nodes, parts))
         else:  # a port

@@ -67,6 +67,7 @@ class Unit:
     node_ids: list[int] = field(default_factory=list)
     part_ids: list[str] = field(default_factory=list)
     ghost_ids: list[str] = field(default_factory=list)
+    ghost_keys: list[str] = field(default_factory=list)  # placeholder t<k> -> its ghost's key g<j>
     edge_ids: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     # element placeholder (p/r/t<k>) -> its label lines as written in the DOT text and as shown

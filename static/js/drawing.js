@@ -62,7 +62,50 @@ export class Drawing extends DrawingGeometry {
       this.states.set(key, s);
       this._state(g, s);
     }
-    for (const c of this.ghosts.get(pid) || []) this._state(c, s);
+    this._ghosts(pid, s);
+  }
+
+  /**
+   * The ghost copies of `gid` ("n3", "p4") beside its uses show its state `s`, each once the edges
+   * it feeds (its data-feeds, from the server) are drawn: before, it would stand alone.
+   */
+  _ghosts(gid, s) {
+    const copies = this.ghosts.get(gid);
+    if (!copies) return;
+    if (!this.fedBy) this._feeds();
+    this.ghostSource.set(gid, s);
+    for (const c of copies) this._state(c, this._ghostState(c, s));
+  }
+
+  _ghostState(c, s) {
+    const feeds = c._feeds;
+    if (!feeds.length) return s;
+    return feeds.every((key) => (this.states.get(key) ?? "hidden") === "hidden") ? "hidden" : s;
+  }
+
+  /** Which ghosts feed each edge element ("e2", "s1"). */
+  _feeds() {
+    this.fedBy = new Map();
+    this.ghostSource = new Map();
+    for (const copies of this.ghosts.values()) {
+      for (const c of copies) {
+        c._feeds = (c.dataset.feeds || "").split(" ").filter(Boolean);
+        for (const key of c._feeds) {
+          if (!this.fedBy.has(key)) this.fedBy.set(key, []);
+          this.fedBy.get(key).push(c);
+        }
+      }
+    }
+  }
+
+  /** Edge element `key` changed its state: the ghosts that feed it follow. */
+  _fed(key) {
+    const copies = this.fedBy && this.fedBy.get(key);
+    if (!copies) return;
+    for (const c of copies) {
+      const s = this.ghostSource.get(c.dataset.gid);
+      if (s !== undefined) this._state(c, this._ghostState(c, s));
+    }
   }
 
   /**
@@ -135,6 +178,7 @@ export class Drawing extends DrawingGeometry {
     if (!g || this.states.get(sid) === s) return;
     this.states.set(sid, s);
     this._state(g, s);
+    this._fed(sid);
   }
 
   setNode(id, s) {
@@ -142,7 +186,7 @@ export class Drawing extends DrawingGeometry {
     if (!g || this.states.get(`n${id}`) === s) return;
     this.states.set(`n${id}`, s);
     this._state(g, s);
-    for (const c of this.ghosts.get(`n${id}`) || []) this._state(c, s);
+    this._ghosts(`n${id}`, s);
   }
 
   /** An edge's state and the gradient it carried (hidden: shown as "?" until revealed). */
@@ -152,6 +196,7 @@ export class Drawing extends DrawingGeometry {
     if (this.states.get(`e${id}`) !== s) {
       this.states.set(`e${id}`, s);
       this._state(g, s);
+      this._fed(`e${id}`);
     }
     this.edgeLabels.show(id, s, grad, hidden);
   }

@@ -49,6 +49,42 @@ MIDDLE_STEP = """async () => {
 
 GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emit('goto', k); }"
 
+# The op frame a third of the way through the forward pass.
+FORWARD_THIRD = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const ops = state.timeline.frames.map((f, k) => [f, k]).filter(([f]) => f.kind === 'op');
+  return ops[Math.floor(ops.length / 3)][1];
+}"""
+
+# The ghosts shown on the screen that no shown edge touches (screen pixels; each ghost's id).
+LONE_GHOSTS = """() => {
+  const svg = document.querySelector('[data-testid=graph] svg');
+  const host = svg.parentNode.getBoundingClientRect();
+  const shown = (g) => getComputedStyle(g).visibility !== 'hidden' && g.isConnected;
+  const ends = [];
+  for (const e of svg.querySelectorAll('g.edge')) {
+    const p = e.querySelector(':scope > path');
+    if (!p || !shown(e)) continue;
+    const m = p.getScreenCTM();
+    const len = p.getTotalLength();
+    for (const q of [p.getPointAtLength(0), p.getPointAtLength(len)]) {
+      ends.push(new DOMPoint(q.x, q.y).matrixTransform(m));
+    }
+  }
+  const lone = [];
+  let seen = 0;
+  for (const g of svg.querySelectorAll('g.node.ghost')) {
+    if (!shown(g)) continue;
+    const b = g.getBoundingClientRect();
+    if (b.right < host.left || b.left > host.right || b.bottom < host.top || b.top > host.bottom) continue;
+    seen++;
+    const near = (q) => q.x >= b.left - 6 && q.x <= b.right + 6 && q.y >= b.top - 6 && q.y <= b.bottom + 6;
+    const touched = ends.some(near);
+    if (!touched) lone.push(g.id);
+  }
+  return { seen, lone };
+}"""
+
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
 def screen(request, browser, server):
@@ -85,6 +121,28 @@ def test_a_folded_loop_steps_inside_and_opens_in_place(screen):
     assert graph.locator("g.node").count() > drawn_before
     assert page.evaluate("async () => (await import('/static/js/state.js')).state.frame") == k
     page.screenshot(path=str(SHOTS / f"opened-rnn-{name}.png"))
+
+
+def _open_loop(page) -> None:
+    """Open the loop the first hidden step is in (from the panel that says which iteration it is)."""
+    page.evaluate(GOTO, page.evaluate(HIDDEN_STEP))
+    page.get_by_test_id("folded-iteration").wait_for()
+    with expect_event(page, "relayout"):
+        page.get_by_test_id("open-part").click()
+    page.get_by_test_id("graph").locator("g.unit").first.wait_for()
+
+
+def test_an_opened_loop_draws_each_ghost_joined_to_its_reader(screen):
+    page, name, _ = screen
+    run_source(page, RNN)
+    _open_loop(page)
+    ghosts = page.evaluate(LONE_GHOSTS)  # a backward step: every forward op is drawn
+    assert ghosts["seen"] > 0 and ghosts["lone"] == [], ghosts
+    # in the forward pass, a ghost is drawn with the edge it feeds: not before the op that reads it
+    page.evaluate(GOTO, page.evaluate(FORWARD_THIRD))
+    ghosts = page.evaluate(LONE_GHOSTS)
+    assert ghosts["seen"] > 0 and ghosts["lone"] == [], ghosts
+    page.screenshot(path=str(SHOTS / f"opened-rnn-forward-{name}.png"))
 
 
 def test_a_shared_weight_is_one_node_with_a_ghost_beside_each_use(screen):
