@@ -3,8 +3,9 @@
  * offline file), so it is never handed to the HTML parser: DOMParser reads it as XML into a
  * document of its own, where nothing runs, loads or fires, and one pass over its elements keeps
  * only what graphviz writes (an allow-list of elements and attributes: no event handlers, scripts,
- * foreign objects, images, styles, or links but to a '#fragment'). The survivors are then moved
- * into this document (adopted, not copied: a large drawing has tens of thousands of elements).
+ * foreign objects, images, styles, no link but to a '#fragment', no paint from a URL). The survivors
+ * are then moved into this document (adopted, not copied: a large drawing has tens of thousands of
+ * elements).
  */
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -22,23 +23,27 @@ const ATTRIBUTES = new Set(["id", "class", "transform", "d", "points", "fill", "
   "text-anchor", "text-decoration", "dominant-baseline", "baseline-shift", "opacity", "offset", "stop-color",
   "stop-opacity", "gradientUnits", "gradientTransform", "target"]);
 const DATA = /^data-[a-z0-9-]+$/;
-// A value that may reach CSS or a URL: only a reference inside the drawing ("#id", "url(#id)").
-const RISKY = /url\s*\(|\\|javascript:|expression\s*\(/i;
-const LOCAL_URL = /^\s*url\(\s*#[\w.:-]+\s*\)\s*$/;
+// The attributes whose value the browser reads as CSS that may name a URL ("url(...)", perhaps
+// written with CSS escapes): only a reference inside the drawing may stay.
+const PAINT = new Set(["fill", "stroke", "stop-color"]);
+const RISKY = /url|\\|\(/i;
+const LOCAL_PAINT = /^\s*url\(\s*#[\w.:-]+\s*\)\s*$/;
 const FRAGMENT = /^#[\w.:-]*$/;
 
 function keepAttribute(attr) {
   const ns = attr.namespaceURI;
-  if (ns === XMLNS) return attr.localName === "xmlns" || attr.localName === "xlink";
-  if (ns === XMLNS_XML) return attr.localName === "space";
-  if (ns === XLINKNS || (ns === null && attr.localName === "href")) {
-    return attr.localName === "href" && FRAGMENT.test(attr.value);
+  const name = attr.localName;
+  if (ns === null) {
+    if (ATTRIBUTES.has(name)) return !PAINT.has(name) || !RISKY.test(attr.value) || LOCAL_PAINT.test(attr.value);
+    if (name === "href") return FRAGMENT.test(attr.value);
+    return name.startsWith("data-") && DATA.test(name);
   }
-  if (ns !== null || !(ATTRIBUTES.has(attr.localName) || DATA.test(attr.localName))) return false;
-  return !RISKY.test(attr.value) || LOCAL_URL.test(attr.value);
+  if (ns === XLINKNS) return name === "href" && FRAGMENT.test(attr.value);
+  if (ns === XMLNS) return name === "xmlns" || name === "xlink";
+  return ns === XMLNS_XML && name === "space";
 }
 
-/** Drop from `el` every attribute that is not on the allow-list (or whose value is). */
+/** Drop from `el` every attribute that is not on the allow-list (or whose value is not). */
 function cleanAttributes(el) {
   const attrs = el.attributes;
   for (let i = attrs.length - 1; i >= 0; i--) {
@@ -48,25 +53,20 @@ function cleanAttributes(el) {
 }
 
 /**
- * Keep only allowed elements and attributes under `root` (an element of a DOMParser document), in
- * one pass: an element that is not allowed goes with everything inside it, as do comments and
- * processing instructions. Returns how many nodes were removed.
+ * Keep only allowed elements and attributes under `root` (the <svg> element of a DOMParser
+ * document), in one pass over its elements: an element that is not allowed goes with everything
+ * inside it. (Comments stay: they are inert.) Returns how many elements were removed, or -1 when
+ * `root` is not an SVG <svg> element.
  */
 export function sanitizeSvg(root) {
-  const doc = root.ownerDocument;
-  const drop = [];
-  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_COMMENT
-    | NodeFilter.SHOW_PROCESSING_INSTRUCTION, (node) => {
-    if (node.nodeType === Node.ELEMENT_NODE && node.namespaceURI === SVGNS && ELEMENTS.has(node.localName)) {
-      return NodeFilter.FILTER_ACCEPT;
-    }
-    drop.push(node);
-    return NodeFilter.FILTER_REJECT; // its subtree is not walked: it goes whole
-  });
-  if (!ELEMENTS.has(root.localName) || root.namespaceURI !== SVGNS) return -1;
+  if (root.namespaceURI !== SVGNS || root.localName !== "svg") return -1;
   cleanAttributes(root);
-  for (let el = walker.nextNode(); el; el = walker.nextNode()) cleanAttributes(el);
-  for (const node of drop) node.remove();
+  const drop = [];
+  for (const el of root.querySelectorAll("*")) {
+    if (el.namespaceURI === SVGNS && ELEMENTS.has(el.localName)) cleanAttributes(el);
+    else drop.push(el);
+  }
+  for (const el of drop) el.remove();
   return drop.length;
 }
 
@@ -78,8 +78,7 @@ export function parseSafeSvg(text) {
   if (!text) return null;
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const root = doc.documentElement;
-  if (!root || root.localName !== "svg" || root.namespaceURI !== SVGNS) return null;
-  if (doc.getElementsByTagNameNS("*", "parsererror").length) return null;
+  if (!root || doc.getElementsByTagNameNS("*", "parsererror").length) return null;
   if (sanitizeSvg(root) < 0) return null;
   return document.adoptNode(root);
 }

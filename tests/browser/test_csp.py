@@ -34,7 +34,7 @@ viewBox="0 0 200 100">
 <set attributeName="onmouseover" to="window.__pwned='set'"/>
 <svg onload="window.__pwned='nested'"/>
 <style>@import url("data:text/css,g{}"); g { fill: url(data:,x) }</style>
-<g fill="url(data:,x)" style="background:url(data:,x)"><!-- a comment --></g>
+<g fill="url(data:,x)" style="background:url(data:,x)"><rect fill="\\75 rl(data:,x)"/></g>
 </svg>"""
 # What of the hostile drawing is left in the page's drawing.
 FOUND = """() => {
@@ -48,9 +48,8 @@ FOUND = """() => {
     banned: kinds.filter((n) => /^(image|script|foreignObject|set|img|div)$/.test(n)),
     hrefs: all.filter((el) => el.hasAttribute('href') || el.hasAttribute('xlink:href')).length,
     styles: styles.filter((t) => /url\\(data|@import/.test(t)),
-    urls: all.filter((el) => /url\\(data/.test(el.getAttribute('fill'))
+    urls: all.filter((el) => /\\(data/.test(el.getAttribute('fill'))
       || /url/.test(el.getAttribute('style'))).length,
-    comments: document.evaluate('count(.//comment())', svg, null, XPathResult.NUMBER_TYPE, null).numberValue,
   };
 }"""
 # What the attacker sent first: HTML-style markup (not well-formed XML with its namespace).
@@ -96,7 +95,7 @@ def test_a_hostile_drawing_runs_nothing_even_without_the_policy(browser, server,
             graph.locator("#n1").click()
             graph.locator("#evil-link").click()
             found = page.evaluate(FOUND)
-            assert found == {"on": [], "banned": [], "hrefs": 0, "styles": [], "urls": 0, "comments": 0}
+            assert found == {"on": [], "banned": [], "hrefs": 0, "styles": [], "urls": 0}
         page.wait_for_timeout(300)  # an image's error event would have fired by now
         assert page.evaluate("window.__pwned") is None
         assert page.url.startswith(server)
