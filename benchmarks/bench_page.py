@@ -89,7 +89,7 @@ def main() -> None:
             browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(base + "/")
-            idle = "document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
+            idle = "() => document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
             page.wait_for_function(idle, timeout=60_000)
             print(f"{'case':26} {'nodes':>6} {'frames':>6} {'run→drawn ms':>14} {'server ms':>10} "
                   f"{'step median ms':>15} {'step p95 ms':>12} {'step max ms':>12}")

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_scale import CASES, RNN, SHARED  # noqa: E402
 from benchmarks.local_server import launch_chromium, start_server, stop_server  # noqa: E402
 
-IDLE = "document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
+IDLE = "() => document.querySelector('main.layout').getAttribute('aria-busy') === 'false'"
 
 RUN = """async ([source, fold]) => {
   const { emit, once, state } = await import('/static/js/state.js');

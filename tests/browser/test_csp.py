@@ -115,7 +115,7 @@ def test_the_policy_alone_stops_inline_markup(browser, server):
           d.innerHTML = '<img src="data:," onerror="window.__pwned=1">'
             + '<svg><image href="data:," onerror="window.__pwned=2"/></svg>';
           document.body.append(d); }""")
-        page.wait_for_function("window.__csp.length >= 1")
+        page.wait_for_function("() => window.__csp.length >= 1")
         page.wait_for_timeout(200)
         assert page.evaluate("window.__pwned") is None
         assert all(v.startswith("script-src") for v in violations(page))

@@ -378,7 +378,7 @@ def test_play_runs_through_to_the_end(page):
     run_source(page, "x = torch.tensor([1.0], requires_grad=True)\ny = (x * 3).sum()\ny.backward()")
     page.locator("#speed").select_option("8")
     page.get_by_test_id("play").click()
-    page.wait_for_function("document.querySelector('[data-testid=play]').ariaPressed === 'false'",
+    page.wait_for_function("() => document.querySelector('[data-testid=play]').ariaPressed === 'false'",
                            timeout=20_000)
     i, n = step_label(page)
     assert i == n

@@ -151,7 +151,7 @@ def test_own_program_is_kept_as_a_draft(shown, server):
     assert page.get_by_test_id("source").input_value() == MY_PROGRAM
     page.wait_for_timeout(300)  # the draft is written to storage a moment after typing
     page.reload()
-    page.wait_for_function("document.querySelector('main.layout').getAttribute('aria-busy') === 'false'")
+    page.wait_for_function("() => document.querySelector('main.layout').ariaBusy === 'false'")
     assert page.get_by_test_id("source").input_value() == MY_PROGRAM
     assert chooser.locator("option:checked").inner_text() == text["mine"]
     page.evaluate("localStorage.removeItem('gradviz.draft')")
@@ -333,7 +333,7 @@ def test_share_link_of_a_built_mlp_restores_boundary_and_accuracy(browser, serve
     page.get_by_test_id("mlp-steps").fill("30")
     with expect_run(page, timeout=120_000):
         page.get_by_test_id("build").click()
-    boundary = "document.querySelector('[data-testid=boundary]').dataset.step !== undefined"
+    boundary = "() => document.querySelector('[data-testid=boundary]').dataset.step !== undefined"
     page.wait_for_function(boundary, timeout=60_000)
     summary = page.get_by_test_id("train-summary").inner_text()
     assert re.search(r"accuracy|准确率", summary)

@@ -99,7 +99,7 @@ def test_build_train_inspect_and_fold(browser, server, errors):
     assert "fc1.weight" in opt.inner_text()
 
     # The decision boundary picture arrives and shows a late step.
-    page.wait_for_function("document.querySelector('[data-testid=boundary]').dataset.step !== undefined",
+    page.wait_for_function("() => 'step' in document.querySelector('[data-testid=boundary]').dataset",
                            timeout=60_000)
     page.get_by_test_id("boundary-frame").fill("0")
     assert page.get_by_test_id("boundary").get_attribute("data-step") == "0"
@@ -152,7 +152,7 @@ def test_form_error_is_shown(browser, server, errors):
     page.get_by_test_id("build").click()
     status = page.get_by_test_id("mlp-status")
     # The status first says the program is being written; wait for the answer's error.
-    page.wait_for_function("document.querySelector('[data-testid=mlp-status]').dataset.kind === 'error'")
+    page.wait_for_function("() => document.querySelector('[data-testid=mlp-status]').dataset.kind == 'error'")
     assert "hidden" in status.inner_text()
     page.context.close()
 
@@ -163,7 +163,7 @@ def test_screenshots(browser, server, errors, width, height, locale):
     page = new_page(browser, server, width=width, height=height, locale=locale, errors=errors)
     wait_ready(page)
     build(page, dataset="moons", hidden="16, 16", steps=100)
-    page.wait_for_function("document.querySelector('[data-testid=boundary]').dataset.step !== undefined",
+    page.wait_for_function("() => 'step' in document.querySelector('[data-testid=boundary]').dataset",
                            timeout=60_000)
     page.wait_for_timeout(3500)  # let the boundary animation finish
     if locale.startswith("zh"):
@@ -235,7 +235,7 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
     build(page)  # the form's defaults: a 2-16-16-2 net on two moons, 500 steps
     # the page moves to the first iteration's whole forward graph (its last op) right after the run
     current = "[data-testid=graph] g.node:is([data-s=cur], [data-s=new])"
-    page.wait_for_function(f"!!document.querySelector('{current}')")
+    page.wait_for_function(f"() => !!document.querySelector('{current}')")
     label = page.evaluate(CURRENT_LABEL)
     assert label["h"] >= 10, f"the current node's label is {label['h']:.1f} px tall"
     assert label["inside"], "the current node is in view"
