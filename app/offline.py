@@ -30,8 +30,8 @@ CHARSET = '<meta charset="utf-8">'
 DATA_FORMAT = 1  # the version of the data's shape (offline.js refuses another)
 LEVELS = ("auto", "module", "op")
 DIRECTIONS = ("auto", "down")
-OPENED_BYTES = 4_000_000  # the most the boxes opened ahead of time add to an offline page
-OPENED_STATES = 12  # open sets an offline page holds answers for (the saved ones, then the others)
+OPENED_BYTES = 12_000_000  # the most the boxes opened ahead of time add to an offline page
+OPENED_STATES = 24  # open sets an offline page holds answers for (the saved ones, then the others)
 OPENED_SECONDS = 3.0  # about the most writing them may take
 _CSS_LINK = re.compile(r'<link rel="stylesheet" href="/static/(css/[\w.-]+\.css)">')
 _MODULE = re.compile(r'<script type="module" src="/static/(js/[\w.-]+\.js)"></script>')
@@ -183,8 +183,12 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
         return {"answers": {}, "left": 0}
     answers, left, used = {}, 0, 0
     until = time.monotonic() + seconds
-    for k, (view, opened) in enumerate(states):
-        if k >= most or time.monotonic() > until:
+    queue, seen = list(states), {open_key(v, "auto", o) for v, o in states}
+    k = 0
+    while k < len(queue):
+        view, opened = queue[k]
+        k += 1
+        if len(answers) >= most or time.monotonic() > until:
             left += 1
             continue
         resp = serialize_result(result, {view: opened}, whole=False)
@@ -193,14 +197,31 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
         part = view_answer(resp, view)
         draw_response(part)
         part.pop("svg", None)
-        data = only_new(OpenResponse.model_validate(part).model_dump(mode="json"), answer)
+        full = OpenResponse.model_validate(part).model_dump(mode="json")
+        data = only_new(full, answer)
         size = len(json.dumps(data, separators=(",", ":")))
         if used + size > budget:
             left += 1
             continue
         used += size
         answers[open_key(view, "auto", opened)] = data
+        # the boxes this drawing shows (a loop's chunks), each opened in turn, are states too
+        for more in nested_states(full, view, opened):
+            key = open_key(more[0], "auto", more[1])
+            if key not in seen:
+                seen.add(key)
+                queue.append(more)
     return {"answers": answers, "left": left}
+
+
+def nested_states(opened_answer: dict, view: int, opened: list[str]) -> list[tuple[int, list[str]]]:
+    """The open sets one box further from ``opened``: each box the answer's drawing shows inside the
+    part opened last (a loop's chunks), opened as well."""
+    drawn = set(opened_answer["views"][0].get("open") or []) if opened_answer.get("views") else set()
+    if not opened:
+        return []
+    return [(view, [*opened, p["id"]]) for p in opened_answer.get("parts") or []
+            if p.get("parent") == opened[-1] and p["id"] not in opened and p["id"] not in drawn]
 
 
 def all_layouts(answer: dict) -> dict:

@@ -22,7 +22,7 @@ const EN = {
   offline_run: "This offline copy plays the program it was saved with; to run another one, open it in gradviz.",
   offline_layout: "This offline copy holds no such drawing.",
   offline_only: "Not available in an offline copy.",
-  offline_open: "This offline copy holds its boxes opened one at a time from the drawing it was saved with; to open more at once, open it in gradviz.",
+  offline_open: "This offline copy left these boxes closed: it holds the drawing's boxes opened within its size budget (24 drawings, 12 MB) and this one did not fit. Open the file in gradviz to open it.",
   offline_bad: "This file's data could not be read (it may be damaged, or from another version of gradviz).",
 };
 const ZH = {
@@ -34,7 +34,7 @@ const ZH = {
   offline_run: "这个离线副本只播放保存时的程序；要运行其他程序，请在 gradviz 中打开。",
   offline_layout: "这个离线副本中没有这种画法。",
   offline_only: "离线副本中不可用。",
-  offline_open: "这个离线副本只保存了从保存时的画面逐个打开的方框；要同时打开更多，请在 gradviz 中打开它。",
+  offline_open: "这个离线副本没有保存这些方框打开后的样子：文件只在大小预算内（24 张图，12 MB）保存各方框打开后的画面，这一张超出了预算。请在 gradviz 中打开这个文件再打开它。",
   offline_bad: "无法读取这个文件中的数据（文件可能已损坏，或来自其他版本的 gradviz）。",
 };
 Object.assign(STRINGS.en, EN);
@@ -105,7 +105,8 @@ export function offlineCall(url, init) {
       // top-to-bottom drawing falls back to the one the file has
       const answers = (offline.opened && offline.opened.answers) || {};
       const open = Array.isArray(body.open) ? body.open : [];
-      const got = answers[openKey(body.view, body.direction || "auto", open)] || answers[openKey(body.view, "auto", open)];
+      const got = answers[openKey(body.view, body.direction || "auto", open)] || answers[openKey(body.view, "auto", open)]
+        || sameSet(answers, body.view, open);
       return got ? { ok: true, status: 200, data: structuredClone(got) } : fail(t("offline_open"));
     }
     case "/api/health":
@@ -145,6 +146,15 @@ export function openStates(resp) {
   return [...saved, ...opened, ...closed];
 }
 
+/** The open sets one box further from `open`: each box an answer's drawing shows inside the part
+ * opened last (a loop's chunks), opened as well (app/offline.py's nested_states). */
+export function nestedStates(opened, view, open) {
+  const drawn = new Set((opened.views && opened.views[0] && opened.views[0].open) || []);
+  const last = open.length ? open[open.length - 1] : null;
+  return (opened.parts || []).filter((p) => last !== null && p.parent === last && !open.includes(p.id) && !drawn.has(p.id))
+    .map((p) => [view, [...open, p.id]]);
+}
+
 /**
  * An answer of POST /api/open without the nodes, edges and backward steps `resp` already holds
  * (merge.js keeps what the page knows and adds what is new; app/offline.py's only_new).
@@ -164,15 +174,18 @@ export function onlyNew(opened, resp) {
  * The answers of POST /api/open for the first `most` of openStates(resp), within `budget` bytes and
  * about `seconds` (each is a run of the program on the server): {answers, left}.
  */
-async function openedFor(resp, openFor, budget = 4_000_000, most = 12, seconds = 10) {
+async function openedFor(resp, openFor, budget = 12_000_000, most = 24, seconds = 10) {
   const states = openStates(resp);
   const answers = {};
   let left = 0;
   let used = 0;
   if (states.length <= resp.views.length) return { answers, left };
   const until = performance.now() + seconds * 1000;
-  for (const [k, [view, open]] of states.entries()) {
-    if (k >= most || performance.now() > until) {
+  const queue = [...states];
+  const seen = new Set(states.map(([v, o]) => openKey(v, "auto", o)));
+  for (let k = 0; k < queue.length; k++) {
+    const [view, open] = queue[k];
+    if (Object.keys(answers).length >= most || performance.now() > until) {
       left += 1;
       continue;
     }
@@ -186,8 +199,26 @@ async function openedFor(resp, openFor, budget = 4_000_000, most = 12, seconds =
     }
     used += size;
     answers[openKey(view, "auto", open)] = data;
+    // the boxes this drawing shows (a loop's chunks), each opened in turn, are states too
+    for (const more of nestedStates(got.data, view, open)) {
+      const key = openKey(more[0], "auto", more[1]);
+      if (!seen.has(key)) {
+        seen.add(key);
+        queue.push(more);
+      }
+    }
   }
   return { answers, left };
+}
+
+/** The answer held for the open set `open` of `view` in another order, or undefined. */
+function sameSet(answers, view, open) {
+  const want = [...open].sort().join(",");
+  for (const [key, got] of Object.entries(answers)) {
+    const [v, , ids] = key.split("|");
+    if (Number(v) === view && ids.split(",").filter(Boolean).sort().join(",") === want) return got;
+  }
+  return undefined;
 }
 
 /** The program an offline copy opens with, or null. */

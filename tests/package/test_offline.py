@@ -287,3 +287,22 @@ def test_the_boxes_most_wanted_come_first_and_what_is_left_out_is_counted():
     got = opened_answers(ex["source"], ex["variables"], answer, most=4)
     assert list(got["answers"]) == [open_key(v, "auto", o) for v, o in states[:4]]
     assert got["left"] == len(states) - 4
+
+
+LONG_LOOP = LOOP.replace("range(300)", "range(600)")
+
+
+def test_a_page_holds_the_chunks_of_an_opened_loop_opened_too():
+    from app.offline import open_key, opened_answers, run_answer
+
+    answer = run_answer(LONG_LOOP)
+    (loop,) = answer["parts"]
+    opened = opened_answers(LONG_LOOP, None, answer, seconds=300)
+    inside = opened["answers"][open_key(0, "auto", [loop["id"]])]
+    chunks = [p["id"] for p in inside["parts"] if p["kind"] == "chunk"]
+    assert len(chunks) == 3
+    # each chunk the opened loop shows opens in the file as well: no box of the drawing is left out
+    for pid in chunks:
+        got = opened["answers"][open_key(0, "auto", [loop["id"], pid])]
+        assert pid in got["views"][0]["open"] and got["graph"]["nodes"]
+    assert opened["left"] == 0
