@@ -230,26 +230,37 @@ def opened_answers(containment: Containment, source: str, variables: dict | None
     states = offline.open_states(answer)
     if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
         return {"answers": {}, "left": 0}
-    asked = states[:offline.OPENED_STATES]
     bases = [list(view.get("open") or []) for view in answer["views"]]
     settings = _app_settings()
-    t0 = time.perf_counter()
-    try:
-        reply = _call(pool, settings, "opens", source, variables,
-                      [[view, opened, bases[view]] for view, opened in asked], offline.OPENED_SECONDS)
-    except offline.ProgramFailed:
-        return {"answers": {}, "left": 0}
-    drawn = _parts.app("routes.open_ahead").drawn_opens(
-        reply, len(asked), answer.get("fingerprint", ""), settings, "auto", t0,
-        time.monotonic() + settings.layout_budget_s)
-    answers, used = {}, 0
-    for (view, opened), (text, _) in zip(asked, drawn):
-        if text is None:
-            continue
-        data = offline.only_new(json.loads(text), answer)
-        size = len(json.dumps(data, separators=(",", ":")))
-        if used + size > offline.OPENED_BYTES:
-            continue
-        used += size
-        answers[offline.open_key(view, "auto", opened)] = data
-    return {"answers": answers, "left": len(states) - len(answers)}
+    answers, used, seen = {}, 0, {offline.open_key(v, "auto", o) for v, o in states}
+    total = len(states)
+    asked = states[:offline.OPENED_STATES]
+    while asked:  # the boxes each opened drawing shows inside it (a loop's chunks) are asked next
+        t0 = time.perf_counter()
+        try:
+            reply = _call(pool, settings, "opens", source, variables,
+                          [[view, opened, bases[view]] for view, opened in asked], offline.OPENED_SECONDS)
+        except offline.ProgramFailed:
+            return {"answers": {}, "left": 0}
+        drawn = _parts.app("routes.open_ahead").drawn_opens(
+            reply, len(asked), answer.get("fingerprint", ""), settings, "auto", t0,
+            time.monotonic() + settings.layout_budget_s)
+        more = []
+        for (view, opened), (text, _) in zip(asked, drawn):
+            if text is None:
+                continue
+            full = json.loads(text)
+            data = offline.only_new(full, answer)
+            size = len(json.dumps(data, separators=(",", ":")))
+            if used + size > offline.OPENED_BYTES:
+                continue
+            used += size
+            answers[offline.open_key(view, "auto", opened)] = data
+            for state in offline.nested_states(full, view, opened):
+                key = offline.open_key(state[0], "auto", state[1])
+                if key not in seen:
+                    seen.add(key)
+                    total += 1
+                    more.append(state)
+        asked = more[:max(0, offline.OPENED_STATES - len(answers))]
+    return {"answers": answers, "left": total - len(answers)}

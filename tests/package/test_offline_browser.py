@@ -150,3 +150,34 @@ def test_a_folded_loop_opens_in_a_file_saved_from_the_served_page(browser, serve
         assert not problems, problems
     finally:
         offline.context.close()
+
+
+LONG_LOOP = """w = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.5, requires_grad=True)
+for i in range(600):
+    h = torch.tanh(h * w)
+h.backward()
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_chunk_of_an_opened_loop_opens_in_a_file(browser, tmp_path, lang):
+    path = tmp_path / "long-loop.html"
+    gradviz.render(LONG_LOOP, path, lang=lang)
+    page, problems = open_file(browser, path, lang=lang)
+    try:
+        graph = page.get_by_test_id("graph")
+        graph.locator("g.node.part.box").first.click()  # the loop: its chunks as boxes
+        graph.locator("g.unit").first.wait_for(timeout=30_000)
+        chunk = graph.locator("g.node.part.box").first
+        chunk.wait_for()
+        pid = chunk.get_attribute("id")
+        chunk.click()
+        graph.locator(f"g.unit[data-part={pid}]").wait_for(timeout=30_000)
+        console = page.get_by_test_id("console").inner_text()
+        assert "offline" not in console.lower() and "离线" not in console
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"offline-chunk-{lang}.png"))
+        assert not problems, problems
+    finally:
+        page.context.close()
