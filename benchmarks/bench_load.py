@@ -15,7 +15,17 @@ Prints answered req/s (200s), p50/p95/p99 latency of all answers, 503s (busy, wi
 - with ``--baseline DIR`` (another checkout with its own .venv, e.g. the previous commit): its
   small-expression throughput at 50 clients against ours, in three alternating rounds each.
 
+With ``--fairness``, instead: a fair share under load, however many identities the heavy side
+makes. 10 honest students (each a cookie of its own with a record of one run, sending a small
+expression about once a second), in phases of ``--seconds`` each: alone; beside an attacker keeping
+12 five-second programs going with one cookie; with a new cookie per attacking request (fetched
+from the server, as a GET / gives one); with no cookie and a new X-Forwarded-For address per
+request; beside 6 concurrent dense /api/layout requests (a new structure each: no cache). The
+attacker pauses 0.1 s after a 503, and does not honour Retry-After. Per phase: honest p50/p99,
+refusals, /api/health p99 (polled every 50 ms), and what the attacker got.
+
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_load.py [--seconds 5] [--baseline DIR]
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_load.py --fairness --seconds 20 [--root DIR ...]
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -59,12 +70,13 @@ class Client:
         self.reader = self.writer = None
         self.cookie = ""
 
-    async def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: dict | None = None,
+                      extra: str = "") -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         data = json.dumps(body).encode() if body is not None else b""
         head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(data)}\r\n"
-                f"Content-Type: application/json\r\n{self.cookie}\r\n").encode()
+                f"Content-Type: application/json\r\n{self.cookie}{extra}\r\n").encode()
         self.writer.write(head + data)
         status_line = await self.reader.readline()
         status = int(status_line.split()[1])
@@ -133,14 +145,14 @@ async def drive(port: int, body: dict, clients: int, seconds: float, path: str =
     return {"n": ok[0], "errors": errors[0], "busy": busy[0], "seconds": time.monotonic() - t0, "lat": lat}
 
 
-async def poll_health(port: int, seconds: float) -> list[float]:
+async def poll_health(port: int, seconds: float, pause: float = 0.01) -> list[float]:
     c, lat = Client("127.0.0.1", port), []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         t0 = time.perf_counter()
         await c.request("GET", "/api/health")
         lat.append(time.perf_counter() - t0)
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(pause)
     c.close()
     return lat
 
@@ -214,12 +226,147 @@ async def against_baseline(port: int, args) -> None:
         proc.wait(10)
 
 
+# ---- a fair share under load --------------------------------------------------------------------------
+def dense_layout(seed: int, nodes: int = 400, edges_per_node: int = 3) -> dict:
+    """A /api/layout request for a dense graph of its own structure (``seed``): ops with edges to
+    random earlier ops, one view of all of it."""
+    rng = random.Random(seed)
+    ns = [{"id": i, "kind": "op", "name": "MulBackward0", "shape": [4], "requires_grad": True}
+          for i in range(nodes)]
+    es = []
+    for j in range(1, nodes):
+        for i in {rng.randrange(j) for _ in range(edges_per_node)}:
+            es.append({"id": len(es), "source": i, "target": j, "shape": [4], "needs_grad": True})
+    return {"nodes": ns, "edges": es, "fold": "op",
+            "views": [{"nodes": list(range(nodes)), "edges": list(range(len(es)))}]}
+
+
+async def student(port: int) -> Client:
+    """A student's browser: a cookie, and a record of one run."""
+    c = Client("127.0.0.1", port)
+    await c.request("GET", "/")
+    await c.request("POST", "/api/run", numbered(SMALL, random.randrange(1 << 30)))
+    return c
+
+
+async def honest(c: Client, end: float, out: dict) -> None:
+    """A student sending a small expression about once a second until ``end``."""
+    next_at = time.monotonic() + random.random()
+    try:
+        while True:
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            if time.monotonic() >= end:
+                return
+            next_at += 1.0
+            t0 = time.perf_counter()
+            status, _ = await c.request("POST", "/api/run", numbered(SMALL, random.randrange(1 << 30)))
+            out["lat"].append(time.perf_counter() - t0)
+            out[status] = out.get(status, 0) + 1
+    finally:
+        c.close()
+
+
+async def attacker(port: int, end: float, mode: str, out: dict, n: int) -> None:
+    """One of the attacker's loops: a five-second program (or a dense layout) again and again, as
+    ``mode`` says: one cookie ("cookie"), a new cookie each time ("mint"), a new X-Forwarded-For
+    address and no cookie ("spoof"), a dense /api/layout of a new structure ("layout")."""
+    c = Client("127.0.0.1", port)
+    if mode == "cookie":
+        c.cookie = out["cookie"]
+    k = 0
+    try:
+        while time.monotonic() < end:
+            k += 1
+            extra, path, body = "", "/api/run", numbered(FIVE_SECONDS, n * 100_000 + k)
+            if mode == "mint":
+                c.cookie = ""
+                await c.request("GET", "/api/health")  # the server hands out a cookie
+            elif mode == "spoof":
+                c.cookie = ""
+                extra = f"X-Forwarded-For: 10.{k % 250}.{n}.{random.randrange(1, 250)}\r\n"
+            elif mode == "layout":
+                path, body = "/api/layout", dense_layout(n * 100_000 + k)
+            try:
+                status, _ = await c.request("POST", path, body, extra)
+            except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+                c.close()
+                c = Client("127.0.0.1", port)
+                status = "error"
+            out[status] = out.get(status, 0) + 1
+            if status != 200:
+                await asyncio.sleep(0.1)
+    finally:
+        c.close()
+
+
+async def fairness_phase(port: int, mode: str | None, seconds: float) -> dict:
+    """10 honest students for ``seconds`` beside the attack ``mode`` (None: alone), with /api/health
+    polled every 50 ms."""
+    honest_out: dict = {"lat": []}
+    attack_out: dict = {}
+    if mode == "cookie":
+        c = Client("127.0.0.1", port)
+        await c.request("GET", "/")
+        attack_out["cookie"] = c.cookie
+        c.close()
+    students = [await student(port) for _ in range(10)]
+    end = time.monotonic() + seconds
+    loops = range({"layout": 6}.get(mode, 12) if mode else 0)
+    tasks = [asyncio.create_task(attacker(port, end, mode, attack_out, n)) for n in loops]
+    await asyncio.sleep(1.0 if mode else 0.0)  # the attack holds the workers first
+    health = asyncio.create_task(poll_health(port, max(1.0, end - time.monotonic()), pause=0.05))
+    await asyncio.gather(*(honest(c, end, honest_out) for c in students))
+    health_lat = await health
+    await asyncio.gather(*tasks)
+    attack_out.pop("cookie", None)
+    return {"honest": honest_out, "health": health_lat, "attack": attack_out}
+
+
+async def fairness_async(args) -> None:
+    """Each phase on each server in turn (``--root``, repeated: several checkouts, measured under
+    the same background load)."""
+    roots = [r.resolve() for r in args.root] or [ROOT]
+    servers = [start_server(env={"GRADVIZ_SANDBOX": args.sandbox}, root=root) for root in roots]
+    ports = [int(base.rsplit(":", 1)[1]) for _, base in servers]
+    print(f"{args.seconds:.0f} s per phase; " + "; ".join(f"[{i}] {r}" for i, r in enumerate(roots)))
+    print(f"{'phase':<40}{'honest':>7}{'p50 ms':>9}{'p99 ms':>9}{'503':>6}{'refused':>9}"
+          f"{'health p99':>12}  attacker's answers")
+    try:
+        for port in ports:
+            await drive(port, SMALL, 4, 1.0)  # warm up: spares, layout cache
+        for name, mode in (("honest alone", None), ("one heavy cookie", "cookie"),
+                           ("a new cookie per attacking request", "mint"),
+                           ("spoofed X-Forwarded-For, no cookie", "spoof"),
+                           ("6 concurrent dense /api/layout", "layout")):
+            for i, port in enumerate(ports):
+                r = await fairness_phase(port, mode, args.seconds)
+                print(fairness_row(f"[{i}] {name}", r), flush=True)
+                await asyncio.sleep(6.0)  # the attack's last programs end
+    finally:
+        for proc, _ in servers:
+            proc.terminate()
+            proc.wait(10)
+
+
+def fairness_row(name: str, r: dict) -> str:
+    h = r["honest"]
+    answered = len(h["lat"])
+    share = 100 * (answered - h.get(200, 0)) / max(1, answered)
+    return (f"{name:<40}{answered:>7}{pct(h['lat'], .5):>9.0f}{pct(h['lat'], .99):>9.0f}"
+            f"{h.get(503, 0):>6}{share:>8.1f}%{pct(r['health'], .99):>12.1f}  "
+            f"{dict(sorted((str(k), v) for k, v in r['attack'].items()))}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="length of each case")
     ap.add_argument("--sandbox", default="full", help="GRADVIZ_SANDBOX of the server under test")
     ap.add_argument("--baseline", type=Path, help="another checkout to compare small-expression throughput")
-    asyncio.run(main_async(ap.parse_args()))
+    ap.add_argument("--fairness", action="store_true", help="the fair-share phases instead of the load cases")
+    ap.add_argument("--root", type=Path, action="append", default=[],
+                    help="with --fairness: a checkout whose server is measured (repeat to compare)")
+    args = ap.parse_args()
+    asyncio.run(fairness_async(args) if args.fairness else main_async(args))
 
 
 if __name__ == "__main__":
