@@ -81,7 +81,7 @@ class Walk:
         if name not in self._listed:
             self._listed[name] = value
             entry = {"name": name, "what": what, "value": V.value(np.asarray(value))}
-            if name in SAYS:
+            if name in SAYS and what not in ("input", "output"):  # the program's own tensors get no note
                 entry["says"] = SAYS[name].data()
             self.values.append(entry)
         return Term(np.asarray(value, dtype=np.float64) if np.asarray(value).dtype != bool else value,
@@ -115,7 +115,8 @@ class Walk:
             negative = name.startswith("(")  # the name of a negative number is bracketed: (−3)
             return Term(x, Text.same(name[1:-1] if negative else name), 3 if negative else 5, {"num": x},
                         const=True)
-        return self._named(self.ctx.in_syms[i], self.ctx.saved[SAVED_KEY[i]], "input")
+        what = "input" if i < len(self.ctx.in_shapes) else "extra"  # data only: where's condition
+        return self._named(self.ctx.in_syms[i], self.ctx.saved[SAVED_KEY[i]], what)
 
     def _out(self) -> Term:
         return self._named(self.ctx.out_sym, self.ctx.saved["out"], "output")

@@ -126,3 +126,13 @@ def test_a_guess_typed_as_the_page_shows_the_answer_is_right(shown):
     finally:
         set_pressed(page, "predict", False)
         set_pressed(page, "present", False)
+
+
+@pytest.mark.screens(SCREENS)
+def test_a_students_w_gets_no_note_about_a_weight_argument(shown):
+    page = shown.page
+    run_source(page, "x = torch.tensor(2.0, requires_grad=True)\nw = torch.tensor(3.0, requires_grad=True)\n"
+                     "y = w * w + x * w\ny.backward()\n")
+    said = "\n".join(every_frame(page))
+    assert "w = 3" in said
+    assert "weight" not in said and "参数" not in said

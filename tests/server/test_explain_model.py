@@ -164,3 +164,20 @@ def test_an_expressions_rules_differentiate_its_output_by_its_own_name():
     assert "L" != mul["sym"]
     mm = answer("A = torch.ones(2, 2, requires_grad=True)\nC = A @ A\n")  # no backward: the output's name
     assert by_label(mm)["MmBackward0"]["explain"]["rules"][0].startswith("∂C/∂A")
+
+
+def test_notes_about_an_ops_own_arguments_never_attach_to_the_students_names():
+    resp = answer("x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                  "w = torch.tensor([3.0, -1.0], requires_grad=True)\n"
+                  "n = torch.tensor([2.0, 2.0], requires_grad=True)\n"
+                  "y = (w * w).sum() + (x * w).sum() + (n * x).sum()\ny.backward()\n")
+    read = [v for bp in resp["backward"] for s in bp["steps"] if "explain" in s
+            for w in s["explain"]["inputs"] if w for v in w["values"]]
+    assert {v["name"] for v in read} >= {"w", "x", "n"}
+    assert not [v for v in read if "says" in v]  # no "(the weight argument)" beside the program's w
+    where = answer("a = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                   "b = torch.tensor([3.0, 4.0], requires_grad=True)\n"
+                   "torch.where(a > 0, a, b).sum().backward()\n")
+    cond = [v for bp in where["backward"] for s in bp["steps"] if "explain" in s
+            for w in s["explain"]["inputs"] if w for v in w["values"] if v["name"] == "cond"]
+    assert cond and cond[0]["says"] == {"en": "the condition", "zh": "条件"}  # the op's own data keeps it
