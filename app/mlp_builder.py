@@ -304,7 +304,7 @@ def loop_section(cfg: MlpConfig, p: Plan) -> list[str]:
             lines.append("batch_size = n // accumulate")
     lines.append("for step in range(steps):")
     if cfg.zero_grad:
-        lines.append("    optimizer.zero_grad()  # reset every .grad to zero")
+        lines.append("    optimizer.zero_grad()  # set every .grad to None (torch 2.x: set_to_none=True)")
     else:
         lines.append("    # optimizer.zero_grad() is left out: every .grad keeps growing")
     body = "    "

@@ -31,7 +31,8 @@ COMMENTS_ZH = {
     "one-hot": "独热编码",
     "Model": "模型",
     "micro-batches whose gradients add up before each step": "每一步之前梯度相加的微批次数",
-    "reset every .grad to zero": "把每个 .grad 清零",
+    "set every .grad to None (torch 2.x: set_to_none=True)":
+        "把每个 .grad 设为 None（torch 2.x：set_to_none=True）",
     "optimizer.zero_grad() is left out: every .grad keeps growing":
         "省略了 optimizer.zero_grad()：每个 .grad 会不断累加",
     "adds this batch's gradients into each .grad": "把这一批的梯度加到每个 .grad 上",

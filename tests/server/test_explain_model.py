@@ -181,3 +181,15 @@ def test_notes_about_an_ops_own_arguments_never_attach_to_the_students_names():
     cond = [v for bp in where["backward"] for s in bp["steps"] if "explain" in s
             for w in s["explain"]["inputs"] if w for v in w["values"] if v["name"] == "cond"]
     assert cond and cond[0]["says"] == {"en": "the condition", "zh": "条件"}  # the op's own data keeps it
+
+
+def test_the_mlp_builders_zero_grad_comment_says_what_the_step_text_says():
+    from app.mlp_builder import build_program
+    from app.mlp_comments import comment_zh
+    from app.schemas import MlpConfig
+
+    source, _ = build_program(MlpConfig())
+    line = next(ln for ln in source.splitlines() if "optimizer.zero_grad()" in ln)
+    comment = line.split("#", 1)[1].strip()
+    assert "None" in comment and "zero" not in comment.replace("zero_grad", "")  # as the step says: (to None)
+    assert "None" in comment_zh(comment)
