@@ -136,3 +136,12 @@ def test_a_students_w_gets_no_note_about_a_weight_argument(shown):
     said = "\n".join(every_frame(page))
     assert "w = 3" in said
     assert "weight" not in said and "参数" not in said
+
+
+@pytest.mark.screens([(1280, 720, "zh")])
+def test_an_ops_arguments_are_named_in_chinese_on_the_chinese_page(shown):
+    page = shown.page
+    run_source(page, "x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x ** 3).sum()\ny.backward()\n")
+    said = "\n".join(every_frame(page))
+    assert "指数 = 3" in said and "形状 = [2]" in said
+    assert "exponent =" not in said and "shape =" not in said

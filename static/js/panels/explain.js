@@ -76,7 +76,7 @@ export class ExplainPanel {
       out.push(ul);
     }
     const params = Object.entries(op.params || {});
-    if (params.length) out.push(h("p", { class: "muted" }, params.map(([k, v]) => `${k} = ${paramText(v)}`).join(", ")));
+    if (params.length) out.push(h("p", { class: "muted" }, params.map(([k, v]) => `${paramName(k)} = ${paramText(v)}`).join(", ")));
     out.push(h("p", { class: "lbl" }, t("ex_op_out", { var: `${tensorName(op)} · `, shape: shapeText(op.shape) })));
     out.push(valueBox(valueText(op.value), heatMap(op.value)));
     return out;
@@ -230,6 +230,12 @@ export class ExplainPanel {
     if (!e) return [];
     return [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}:`)), ...errorBody(e, { pre: false })];
   }
+}
+
+/** An op's argument name in the page's language (Python's own name in English). */
+function paramName(k) {
+  const said = t(`param_${k}`);
+  return said === `param_${k}` ? k : said;
 }
 
 /** An op's parameter: a number as num() writes it, a long list (class targets) clipped. */
