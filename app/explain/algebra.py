@@ -40,6 +40,10 @@ SAYS = {
 }
 
 
+# How the rules write an array an op's forward kept (its key is the engine's name for it).
+EXTRA_LABELS = {"coef": "c"}
+
+
 @dataclass
 class Ctx:
     """What one explanation reads: the op, its node's saved arrays and arguments, the names."""
@@ -75,14 +79,15 @@ class Walk:
     _listed: dict = field(default_factory=dict)
 
     # ---- leaves ------------------------------------------------------------------------------
-    def _named(self, name: str, value, what: str) -> Term:
+    def _named(self, name: str, value, what: str, note: str | None = None) -> Term:
         while name in self._listed and not _same(self._listed[name], value):
             name += "′"  # two different values under one name (never for names the page gives out)
         if name not in self._listed:
             self._listed[name] = value
             entry = {"name": name, "what": what, "value": V.value(np.asarray(value))}
-            if name in SAYS and what not in ("input", "output"):  # the program's own tensors get no note
-                entry["says"] = SAYS[name].data()
+            key = note or name
+            if key in SAYS and what not in ("input", "output"):  # the program's own tensors get no note
+                entry["says"] = SAYS[key].data()
             self.values.append(entry)
         return Term(np.asarray(value, dtype=np.float64) if np.asarray(value).dtype != bool else value,
                     Text.same(name), 5, {"name": name})
@@ -122,7 +127,7 @@ class Walk:
         return self._named(self.ctx.out_sym, self.ctx.saved["out"], "output")
 
     def _extra(self, name: str) -> Term:
-        return self._named(name, self.ctx.saved[name], "extra")
+        return self._named(EXTRA_LABELS.get(name, name), self.ctx.saved[name], "extra", note=name)
 
     def _num(self, x) -> Term:
         return Term(x, Text.same(fmt_num(x)), 5 if (x >= 0 if isinstance(x, (int, float)) else True) else 3,

@@ -145,3 +145,14 @@ def test_an_ops_arguments_are_named_in_chinese_on_the_chinese_page(shown):
     said = "\n".join(every_frame(page))
     assert "指数 = 3" in said and "形状 = [2]" in said
     assert "exponent =" not in said and "shape =" not in said
+
+
+@pytest.mark.screens(SCREENS)
+def test_cross_entropy_shows_python_values_and_no_internal_names(shown):
+    page = shown.page
+    run_source(page, "import torch.nn.functional as F\n"
+                     "x = torch.tensor([[1.0, 2.0, 0.5]], requires_grad=True)\n"
+                     "loss = F.cross_entropy(x, torch.tensor([1]))\nloss.backward()\n")
+    said = "\n".join(every_frame(page))
+    assert "null" not in said and "coef" not in said
+    assert en_zh(shown, "weight = None", "权重 = None") in said and "G·c" in said

@@ -193,3 +193,12 @@ def test_the_mlp_builders_zero_grad_comment_says_what_the_step_text_says():
     comment = line.split("#", 1)[1].strip()
     assert "None" in comment and "zero" not in comment.replace("zero_grad", "")  # as the step says: (to None)
     assert "None" in comment_zh(comment)
+
+
+def test_cross_entropys_rule_names_no_internal_key():
+    resp = answer("import torch.nn.functional as F\nx = torch.tensor([[1.0, 2.0, 0.5]], requires_grad=True)\n"
+                  "loss = F.cross_entropy(x, torch.tensor([1]))\nloss.backward()\n")
+    nll = by_label(resp)["NllLossBackward0"]
+    assert nll["explain"]["rules"] == ["∂loss/∂u = G·c"]
+    work = step_of(resp, nll["id"])["explain"]["inputs"][0]
+    assert [v["name"] for v in work["values"]] == ["c"] and "says" in work["values"][0] and work["ok"]

@@ -240,7 +240,7 @@ function paramName(k) {
 
 /** An op's parameter: a number as num() writes it, a long list (class targets) clipped. */
 function paramText(v) {
-  if (typeof v === "number") return num(v);
+  if (v === null || typeof v === "number" || typeof v === "boolean") return num(v); // None, True: as Python writes them
   if (Array.isArray(v)) return valueText(v, 60);
   return JSON.stringify(v);
 }
