@@ -15,8 +15,9 @@ from .package import from_engine
 Trace, ancestry = from_engine("trace", "Trace", "ancestry")
 
 
-def _n(x) -> str:
-    """A number in a filled-in formula: 4 significant digits, a minus sign, negatives in parentheses."""
+def _n(x, alone: bool = False) -> str:
+    """A number in a filled-in formula: 4 significant digits, a minus sign, negatives in parentheses
+    (``alone``: a result after "=", without them)."""
     a = np.asarray(x, dtype=np.float64)
     if a.size != 1:
         flat = a.reshape(-1)
@@ -24,7 +25,7 @@ def _n(x) -> str:
         return f"[{body}]"
     v = float(a.reshape(-1)[0])
     text = f"{v:.4g}".replace("-", "−")
-    return f"({text})" if v < 0 else text
+    return f"({text})" if v < 0 and not alone else text
 
 
 class PassValues:
@@ -65,7 +66,7 @@ def _sig_prime(a):
 def _add_mul(v: PassValues) -> dict:
     a, b, c = v["a"], v["b"], v["c"]
     return {"a": _f("∂L/∂a = c", f"c = {_n(c)}", c), "b": _f("∂L/∂b = c", f"c = {_n(c)}", c),
-            "c": _f("∂L/∂c = a + b", f"{_n(a)} + {_n(b)} = {_n(a + b)}", a + b)}
+            "c": _f("∂L/∂c = a + b", f"{_n(a)} + {_n(b)} = {_n(a + b, alone=True)}", a + b)}
 
 
 def _square(v: PassValues) -> dict:

@@ -156,3 +156,20 @@ def test_cross_entropy_shows_python_values_and_no_internal_names(shown):
     said = "\n".join(every_frame(page))
     assert "null" not in said and "coef" not in said
     assert en_zh(shown, "weight = None", "权重 = None") in said and "G·c" in said
+
+
+@pytest.mark.screens(SCREENS)
+def test_the_check_by_hand_labels_its_numbers_and_brackets_only_operands(shown):
+    page = shown.page
+    pick_example(page, "add-mul")
+    said = "\n".join(every_frame(page))
+    assert "G·u = 1 · (-1) = -1" in said  # a negative operand is bracketed, the result is not
+    check = page.locator("#gradcheck").inner_text()
+    assert "= 2 + (−3) = −1" in check and "= (−1)" not in check
+    assert en_zh(shown, "its relative error against autograd: 0", "它与 autograd 的相对误差：0") in check
+    run_source(page, "x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)\n"
+                     "y = x * 1e-13\ny.backward()\n")
+    blur(page)
+    page.keyboard.press("End")
+    note = page.get_by_test_id("gc-below")
+    assert note.is_visible() and "float64" in note.inner_text()

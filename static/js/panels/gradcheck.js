@@ -87,13 +87,15 @@ export class GradCheckPanel {
     const dl = h("dl", {});
     const row = (label, ...v) => dl.append(h("dt", {}, label), h("dd", {}, ...v));
     row(t("gc_autograd"), h("code", {}, valueText(auto, 90)), sampled);
-    if (l.numeric) row(t("gc_numeric"), h("code", {}, valueText(l.numeric, 90)), sampled ? sampled.cloneNode(true) : null);
+    const below = l.reason === "below_resolution"
+      ? h("div", { class: "muted", "data-testid": "gc-below" }, t("gc_below_step")) : null;
+    if (l.numeric) row(t("gc_numeric"), h("code", {}, valueText(l.numeric, 90)), sampled ? sampled.cloneNode(true) : null, below);
     else row(t("gc_numeric"), h("span", { class: "muted" }, t(REASONS[l.reason] || "gc_why_replay")));
     if (l.hand) {
       row(t("gc_hand"), h("code", { class: "formula" }, ownRoot(pick(l.hand.formula), root)),
         l.hand.filled ? h("div", { class: "math" }, `= ${pick(l.hand.filled)}`) : null,
-        h("div", {}, h("code", {}, `= ${valueText(l.hand.value, 90)}`), " ",
-          h("small", { class: "muted" }, t("gc_vs_autograd", { e: errText(l.hand.rel_error) }))));
+        h("div", {}, h("code", {}, `= ${valueText(l.hand.value, 90)}`)),
+        h("div", {}, h("small", { class: "muted" }, t("gc_vs_autograd", { e: errText(l.hand.rel_error) }))));
     }
     row(t("gc_error"), verdict);
     return h("div", { class: "gc-leaf", "data-leaf": l.name },

@@ -80,9 +80,12 @@ export function stepLine(step, resolve) {
   ];
 }
 
+/** An operand inline: a negative number in parentheses (1 · (-4), never 1 · -4). */
 function wrapNum(v) {
   const s = inline(v);
-  return typeof v === "number" && v < 0 ? `(${s})` : s;
+  const xs = typeof v === "number" ? [v] : elements(v);
+  const single = xs && xs.length === 1 && !(v && v.shape && v.shape.length);
+  return single && Number(xs[0]) < 0 ? `(${s})` : s;
 }
 
 function wrapLabel(s) {
