@@ -481,7 +481,9 @@ function mount() {
     view.load(resp);
     showPanel();
     // A training run opens on what training did (a level change or a shared step keeps the tab).
-    if (view.resp && how.frame === null) tabs.select("training");
+    // An example that opens a course view is about its steps: it opens on the step explanation.
+    const course = (state.examples || []).some((e) => e.lens && e.source === state.ranSource);
+    if (view.resp && how.frame === null) tabs.select(course ? "step" : "training");
     fold.load(resp);
   });
   on("run-end", ({ ok, error }) => {

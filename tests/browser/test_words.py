@@ -173,3 +173,13 @@ def test_the_check_by_hand_labels_its_numbers_and_brackets_only_operands(shown):
     page.keyboard.press("End")
     note = page.get_by_test_id("gc-below")
     assert note.is_visible() and "float64" in note.inner_text()
+
+
+@pytest.mark.screens([(1280, 720, "en")])
+def test_course_view_examples_open_on_the_step_explanation(shown):
+    page = shown.page
+    for example in ("memory-backward", "memory-losses", "new-graph"):
+        pick_example(page, example)
+        if page.get_by_test_id("tab-step").is_visible():
+            assert page.get_by_test_id("tab-step").get_attribute("aria-pressed") == "true", example
+        assert page.locator("#explain").is_visible(), example
