@@ -99,7 +99,9 @@ class DotSlots:
 
             self._places = Admission(AdmissionSettings(
                 general=max(1, self.size - 1), reserved=1, per_client=1, per_client_queue=2,
-                newcomer_queue=4, queue_limit=12, heavy_after_s=2.0))
+                # heavy after about one dense drawing: a student drawing a small graph a second
+                # stays under it, a client whose last drawing took a second does not
+                newcomer_queue=4, queue_limit=12, heavy_after_s=0.5))
         return self._places
 
     @contextmanager
