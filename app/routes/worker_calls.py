@@ -56,9 +56,10 @@ def answer_once(request: Request, key: str, job: str, args: tuple, model, direct
                 views: int | None = None, check=None):
     """The answer of a run-like request (``job`` with ``args`` in a worker, its views drawn, checked
     against ``model``): from the shared cache under ``key``, or from the same request under way,
-    or worked out now and kept there when every view was drawn by a worker that ran nothing before. ``check(got)``, with ``got`` the
-    worker's prepared answer or the kept ``Answer`` (both have its ``fingerprint``): a response to
-    send instead, or None. An ``Answer``, or the error response to send."""
+    or worked out now and kept there when every view was drawn by a worker that ran nothing
+    before. ``check(got)``, with ``got`` the worker's prepared answer or the kept ``Answer`` (both
+    have its ``fingerprint``): a response to send instead, or None. An ``Answer``, or the error
+    response to send."""
     settings = request.app.state.settings
     kept, mine = shared_answer(key, request_budget(settings))
     if kept is not None:
