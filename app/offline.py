@@ -197,7 +197,7 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
         part = view_answer(resp, view)
         draw_response(part)
         part.pop("svg", None)
-        full = OpenResponse.model_validate(part).model_dump(mode="json")
+        full = OpenResponse.model_validate(part).model_dump(mode="json", by_alias=True)
         data = only_new(full, answer)
         size = len(json.dumps(data, separators=(",", ":")))
         if used + size > budget:
@@ -278,7 +278,8 @@ def drawn_answer(response: dict) -> dict:
     draw_response(response)
     response.pop("svg", None)
     response.setdefault("timings", {})
-    return RunResponse.model_validate(response).model_dump(mode="json")
+    # by its fields' JSON names, as the server's answer writes them (a check's "pass", not pass_index)
+    return RunResponse.model_validate(response).model_dump(mode="json", by_alias=True)
 
 
 class ProgramFailed(Exception):
