@@ -16,6 +16,7 @@ unless every drawing in it is exactly one the server made.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 
 from .layout import Drawing, layout_input
@@ -23,6 +24,17 @@ from .layout import Drawing, layout_input
 
 def _dumps(obj) -> str:
     return json.dumps(obj, allow_nan=False, separators=(",", ":"))  # ASCII: the faster encoder
+
+
+def _finite(obj):
+    """``obj`` with every non-finite float replaced by None."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def prepare_answer(response: dict, sent: dict | None = None) -> dict:
@@ -39,10 +51,8 @@ def prepare_answer(response: dict, sent: dict | None = None) -> dict:
     response["timings"] = f"@@{nonce}-timings@@"
     try:
         text = _dumps(response)
-    except ValueError:  # a non-finite number app/values.py did not see: let pydantic write null
-        from .schemas import RunResponse
-
-        text = RunResponse.model_validate(response).model_dump_json()
+    except ValueError:  # a non-finite number app/values.py did not see: written null, as JSON can
+        text = _dumps(_finite(response))
     return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"]),
             "fingerprint": response.get("fingerprint", "")}
 

@@ -35,3 +35,17 @@ def test_spliced_answer_equals_the_direct_one():
     assert spliced == json.loads(json.dumps(direct))
     assert spliced["stdout"] == 'tricky "svg":"@@x-top@@" and "timings":"@@'
     assert len(spliced["views"]) == 2 and "svg" not in spliced
+
+
+def test_a_number_json_cannot_write_is_null_and_the_rest_as_it_was():
+    direct = response()
+    direct["backward"][1]["seed"]["data"] = float("nan")
+    prepared = prepare_answer(copy.deepcopy(direct))
+    cache = LayoutCache(8)
+    drawings = draw_views(layout_data(LayoutInput.model_validate(prepared["layout"])), cache=cache)
+    spliced = json.loads(splice_answer(prepared, drawings, {"run": 0.5}))
+    draw_response(direct, cache=cache)
+    del direct["svg"]
+    direct["timings"] = {"run": 0.5}
+    direct["backward"][1]["seed"]["data"] = None
+    assert spliced == json.loads(json.dumps(direct))  # every key by the name the page reads
