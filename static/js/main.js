@@ -145,7 +145,7 @@ function show(resp, source, frame) {
   state.hovered = null;
   state.timeline = buildTimeline(resp);
   graph.load(resp);
-  output.show(resp.error, resp.stdout);
+  output.show(resp.error, resp.stdout, resp.stdout_truncated);
   vars.build(state);
   controls.build(state.timeline);
   predict.reset();

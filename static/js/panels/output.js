@@ -1,11 +1,12 @@
 /**
  * The error panel (type, message, line and column; marks the line in the editor) and the
- * console (what the program printed).
+ * console (what the program printed, and a note below it when the runner cut it at its limit).
  */
 
 import { h } from "../dom.js";
 import { errorBody } from "../errors.js";
 import { t } from "../i18n.js";
+import { current as currentLimits } from "../limits.js";
 
 export class OutputPanels {
   constructor(errorHost, consoleHost, editor) {
@@ -14,13 +15,17 @@ export class OutputPanels {
     this.editor = editor;
     this.error = null;
     this.stdout = "";
+    this.truncated = false;
     this.runtime = false;
+    this.cutNote = h("p", { class: "hint", "data-testid": "console-cut", role: "status", hidden: true });
+    consoleHost.after(this.cutNote);
   }
 
-  /** Show a run's error (or none) and its printed output. */
-  show(error, stdout) {
+  /** Show a run's error (or none) and its printed output (``truncated``: the runner cut it). */
+  show(error, stdout, truncated = false) {
     this.error = error || null;
     this.stdout = stdout || "";
+    this.truncated = !!truncated;
     this.editor.setErrorLine(this.error ? this.error.line : null);
     this._render();
   }
@@ -50,5 +55,9 @@ export class OutputPanels {
     }
     this.consoleHost.textContent = this.stdout || t("console_empty");
     this.consoleHost.classList.toggle("muted", !this.stdout);
+    this.cutNote.hidden = !this.truncated;
+    const most = currentLimits()?.run?.max_output_chars;
+    const n = most === undefined ? "…" : most.toLocaleString("en-US");
+    this.cutNote.textContent = this.truncated ? t("console_cut", { n }) : "";
   }
 }
