@@ -48,6 +48,7 @@ from .trace_records import (  # noqa: F401 - the records are read as engine.trac
     Scope,
     ScopeFrame,
     Trace,
+    Update,
 )
 
 # The active recorder, or None. Read by the engine on every op: keep it a plain global.
@@ -116,6 +117,11 @@ class Recorder:
         self._objects: dict[int, tuple] = {}  # id(tensor) -> (weak reference, object number)
         self._object_count = 0
         self._alive: dict[int, weakref.ref] = {}  # node id -> weak reference to its grad_fn
+        # Tensors changed in place since their node was recorded: id -> (weak reference, node id, the
+        # updates' indices); their next use records a new node, which the updates then name
+        self._updated: dict[int, tuple] = {}
+        # The .grad tensors a backward pass wrote: id -> (weak reference, the node whose .grad it is)
+        self._grads: dict[int, tuple] = {}
 
     # ---- where the program is ------------------------------------------------------------
     @property
@@ -216,6 +222,11 @@ class Recorder:
             line=line, col=col, module=self.module, scope=self._leaf_scope(tensor),
             obj=self._object_number(tensor)))
         tensor._trace = (self, nid)
+        if self._updated:
+            entry = self._updated.pop(id(tensor), None)
+            if entry is not None and entry[0]() is tensor:
+                for i in entry[2]:
+                    self.trace.updates[i].next_node = nid
         return nid
 
     def _object_number(self, tensor) -> int:
@@ -369,6 +380,43 @@ class Recorder:
         nid = self._mine(fn) if fn is not None else None
         return nid if nid is not None else self._mine(tensor)
 
+    # ---- in-place changes no op records ----------------------------------------------------
+    def updating(self, tensor) -> tuple[int, bool] | None:
+        """``(node, is_grad)`` when ``tensor`` is about to change in place without a graph op and
+        the trace knows it: a tensor of a node (or changed in place since), or the ``.grad`` a
+        backward pass wrote for a node; else None (then nothing is recorded, nor copied)."""
+        nid = self._node_if_any(tensor)
+        if nid is not None:
+            return nid, False
+        for table in (self._updated, self._grads):
+            entry = table.get(id(tensor))
+            if entry is not None and entry[0]() is tensor:
+                return entry[1], table is self._grads
+        return None
+
+    def updated(self, tensor, known: tuple[int, bool], op: str, before) -> None:
+        """``tensor`` (``known`` from ``updating``) was changed in place by ``op`` from ``before``:
+        the next use of a tensor that was a leaf records a new node with the new value."""
+        nid, is_grad = known
+        line, col = self._loc()
+        index = len(self.trace.updates)
+        name = self.trace.nodes[nid].name if is_grad else tensor._name
+        self.trace.updates.append(Update(index=index, node=nid, name=name, op=op, before=before,
+                                         after=_copy(tensor), grad=is_grad, line=line, col=col))
+        self.trace.events.append(("update", index))
+        if is_grad or tensor._grad_fn is not None:
+            return  # a .grad is no graph node; a non-leaf keeps its node (its grad_fn)
+        entry = self._updated.get(id(tensor))
+        if entry is not None and entry[0]() is tensor:
+            entry[2].append(index)
+        else:
+            self._updated[id(tensor)] = (_weak(tensor), nid, [index])
+
+    def _wrote_grad(self, nid: int, grad) -> None:
+        """A pass wrote ``grad`` as the .grad of node ``nid`` (an in-place change of it is its node's)."""
+        if grad is not None:
+            self._grads[id(grad)] = (_weak(grad), nid)
+
     # ---- optimizer -------------------------------------------------------------------------
     def optimizer_step(self, optimizer: str, rule: str, before: list) -> None:
         """An optimizer updated its parameters in place; ``before`` holds ``(parameter, value
@@ -444,6 +492,7 @@ class PassRecorder:
         if nid is not None:
             step = self._step(nid, "leaf", upstream, received)
             step.grad_before, step.grad_after = _copy(before), _copy(after)
+            self.rec._wrote_grad(nid, after)
 
     def hook_step(self, target, name: str, where, before, after) -> None:
         """A tensor hook ``name`` (registered at ``where``) ran on the gradient ``before`` reaching
@@ -461,6 +510,15 @@ class PassRecorder:
         if step is not None:
             step.retained = True
             step.grad_before, step.grad_after = _copy(before), _copy(after)
+            self.rec._wrote_grad(step.node, after)
+
+
+def _weak(obj):
+    """A weak reference to ``obj`` (or, for a stand-in without weak references, a strong one)."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return lambda: obj
 
 
 def forget(obj) -> None:

@@ -142,6 +142,23 @@ class OptimizerStep:
 
 
 @dataclass
+class Update:
+    """An in-place change of a recorded tensor that no graph op records (under ``no_grad``, or of a
+    tensor nothing needs a gradient of): ``w -= lr * w.grad``, ``w.grad.zero_()``."""
+
+    index: int
+    node: int  # the tensor's node until now (it keeps the value the ops before read)
+    name: str | None
+    op: str  # the op's table key, e.g. "sub"
+    before: np.ndarray
+    after: np.ndarray
+    grad: bool = False  # the tensor changed is the ``.grad`` of ``node``, not its value
+    next_node: int | None = None  # the new node of the tensor at its next use, when it gets one
+    line: int | None = None
+    col: int | None = None
+
+
+@dataclass
 class Scope:
     """A stretch of the program that recorded nodes: an ``nn.Module`` call, a loop, or one
     iteration of a loop. Scopes nest (``parent``); a node names the innermost one it was recorded
@@ -195,8 +212,9 @@ class Trace:
     passes: list[BackwardPass] = field(default_factory=list)
     optimizer_steps: list[OptimizerStep] = field(default_factory=list)
     forward_steps: list[ForwardStep] = field(default_factory=list)  # forward-mode AD, in order
+    updates: list[Update] = field(default_factory=list)  # in-place changes no op records, in order
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
-    # | ("zero_grad", None)
+    # | ("update", index) | ("zero_grad", None)
     events: list[tuple[str, int | None]] = field(default_factory=list)
     # grad_fn objects the program let go of (nothing referred to them any more: their saved
     # tensors were freed), as (number of events recorded by then, node id)
