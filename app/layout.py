@@ -163,10 +163,12 @@ LINK_FIELDS = ("source", "target", "shape", "needs_grad", "edges", "targets")
 
 def layout_input(response: dict) -> dict:
     """The part of a serialized run the layout needs (``schemas.LayoutInput``): small to send from
-    the worker, and what the page sends back to draw again."""
+    the worker, and what the page sends back to draw again. Only the nodes a view draws: the answer
+    also holds the data of named nodes inside closed parts."""
+    drawn = {nid for v in response["views"] for nid in v["nodes"]}
     return {
         "nodes": [{"id": n["id"], **{k: n[k] for k in NODE_FIELDS if n.get(k) is not None}}
-                  for n in response["graph"]["nodes"]],
+                  for n in response["graph"]["nodes"] if n["id"] in drawn],
         "edges": [{"id": e["id"], **{k: e[k] for k in EDGE_FIELDS}} for e in response["graph"]["edges"]],
         "parts": [{"id": p["id"], "first": p["span"][0],
                    **{k: p[k] for k in PART_FIELDS if p.get(k) is not None}}

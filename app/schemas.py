@@ -317,6 +317,23 @@ class OptimizerStepOut(BaseModel):
     col: int | None = None
 
 
+class UpdateOut(BaseModel):
+    """An in-place change no graph op records (``w -= lr * w.grad`` under no_grad, ``w.grad.zero_()``):
+    the value (or, ``grad``, the .grad) of the tensor of ``node`` went from ``before`` to ``after``;
+    ``next_node``: the tensor's node from its next use on (null: none, or not in the answer)."""
+
+    index: int
+    node: int | None
+    name: str | None
+    op: str
+    grad: bool = False
+    before: Value
+    after: Value
+    next_node: int | None = None
+    line: int | None = None
+    col: int | None = None
+
+
 class FoldOut(BaseModel):
     """One nn.Module call drawn as a single box (SVG element id ``id``)."""
 
@@ -400,8 +417,9 @@ class IterationSummary(BaseModel):
 
 
 class Event(BaseModel):
-    """Program order: an op recorded, a backward pass, an optimizer step, a zero_grad; ``ops``: ops
-    recorded one after the other whose nodes are hidden in closed parts (``nodes``, in ``view``)."""
+    """Program order: an op recorded, a backward pass, an optimizer step, an in-place update, a
+    zero_grad; ``ops``: ops recorded one after the other whose nodes are hidden in closed parts
+    (``nodes``, in ``view``)."""
 
     kind: str
     index: int | None = None
@@ -474,6 +492,7 @@ class RunResponse(BaseModel):
                                  description="the drawings: node and edge elements of each view's svg carry "
                                              "ids n<ID> and e<ID>")
     optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
+    updates: list[UpdateOut] = Field(default_factory=list, description="in-place changes no op records")
     forward: list[ForwardStepOut] = Field(default_factory=list, description="forward-mode AD steps, in order")
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)

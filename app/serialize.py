@@ -39,26 +39,40 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         outputs = {output_node} if output_node is not None else _sinks(trace)
     saved_nodes = {s.node for n in trace.nodes if n.kind == "op" for s in n.saved if s.node is not None}
 
+    # The values of the tensors a program named and the gradients a pass wrote do not depend on
+    # what the drawing shows: those nodes come with their data at every graph level.
+    data = shown | _held(trace, kept_nodes)
     node_part = plan.node_part()
-    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id)) | {"part": node_part[n.id]}
-             for n in trace.nodes if n.id in shown]
+    for v in plan.views:  # a node not drawn: the box that hides it
+        known = set(v.known)
+        for nid in data - node_part.keys():
+            if nid in v.parts.node_part:
+                pid = v.parts.node_part[nid]
+                while pid is not None and pid not in known:
+                    pid = v.parts.parts[pid].parent
+                node_part[nid] = pid
+    nodes = [_node(n, n.id in outputs, n.id in saved_nodes, node_view.get(n.id))
+             | {"part": node_part.get(n.id)} for n in trace.nodes if n.id in data]
     shown_edges = {e for v in plan.views for e in v.edges}
     edges = [_edge(trace.edges[e]) for e in sorted(shown_edges)]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
 
     kept_pass = {i for i, v in pass_view.items() if views[v].kept}
-    backward = [_pass(bp, views[pass_view[bp.index]].index, shown) for bp in trace.passes
+    backward = [_pass(bp, views[pass_view[bp.index]].index, data) for bp in trace.passes
                 if bp.index in kept_pass]
-    steps_kept = _kept_optimizer_steps(trace, kept_pass)
+    steps_kept = _kept_after_passes(trace, kept_pass, "optim")
+    updates_kept = _kept_after_passes(trace, kept_pass, "update")
     out = {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
         "views": [_view(v, trace, plan) for v in kept_views],
         "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
+        "updates": [_update(u) for u in trace.updates if u.index in updates_kept],
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
-        "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept), shown, node_view.get),
+        "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept, updates_kept), shown,
+                                 node_view.get),
         "parts": _parts(plan),
         "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass, shown_edges | _link_edges(plan),
                                whole),
@@ -115,6 +129,17 @@ def is_constant(leaf: LeafNode) -> bool:
         return True
     v = float(leaf.value) if leaf.value.dtype.kind in "fiub" else 0.0
     return (name == "inf" and math.isinf(v)) or (name == "nan" and v != v)
+
+
+def _held(trace: Trace, kept: set[int]) -> set[int]:
+    """The kept nodes whose values the page shows whatever it draws: named leaves (the tensors a
+    program made and named, a module's parameters) and the non-leaves that keep their .grad
+    (``retain_grad``). A named result of an op inside a closed part stays there: a loop rebinds
+    such a name once per iteration, and the answer stays bounded by what it draws."""
+    nodes = trace.nodes
+    return {nid for nid in kept
+            if ((n := nodes[nid]).kind == "leaf" and n.name is not None and not is_constant(n))
+            or (n.kind == "op" and n.retains_grad)}
 
 
 def _sinks(trace: Trace) -> set[int]:
@@ -204,14 +229,15 @@ def _forward_step(f, shown: set[int]) -> dict:
 
 
 # ---- optimizer steps and events ---------------------------------------------------------------------
-def _kept_optimizer_steps(trace: Trace, kept_pass: set[int]) -> set[int]:
-    """Optimizer steps that follow a kept pass (or no pass at all), in program order."""
+def _kept_after_passes(trace: Trace, kept_pass: set[int], kind: str) -> set[int]:
+    """The events of ``kind`` (optimizer steps, in-place updates) that follow a kept pass (or no pass
+    at all), by index."""
     kept = set()
     last_pass = None
-    for kind, index in trace.events:
-        if kind == "backward":
+    for k, index in trace.events:
+        if k == "backward":
             last_pass = index
-        elif kind == "optim" and (last_pass is None or last_pass in kept_pass):
+        elif k == kind and (last_pass is None or last_pass in kept_pass):
             kept.add(index)
     return kept
 
@@ -229,9 +255,18 @@ def _optimizer_step(step, kept_nodes: set[int]) -> dict:
             "line": step.line, "col": step.col}
 
 
-def _events(trace: Trace, kept_nodes: set[int], kept_pass: set[int], kept_steps: set[int]) -> list[tuple]:
+def _update(u) -> dict:
+    """An in-place update; its nodes by id whether the answer holds their data or not (the page
+    finds them when it does)."""
+    return {"index": u.index, "node": u.node, "name": u.name, "op": u.op, "grad": u.grad,
+            "before": values.value(u.before), "after": values.value(u.after), "next_node": u.next_node,
+            "line": u.line, "col": u.col}
+
+
+def _events(trace: Trace, kept_nodes: set[int], kept_pass: set[int], kept_steps: set[int],
+            kept_updates: set[int]) -> list[tuple]:
     """The trace's events (kind, index) of what the answer keeps."""
-    kept = {"op": kept_nodes, "backward": kept_pass, "optim": kept_steps}
+    kept = {"op": kept_nodes, "backward": kept_pass, "optim": kept_steps, "update": kept_updates}
     return [(kind, index) for kind, index in trace.events if kind not in kept or index in kept[kind]]
 
 
