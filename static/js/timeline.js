@@ -6,6 +6,8 @@
  *   {kind: "step", pass, step, node} one node visited by a backward pass
  *   {kind: "pass_end", pass}        the pass is over: freed (or kept) graph, the .grad written
  *   {kind: "optim", index}          an optimizer step
+ *   {kind: "update", index, target} an in-place change no op records (response.updates[index]) of
+ *                                   node target's value or .grad (`w -= lr * w.grad`, `w.grad.zero_()`)
  *   {kind: "zero_grad"}             gradients reset
  *   {kind: "skipped", from, to}     training iterations left out of the response (1-based)
  *   {kind: "error"}                 the run stopped with an error here
@@ -15,8 +17,9 @@
  * stay the same (the run is the same), so the player keeps its place.
  *
  * For any frame k the timeline answers what each node and edge looks like
- * (nodeState / edgeState), which .grad a tensor holds (gradAt) and which elements
- * can change between two frames (changed), so the drawing updates only those.
+ * (nodeState / edgeState), which value and .grad a tensor holds (valueAt, gradAt: optimizer steps
+ * and in-place updates change them) and which elements can change between two frames (changed), so
+ * the drawing updates only those.
  */
 
 import { reindex } from "./timeline_reopen.js";
@@ -76,11 +79,19 @@ export class Timeline {
     this.passEnd = this.passes.map(() => NONE);
     this.optimFrame = new Map();
     this.zeroFrames = [];
+    // What optimizer steps and in-place updates did, by node: [{frame, before, after}] in frame order
+    // (they come from the events alone, so they stay when a part opens: timeline_reopen.js).
+    this.valueWrites = new Map(); // the tensor's value
+    this.gradUpdates = new Map(); // its .grad (`w.grad.zero_()`)
+    this.updateFrames = new Map(); // node -> the frames that update it
+    this.bornAt = new Map(); // a tensor's node after an in-place update -> the update's frame
     let view = 0;
     // Events name passes and optimizer steps by their index in the run; middle iterations of a
     // long training loop are left out of the response, so look them up by that index.
     const passAt = new Map(this.passes.map((p, i) => [p.index, i]));
     const optimAt = new Map(resp.optimizer_steps.map((o, i) => [o.index, i]));
+    const updates = resp.updates || [];
+    const updateAt = new Map(updates.map((u, i) => [u.index, i]));
     let lastPass = -1;
     for (const ev of resp.events) {
       const prev = this.frames[this.frames.length - 1];
@@ -116,8 +127,21 @@ export class Timeline {
       } else if (ev.kind === "optim") {
         const oi = optimAt.get(ev.index);
         if (oi === undefined) continue;
-        this.optimFrame.set(oi, this.frames.length);
+        const k = this.frames.length;
+        this.optimFrame.set(oi, k);
+        for (const p of resp.optimizer_steps[oi].params) {
+          if (p.node !== null) push(this.valueWrites, p.node, { frame: k, before: p.before, after: p.after });
+        }
         this.frames.push({ kind: "optim", index: oi, view });
+      } else if (ev.kind === "update") {
+        const ui = updateAt.get(ev.index);
+        if (ui === undefined) continue;
+        const u = updates[ui];
+        const k = this.frames.length;
+        push(u.grad ? this.gradUpdates : this.valueWrites, u.node, { frame: k, before: u.before, after: u.after });
+        push(this.updateFrames, u.node, k);
+        if (u.next_node !== null && u.next_node !== undefined) this.bornAt.set(u.next_node, k);
+        this.frames.push({ kind: "update", index: ui, target: u.node, view });
       } else if (ev.kind === "zero_grad") {
         if (prev && prev.kind === "zero_grad") continue; // zero_grads of left-out iterations
         this.zeroFrames.push(this.frames.length);
@@ -242,10 +266,12 @@ export class Timeline {
     };
     all(this.nodeChanges, this.nodeAppear, this.nodeVisits);
     all(this.edgeChanges, this.edgeAppear, this.edgeVisits);
-    for (const [id, ks] of this.hookFrames) {
-      for (const k of ks) {
-        mark(this.nodeChanges, k, id);
-        mark(this.nodeChanges, k + 1, id);
+    for (const frames of [this.hookFrames, this.updateFrames]) {
+      for (const [id, ks] of frames) {
+        for (const k of ks) {
+          mark(this.nodeChanges, k, id);
+          mark(this.nodeChanges, k + 1, id);
+        }
       }
     }
   }
@@ -292,6 +318,8 @@ export class Timeline {
     if (k < appear) return "hidden";
     const hooked = this.hookFrames.get(id);
     if (hooked && hooked.includes(k)) return "cur";
+    const updated = this.updateFrames.get(id);
+    if (updated && updated.includes(k)) return "cur";
     const v = this._latest(this.nodeVisits.get(id), k);
     if (!v) return appear === k && this.frames.length ? "new" : "fwd";
     if (v.frame === k) return "cur";
@@ -320,9 +348,10 @@ export class Timeline {
 
   /** The .grad a tensor node holds at frame k: a Value or null (None). */
   gradAt(id, k) {
-    const ws = this.writes.get(id);
     let w = null;
-    if (ws) for (const x of ws) if (x.frame <= k) w = x;
+    for (const ws of [this.writes.get(id), this.gradUpdates.get(id)]) {
+      if (ws) for (const x of ws) if (x.frame <= k && (!w || x.frame > w.frame)) w = x;
+    }
     let z = NONE;
     for (const f of this.zeroFrames) if (f <= k) z = f;
     const node = this.nodes.get(id);
@@ -359,7 +388,9 @@ export class Timeline {
     for (const id of ids) {
       const node = this.nodes.get(id);
       if (node && node.is_param) param = true;
-      for (const x of this.writes.get(id) || []) if (x.frame <= k && (!best || x.frame > best.frame)) best = x;
+      for (const ws of [this.writes.get(id), this.gradUpdates.get(id)]) {
+        for (const x of ws || []) if (x.frame <= k && (!best || x.frame > best.frame)) best = x;
+      }
     }
     let z = NONE;
     for (const f of this.zeroFrames) if (f <= k) z = f;
@@ -367,21 +398,17 @@ export class Timeline {
     return best ? best.after : null;
   }
 
-  /** The value a node holds at frame k (optimizer steps update parameters in place). */
+  /**
+   * The value the tensor of node id holds at frame k: what the last optimizer step or in-place
+   * update of it by then left; before the first one, what that one started from.
+   */
   valueAt(id, k) {
-    let val = null;
-    let first = null;
-    for (const [oi, frame] of this.optimFrame) {
-      const st = this.resp.optimizer_steps[oi];
-      if (!st) continue;
-      for (const p of st.params) {
-        if (p.node !== id) continue;
-        if (!first) first = p.before;
-        if (frame <= k) val = p.after;
-      }
+    const ws = this.valueWrites.get(id);
+    if (ws) {
+      let w = null;
+      for (const x of ws) if (x.frame <= k) w = x;
+      return w ? w.after : ws[0].before;
     }
-    if (val) return val;
-    if (first) return first;
     const node = this.nodes.get(id);
     return node ? node.value : null;
   }
@@ -396,7 +423,8 @@ export class Timeline {
     const node = this.nodes.get(id);
     const f = this.frames[appear];
     if (!node || node.kind !== "leaf" || !f) return appear;
-    return Math.min(appear, this.viewStart.get(f.view));
+    // (a tensor's node after an in-place update stands for it from that update on)
+    return Math.max(Math.min(appear, this.viewStart.get(f.view)), this.bornAt.get(id) ?? 0);
   }
 
   /** Does the tensor of node id exist at frame k? */

@@ -30,7 +30,7 @@ function marks(tl, kind, id) {
     }
   }
   if (kind === "node") {
-    for (const k of tl.hookFrames.get(id) || []) {
+    for (const k of [...(tl.hookFrames.get(id) || []), ...(tl.updateFrames.get(id) || [])]) {
       mark(k);
       mark(k + 1);
     }

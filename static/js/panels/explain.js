@@ -35,6 +35,7 @@ export class ExplainPanel {
       f.kind === "op" ? this._op(st, f) :
       f.kind === "step" ? this._step(st, f) :
       f.kind === "optim" ? this._optim(st, f) :
+      f.kind === "update" ? this._update(st, f) :
       f.kind === "zero_grad" ? [h("p", {}, t("ex_zero"))] :
       f.kind === "pass_end" ? this._passEnd(st, f) :
       f.kind === "skipped" ? [h("p", { class: "note" }, t("ex_skipped", { from: f.from, to: f.to }))] :
@@ -96,18 +97,40 @@ export class ExplainPanel {
     }
     const rootNode = tl.nodes.get(pass.root);
     const root = step.explain ? step.explain.root : tensorName(rootNode); // the output's own name, never an invented L
+    // A hook of the program that returned a new gradient for this tensor (the steps just before):
+    // what arrived is ∂root/∂name, what flows on (G) is what the last such hook returned. After a
+    // hook that changed the gradient of a tensor this one feeds, what arrives is not ∂root/∂name.
+    const name = tensorName(node);
+    const hooks = hooksBefore(pass, f.step, step.node);
+    const changed = hooks.filter((s) => s.grad_after);
+    const arrived = changed.length ? hooks[0].grad_before : step.upstream;
+    const above = hookedAbove(tl, pass, f.step, step.node);
+    const d = above.length ? null : `∂${root}/∂${name}`;
+    if (above.length) {
+      out.push(h("p", { class: "note", "data-testid": "ex-hooked-above" },
+        t("ex_hooked_above", { names: above.join(", "), d: `∂${root}/∂${name}` })));
+    }
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed", { root }), " ", h("code", {}, valueText(pass.seed))));
     } else if (step.received && step.received.length > 1) {
-      out.push(h("p", {}, t("ex_fanout", { n: step.received.length, name: tensorName(node) })));
+      out.push(h("p", {}, t("ex_fanout", { n: step.received.length, name })));
       const terms = step.received.map((fl) => {
         const e = tl.edges.get(fl.edge);
         const dst = e ? tl.nodes.get(e.target) : null;
         return `${valueText(fl.grad, 80)} ${t("ex_from", { label: dst ? dst.label || dst.name : "?", i: e ? e.index + 1 : "?" })}`;
       });
-      out.push(h("p", { class: "math" }, `${terms.join(" + ")} = G = ${valueText(step.upstream, 120)}`));
+      const said = changed.length ? d : "G"; // G is what flows on: the hook's, when it changed it
+      out.push(h("p", { class: "math" }, `${terms.join(" + ")} = ${said ? `${said} = ` : ""}${valueText(arrived, 120)}`));
+    } else if (changed.length) {
+      out.push(h("p", {}, d ? t("ex_hook_arrived", { d }) : t("ex_hook_arrived_plain")));
+      out.push(valueBox(valueText(arrived), heatMap(arrived)));
     } else {
-      out.push(h("p", {}, t("ex_upstream_g", { root, name: tensorName(node) })));
+      out.push(h("p", {}, d ? t("ex_upstream_g", { root, name }) : t("ex_upstream_plain")));
+      out.push(valueBox(valueText(step.upstream), heatMap(step.upstream)));
+    }
+    if (changed.length) {
+      const hook = [...new Set(changed.map((s) => s.hook || "?"))].join(", ");
+      out.push(h("p", { "data-testid": "ex-hooked" }, t("ex_hook_flows", { hook })));
       out.push(valueBox(valueText(step.upstream), heatMap(step.upstream)));
     }
     // Predict mode: the numbers the student is asked for stay hidden ("?") until revealed.
@@ -163,7 +186,10 @@ export class ExplainPanel {
       }
       out.push(ul);
     }
-    out.push(h("p", { class: pass.freed ? "note freed" : "note" }, pass.freed ? t("ex_freed") : t("ex_kept")));
+    // autograd.grad(..., create_graph=True) keeps the graph without retain_graph=True written:
+    // PyTorch's retain_graph defaults to create_graph.
+    const kept = pass.create_graph ? "ex_kept_create" : "ex_kept";
+    out.push(h("p", { class: pass.freed ? "note freed" : "note" }, pass.freed ? t("ex_freed") : t(kept)));
     return out;
   }
 
@@ -225,11 +251,57 @@ export class ExplainPanel {
     return out;
   }
 
+  /** An in-place change no op records: the tensor's value (or its .grad) before and after. */
+  _update(st, f) {
+    const u = st.response.updates[f.index];
+    const node = st.timeline.nodes.get(u.node);
+    const name = u.name || (node ? tensorName(node) : `#${u.node}`);
+    const out = [h("h3", {}, t(u.grad ? "ex_update_grad" : "ex_update", { name }))];
+    const where = this._where(st, u);
+    if (where) out.push(where);
+    out.push(h("p", { class: "math write", "data-testid": "ex-update" },
+      h("code", {}, `${u.grad ? `${name}.grad` : name}: ${valueText(u.before, 200)} → `),
+      h("code", { class: "after" }, valueText(u.after, 200))));
+    out.push(h("p", { class: "note" }, t(u.grad ? "ex_update_grad_note" : "ex_update_note")));
+    return out;
+  }
+
   _error(st) {
     const e = st.response && st.response.error;
     if (!e) return [];
     return [h("p", { class: "errtext" }, t("ex_error")), h("p", {}, h("b", {}, `${e.type}:`)), ...errorBody(e, { pre: false })];
   }
+}
+
+/** The hook steps of `pass` on node `nid` just before step `k`, in the order they ran. */
+function hooksBefore(pass, k, nid) {
+  const out = [];
+  for (let j = k - 1; j >= 0 && pass.steps[j].kind === "hook" && pass.steps[j].node === nid; j--) out.unshift(pass.steps[j]);
+  return out;
+}
+
+/** The names of the tensors whose hook changed the gradient earlier in `pass` (before step `k`)
+ * and that node `nid` feeds: the gradient reaching it went through what the hook returned. */
+function hookedAbove(tl, pass, k, nid) {
+  const out = [];
+  for (let j = 0; j < k; j++) {
+    const s = pass.steps[j];
+    if (s.kind !== "hook" || !s.grad_after || s.node === nid || out.includes(tensorName(tl.nodes.get(s.node)))) continue;
+    const seen = new Set([s.node]);
+    const todo = [s.node];
+    while (todo.length && !seen.has(nid)) {
+      const n = tl.nodes.get(todo.pop());
+      for (const eid of (n && n.inputs) || []) {
+        const e = tl.edges.get(eid);
+        if (e && !seen.has(e.source)) {
+          seen.add(e.source);
+          todo.push(e.source);
+        }
+      }
+    }
+    if (seen.has(nid)) out.push(tensorName(tl.nodes.get(s.node)));
+  }
+  return out;
 }
 
 /** An op's argument name in the page's language (Python's own name in English). */

@@ -1,7 +1,9 @@
 /**
  * The named-tensor table: one row (data-testid "var-NAME") per tensor the program bound to a
- * name, with its value and its .grad at the current step. In expression mode the free names'
- * rows are editable (value: a number or nested list, requires_grad) and re-run on change.
+ * name, with the value and the .grad that name holds at the current step (optimizer steps and
+ * in-place updates change them: timeline.js). The same at every graph level: the answer holds the
+ * nodes bound to a name whatever the drawing shows. In expression mode the free names' rows are
+ * editable (value: a number or nested list, requires_grad) and re-run on change.
  */
 
 import { h } from "../dom.js";
@@ -18,6 +20,7 @@ export class VarsPanel {
   /** Build the rows of a new run. */
   build(st) {
     this.rows.clear();
+    this.built = st.timeline;
     const resp = st.response;
     const vars = resp ? resp.variables : {};
     const free = new Set(resp && resp.mode === "expression" ? resp.free_names : []);
@@ -84,6 +87,8 @@ export class VarsPanel {
   update(st) {
     const tl = st.timeline;
     const k = st.frame;
+    // Another graph level or a part opened: the same run, its answer's rows taken again.
+    if (tl !== this.built) this.build(st);
     for (const [name, r] of this.rows) {
       const v = r.v;
       if (!v) continue;
@@ -101,8 +106,7 @@ export class VarsPanel {
       const latest = this._latest(tl, ids, k);
       const exists = latest >= 0;
       const id = exists ? ids[latest] : ids[0];
-      const node = tl.nodes.get(id);
-      const val = node.kind === "leaf" ? tl.valueAt(id, k) : node.value;
+      const val = tl.valueAt(id, k);
       const grad = ids.length === 1 ? tl.gradAt(id, k) : tl.gradAtAny(ids, k);
       this._show(r, val, grad, exists);
     }
