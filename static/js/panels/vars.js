@@ -142,7 +142,10 @@ export class VarsPanel {
 
   _show(r, val, grad, exists) {
     r.tr.classList.toggle("future", !exists);
-    if (!r.editable) this._cell(r.value, exists ? val : null, exists ? null : t("not_yet"));
+    if (!r.editable) {
+      this._cell(r.value, exists ? val : null, exists ? null : t("not_yet"));
+      r.value.dataset.value = JSON.stringify(exists && val ? val.data ?? null : null);
+    }
     this._cell(r.grad, grad, null);
     r.grad.dataset.grad = JSON.stringify(grad ? grad.data ?? null : null);
   }
