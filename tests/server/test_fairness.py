@@ -110,7 +110,10 @@ def test_the_middleware_reads_forwarded_for_per_the_setting(trusted, seen):
 
     scope = {"type": "http", "app": App(), "client": ("127.0.0.1", 5000),
              "headers": [(b"x-forwarded-for", b"203.0.113.5")]}
-    asyncio.run(ClientMiddleware(inner)(scope, None, None))
+    # in a thread of its own: a browser test's Playwright may hold this process's main thread's loop
+    done = threading.Thread(target=asyncio.run, args=(ClientMiddleware(inner)(scope, None, None),))
+    done.start()
+    done.join(10)
     assert got["client"].startswith("s:") and got["client"].endswith(f"@{seen}")
 
 
