@@ -79,8 +79,10 @@ export class EdgeLabels {
   /**
    * Where an edge's gradient label goes (its baseline centre): just above the edge's middle, or
    * the first spot below / further up (then beside) that covers no node's box, no shape label and
-   * no other gradient label, so the value hides nothing on a short edge. The size is estimated
-   * (monospace), not measured: measuring would lay the drawing out again for every label.
+   * no other gradient label, so the value hides nothing on a short edge. Each spot is moved inside
+   * the drawing's box (what Fit shows), so a label beside a node at its edge is not cut off. The
+   * size is estimated (monospace), not measured: measuring would lay the drawing out again for
+   * every label.
    */
   spot(id, text) {
     const d = this.d;
@@ -92,6 +94,16 @@ export class EdgeLabels {
     const rect = (x, y) => ({
       x0: m.a * (x - w / 2) + m.e, x1: m.a * (x + w / 2) + m.e, y0: m.d * (y - fs) + m.f, y1: m.d * (y + 2) + m.f,
     });
+    // A spot (dx, dy) moved so that the label's box lies inside the drawing's box (centred on it
+    // when it is wider).
+    const c = d.content;
+    const into = (lo, hi, cLo, cHi) => (hi - lo >= cHi - cLo ? (cLo + cHi - lo - hi) / 2
+      : lo < cLo ? cLo - lo : hi > cHi ? cHi - hi : 0);
+    const inside = (dx, dy) => {
+      if (!c) return [dx, dy];
+      const r = rect(p.x + dx, p.y + dy);
+      return [dx + into(r.x0, r.x1, c.x, c.x + c.w) / m.a, dy + into(r.y0, r.y1, c.y, c.y + c.h) / m.d];
+    };
     const cover = (r, b) => Math.max(0, Math.min(r.x1, b.x1) - Math.max(r.x0, b.x0)) *
       Math.max(0, Math.min(r.y1, b.y1) - Math.max(r.y0, b.y0));
     const box = (b) => ({ x0: b.x, x1: b.x + b.w, y0: b.y, y1: b.y + b.h });
@@ -110,7 +122,8 @@ export class EdgeLabels {
         ...LABEL_OFFSETS.map((dy) => [0, dy])]
       : [0, -w * 0.6, w * 0.6].flatMap((dx) => LABEL_OFFSETS.map((dy) => [dx, dy]));
     let best = null;
-    for (const [dx, dy] of spots) {
+    for (const [x, y] of spots) {
+      const [dx, dy] = inside(x, y);
       const r = rect(p.x + dx, p.y + dy);
       const area = covered(r);
       if (!best || area < best.area) best = { area, dx, dy, r };
