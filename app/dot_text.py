@@ -50,9 +50,14 @@ def node_attrs(n: dict) -> dict:
     return attrs
 
 
+# A 0-d tensor's shape in a node's label. Written in English whatever the page's language (a layout is
+# cached per structure, for every reader): the page writes it in its own (static/js/graph_svg.js).
+SCALAR = "scalar"
+
+
 def shape_text(shape: list[int]) -> str:
-    """[2, 3] for a matrix, scalar for a 0-d tensor."""
-    return "scalar" if not shape else "[" + ", ".join(str(s) for s in shape) + "]"
+    """[2, 3] for a matrix, SCALAR for a 0-d tensor."""
+    return SCALAR if not shape else "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def constant_text(literal: str) -> str:

@@ -4,7 +4,17 @@ same structure (the chunks of a loop, the same loop in another run) are laid out
 
 from __future__ import annotations
 
-from .dot_text import COLORS, GRAPH_ATTRS, DotWriter, LeftText, clip, constant_text, node_attrs, shape_text
+from .dot_text import (
+    COLORS,
+    GRAPH_ATTRS,
+    SCALAR,
+    DotWriter,
+    LeftText,
+    clip,
+    constant_text,
+    node_attrs,
+    shape_text,
+)
 from .units import FRAME_HEAD, FRAME_PAD, Segment, Unit
 
 
@@ -103,7 +113,7 @@ def _edge_label(s: Segment) -> str:
     count = len(s.edges)
     text = shape_text(s.shape) if s.shape or count == 1 else ""
     if count > 1:
-        text = f"×{count}" if text in ("", "scalar") else f"{text} ×{count}"
+        text = f"×{count}" if text in ("", SCALAR) else f"{text} ×{count}"
     return text
 
 

@@ -10,7 +10,7 @@
 import { Drawing } from "./drawing.js";
 import { MAX_VALUES, READABLE_PX } from "./drawing_geometry.js";
 import { num3, shortText } from "./format.js";
-import { parseSvg, translateLegend } from "./graph_svg.js";
+import { parseSvg, translateDrawing } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { Minimap } from "./minimap.js";
@@ -155,6 +155,7 @@ export class GraphView {
       mounted = true;
     }
     const d = this.drawing;
+    if (full) translateDrawing(d.svg); // the language may have changed since it was drawn
     const hidden = (id) => !!(hide && hide.edges.has(id));
     // Values first: the nodes they grow are what the gradient labels keep clear of.
     if (this.showValues && d.nodes.size <= MAX_VALUES) this._values(tl, k, hide);
@@ -369,8 +370,6 @@ export class GraphView {
       if (this.resp && this.resp.views[view]) d.markParts(this.resp.views[view], this.index);
       this.cache.set(view, d);
       d.states.clear();
-    } else {
-      translateLegend(d.svg); // the language may have changed since it was drawn
     }
     const keep = this.view === view ? this.panzoom.box : null;
     // Nothing far from the view is laid out: until the view is placed, nothing of a large drawing.

@@ -5,7 +5,7 @@
  * large drawing's elements put into groups.
  */
 
-import { STRINGS, t } from "./i18n.js";
+import { STRINGS, getLang, t } from "./i18n.js";
 import { parseSafeSvg } from "./safe_svg.js";
 
 export const SVGNS = "http://www.w3.org/2000/svg";
@@ -81,19 +81,46 @@ export function inBuckets(group) {
   return out;
 }
 
-// Graphviz writes the legend under a drawing in English, in 9-point text (no other text has that
-// size): its lines follow the page's language, an exported drawing included.
+// Graphviz writes the drawing's words in English (its layout is cached per structure, whatever
+// the language): the legend under it, in 9-point text (no other text has that size), and a 0-d
+// tensor's shape in its node, "scalar" or "u: scalar". The page writes them in its language, an
+// exported drawing included.
 const LEGEND_KEYS = new Map(Object.entries(STRINGS.en).filter(([k]) => k.startsWith("dl_")).map(([k, v]) => [v, k]));
+const SHAPE_WORD = "scalar";
+const SHAPE_KEY = "dn_scalar";
 
-/** Write the legend's lines of `svg` in the page's language (marked with their strings, so that
- * i18n.js apply() rewrites them when the language changes). */
-export function translateLegend(svg) {
+/** The elements of `svg` that hold a word of the drawing, marked with their strings (so that
+ * i18n.js apply() rewrites those in the document when the language changes); found once. */
+function drawingWords(svg) {
+  if (svg.gvWords) return svg.gvWords;
+  const words = [];
   for (const tx of svg.querySelectorAll(':scope > g > text[font-size="9.00"]')) {
-    const key = tx.getAttribute("data-i18n") || LEGEND_KEYS.get(tx.textContent);
+    const key = LEGEND_KEYS.get(tx.textContent);
     if (!key) continue;
     tx.setAttribute("data-i18n", key);
-    tx.textContent = t(key);
+    words.push(tx);
   }
+  // (a node's second line: its first is a name, which may be a variable called scalar)
+  for (const tx of svg.querySelectorAll("g.node > text:nth-of-type(n+2)")) {
+    const text = tx.textContent;
+    if (!text.endsWith(SHAPE_WORD) || (text.length > SHAPE_WORD.length && !text.endsWith(`: ${SHAPE_WORD}`))) continue;
+    // "u: scalar": the name stays as it is, the word goes into a tspan of its own
+    const word = document.createElementNS(SVGNS, "tspan");
+    word.setAttribute("data-i18n", SHAPE_KEY);
+    tx.replaceChildren(text.slice(0, -SHAPE_WORD.length), word);
+    words.push(word);
+  }
+  svg.gvWords = words;
+  return words;
+}
+
+/** Write the words of `svg` (its legend, the shapes in its nodes) in the page's language, those
+ * of its groups out of the document too (near_view.js). */
+export function translateDrawing(svg) {
+  const lang = getLang();
+  if (svg.gvLang === lang) return;
+  for (const el of drawingWords(svg)) el.textContent = t(el.getAttribute("data-i18n"));
+  svg.gvLang = lang;
 }
 
 /** The svg element of graphviz's SVG text, in this document with the drawing's styles; null if none.
@@ -126,6 +153,6 @@ export function parseSvg(text) {
   style.textContent = GRAPH_CSS;
   defs.appendChild(style);
   node.insertBefore(defs, node.firstChild);
-  translateLegend(node);
+  translateDrawing(node);
   return node;
 }

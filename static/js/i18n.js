@@ -244,6 +244,7 @@ const STRINGS = {
     lim_max_output_chars: "at most {v} characters of output",
     lim_unknown: "a server limit ({name})",
     limit_note: "(limit: {what})",
+    dn_scalar: "scalar",
   },
   zh: {
     app_title: "gradviz：看自动求导如何工作",
@@ -482,6 +483,7 @@ const STRINGS = {
     lim_max_output_chars: "输出最多 {v} 个字符",
     lim_unknown: "服务器限制（{name}）",
     limit_note: "（限制：{what}）",
+    dn_scalar: "标量",
   },
 };
 
