@@ -169,7 +169,8 @@ class InputWork(BaseModel):
 
 
 class StepExplain(BaseModel):
-    root: str = Field(description="the name of what the pass differentiates (L when unnamed)")
+    root: str = Field(description="the name of what the pass differentiates, as the page names its output "
+                      "(the program's variable, or the letter the page gave an unnamed one: u, v, ...)")
     inputs: list[InputWork | None] = Field(description="per input edge; null where nothing was sent")
 
 

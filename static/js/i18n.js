@@ -245,6 +245,12 @@ const STRINGS = {
     lim_unknown: "a server limit ({name})",
     limit_note: "(limit: {what})",
     dn_scalar: "scalar",
+    ex_kept_create: "create_graph=True, and PyTorch's retain_graph defaults to create_graph: the saved tensors are kept, so backward can run through this graph again.",
+    ex_hook_arrived: "Gradient arriving here, before the hook: {d} =",
+    ex_hook_arrived_plain: "Gradient arriving here, before the hook:",
+    ex_hook_flows: "The hook {hook} returned a new gradient in place of the one that arrived; from here on G is what it returned:",
+    ex_hooked_above: "A hook of the program changed the gradient of {names} earlier in this pass, and it flowed on to here: what arrives is not {d}.",
+    ex_upstream_plain: "Upstream gradient arriving here: G =",
   },
   zh: {
     app_title: "gradviz：看自动求导如何工作",
@@ -484,6 +490,12 @@ const STRINGS = {
     lim_unknown: "服务器限制（{name}）",
     limit_note: "（限制：{what}）",
     dn_scalar: "标量",
+    ex_kept_create: "create_graph=True，而 PyTorch 中 retain_graph 默认等于 create_graph：保存的张量被保留，可以再次经过这张图 backward。",
+    ex_hook_arrived: "钩子之前到达这里的梯度：{d} =",
+    ex_hook_arrived_plain: "钩子之前到达这里的梯度：",
+    ex_hook_flows: "钩子 {hook} 返回了新的梯度，代替到达的梯度；从这里开始，G 是它返回的值：",
+    ex_hooked_above: "程序的钩子在这次传播中较早时改变了 {names} 的梯度，并一路传到了这里：到达的梯度不是 {d}。",
+    ex_upstream_plain: "到达这里的上游梯度：G =",
   },
 };
 
