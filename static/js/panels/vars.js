@@ -76,8 +76,8 @@ export class VarsPanel {
       value.appendChild(input);
       rg.append(box, "requires_grad");
     } else {
-      // a zero-width space: a narrow column breaks the line after "=", not inside a word
-      rg.textContent = `requires_grad=\u200b${v && v.requires_grad ? "True" : "False"}`;
+      // zero-width spaces: a narrow column breaks the line after "_" or "=", never inside a word
+      rg.textContent = `requires_\u200bgrad=\u200b${v && v.requires_grad ? "True" : "False"}`;
     }
     this.rows.set(name, { tr, value, grad, v, editable });
     return tr;
