@@ -94,7 +94,7 @@ def open_set(vp: ViewParts, fold: Fold, budget: int = AUTO_BUDGET) -> set[str]:
     module calls that hold others (folding.module_level),
     "op" as many as ``ALL_BUDGET`` allows, or the listed ids (with the parts around them; the
     oldest are left closed when they would show more than ``ALL_BUDGET``)."""
-    meta = {pid: {"parent": p.parent, "size": p.size, "key": p.key, "kind": p.kind}
+    meta = {pid: {"parent": p.parent, "size": p.size, "key": p.key, "kind": p.kind, "type_name": p.type_name}
             for pid, p in vp.parts.items()}
     if fold == "module":
         return module_level(meta)

@@ -137,16 +137,25 @@ def _join(joined: dict, s: str, t: str, shape, needs_grad: bool, members, target
     ln.targets.extend(targets)
 
 
+def is_repeat(p: dict) -> bool:
+    """Is part ``p`` a run of identical module calls (a loop whose ``type_name`` names the classes
+    repeated; app/parts.py), not a loop of the program?"""
+    return p.get("kind") == "loop" and bool(p.get("type_name"))
+
+
 def choose_open(parts: dict, top: list[str], shown: int, budget: int, chunks: bool = False) -> set[str]:
     """The parts to open so that about ``budget`` nodes and boxes are shown, starting from the
     view's own ``shown`` members and ``top`` parts: outer parts before inner ones, small before
     large, and parts with the same structure (``key``) under the same parent all together. A loop
-    with so many iterations that they are grouped in chunks stays closed (the user opens it)
-    unless ``chunks``."""
+    with so many iterations that they are grouped in chunks, and a run of identical layers
+    (``is_repeat``: one box says what it repeats), stay closed (the user opens them) unless
+    ``chunks``."""
     children: dict[str | None, list[str]] = {}
     for pid, p in parts.items():
         children.setdefault(p.get("parent"), []).append(pid)
     chunked = set() if chunks else {p.get("parent") for p in parts.values() if p.get("kind") == "chunk"}
+    if not chunks:
+        chunked.update(pid for pid, p in parts.items() if is_repeat(p))
     opened: set[str] = set()
     heap: list = []
     tick = 0
@@ -178,7 +187,8 @@ def choose_open(parts: dict, top: list[str], shown: int, budget: int, chunks: bo
 
 def module_level(parts: dict) -> set[str]:
     """The "module" level: each module call that holds other module calls is open, so every
-    innermost call (a layer, an activation, a loss) is one box; loops stay closed."""
+    innermost call (a layer, an activation, a loss) is one box; loops stay closed (a run of
+    identical layers too: one box)."""
     children: dict[str | None, list[str]] = {}
     for pid, p in parts.items():
         children.setdefault(p.get("parent"), []).append(pid)
@@ -187,7 +197,8 @@ def module_level(parts: dict) -> set[str]:
     while stack:
         pid = stack.pop()
         inner = children.get(pid, ())
-        if parts[pid].get("kind") == "module" and any(parts[c].get("kind") == "module" for c in inner):
+        holds = any(parts[c].get("kind") == "module" or is_repeat(parts[c]) for c in inner)
+        if parts[pid].get("kind") == "module" and holds:
             opened.add(pid)
             stack.extend(inner)
     return opened

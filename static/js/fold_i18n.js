@@ -7,6 +7,7 @@ import { STRINGS } from "./i18n.js";
 
 const EN = {
   part_loop: "loop {label} (×{n})",
+  part_repeat: "layers {label}, repeated ×{n}",
   part_chunk: "iterations {a}–{b}",
   part_segment: "lines {label}",
   part_module: "{type} call {label}",
@@ -24,6 +25,7 @@ const EN = {
 
 const ZH = {
   part_loop: "循环 {label}（×{n}）",
+  part_repeat: "重复 {n} 次的层 {label}",
   part_chunk: "第 {a}–{b} 次迭代",
   part_segment: "第 {label} 行",
   part_module: "{type} 调用 {label}",

@@ -93,9 +93,14 @@ export class PartIndex {
   }
 }
 
-/** What a part is, in words (both languages): "loop for t in range(250) (×250)", "nn.Linear call fc1". */
+/**
+ * What a part is, in words (both languages): "loop for t in range(250) (×250)", "nn.Linear call fc1",
+ * "layers Linear → ReLU, repeated ×20" (a loop that names the classes it repeats: a run of identical
+ * module calls, app/parts.py).
+ */
 export function partTitle(p) {
   if (!p) return "";
+  if (p.kind === "loop" && p.type_name) return t("part_repeat", { label: p.type_name, n: p.iterations });
   if (p.kind === "loop") return t("part_loop", { label: p.label, n: p.iterations });
   if (p.kind === "chunk") return t("part_chunk", { a: p.first_iteration + 1, b: p.first_iteration + p.iterations });
   if (p.kind === "segment") return t("part_segment", { label: p.label });
