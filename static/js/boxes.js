@@ -4,12 +4,15 @@
  *
  * A box looks like the nodes inside it: hidden until its first op is recorded, `new` while ops are
  * recorded inside it, `cur` while the backward pass walks inside it, `pending` before the pass
- * reaches it and `done` (or `freed`) after. A segment looks like the busiest of its edges: `send` at
+ * reaches it and `done` (or `freed`) after. An open loop's frame (or a chunk's, a segment's) is hidden
+ * like a box until the first op inside it is recorded, and `open` after: a frame drawn always holds
+ * something drawn. A segment looks like the busiest of its edges: `send` at
  * a frame where one of them carries a gradient, `carried` once one has, `bw` while the pass has not
  * reached them yet.
  */
 
 const NONE = -1;
+const FRAMED = new Set(["loop", "chunk", "segment"]); // the parts an open one is drawn a frame of
 const EDGE_RANK = { hidden: 0, fwd: 1, nograd: 2, new: 3, bw: 4, carried: 5, send: 6 };
 
 export class Aggregates {
@@ -26,6 +29,8 @@ export class Aggregates {
     // ops (a box's op frames), appears and sends (a segment's), and per id the frames where its
     // look may change (`marks`, for changed()).
     this.boxes = new Map([...drawn].map((b) => [b, { appear: Infinity, ops: [], visits: new Map() }]));
+    const framed = [...open].filter((p) => !drawn.has(p) && FRAMED.has(index.parts.get(p)?.kind));
+    for (const p of framed) this.boxes.set(p, { appear: Infinity, frame: true });
     this.marks = new Map();
     const marks = (id) => {
       let list = this.marks.get(id);
@@ -43,10 +48,12 @@ export class Aggregates {
       let at = byOwner.get(owner);
       if (at === undefined) {
         const b = index.boxOf(f.node, open);
-        at = b !== null && drawn.has(b) ? { b, box: this.boxes.get(b), m: marks(b) } : null;
+        at = b !== null && drawn.has(b) ? { b, box: this.boxes.get(b), m: marks(b) } : { b: null };
+        at.frames = index.chain(f.node).map((q) => this.boxes.get(q)).filter((x) => x && x.frame);
         byOwner.set(owner, at);
       }
-      if (at === null) continue;
+      if (f.kind === "op") for (const fr of at.frames) if (k < fr.appear) fr.appear = k;
+      if (at.b === null) continue;
       const { b, box, m } = at;
       this.boxOfFrame[k] = b;
       if (m[m.length - 1] !== k) m.push(k);
@@ -60,8 +67,13 @@ export class Aggregates {
         else box.visits.set(f.pass, { first: k, last: k });
       }
     }
+    for (const p of framed) {
+      const { appear } = this.boxes.get(p);
+      if (appear !== Infinity) marks(p).push(appear);
+    }
     // (each box's marks are in order so far: the passes' first and last frames go in their places)
     for (const [b, box] of this.boxes) {
+      if (box.frame) continue;
       for (const pass of box.visits.keys()) for (const k of [tl.passStart[pass], tl.passEnd[pass] + 1]) insertSorted(marks(b), k);
     }
     this.segs = new Map();
@@ -101,10 +113,11 @@ export class Aggregates {
     return k >= 0 && k < this.boxOfFrame.length ? this.boxOfFrame[k] : null;
   }
 
-  /** 'hidden' | 'new' | 'fwd' | 'pending' | 'cur' | 'done' | 'freed' */
+  /** 'hidden' | 'new' | 'fwd' | 'pending' | 'cur' | 'done' | 'freed'; a frame's 'hidden' | 'open' */
   boxState(b, k) {
     const box = this.boxes.get(b);
     if (!box || k < box.appear) return "hidden";
+    if (box.frame) return "open";
     const tl = this.tl;
     let pass = null;
     for (const p of box.visits.keys()) if (tl.passStart[p] <= k && (pass === null || tl.passStart[p] > tl.passStart[pass])) pass = p;
