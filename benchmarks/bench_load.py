@@ -72,13 +72,20 @@ class Client:
 
     async def request(self, method: str, path: str, body: dict | None = None,
                       extra: str = "") -> tuple[int, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         data = json.dumps(body).encode() if body is not None else b""
         head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(data)}\r\n"
                 f"Content-Type: application/json\r\n{self.cookie}{extra}\r\n").encode()
+        reused = self.writer is not None
+        if not reused:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         self.writer.write(head + data)
         status_line = await self.reader.readline()
+        if not status_line and reused:
+            # the server closed an idle keep-alive connection: send again on a new one, as a browser does
+            self.close()
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            self.writer.write(head + data)
+            status_line = await self.reader.readline()
         status = int(status_line.split()[1])
         length = 0
         while True:
@@ -97,6 +104,7 @@ class Client:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+        self.reader = self.writer = None
 
 
 def numbered(body: dict, n: int) -> dict:
