@@ -196,6 +196,8 @@ class GraphNode(BaseModel):
     is_output: bool = False
     is_constant: bool = Field(default=False,
                               description="a Python number wrapped into a tensor (e.g. the 1 of a - 1)")
+    obj: int | None = Field(default=None, description="a leaf's tensor object, the same for the leaves of "
+                                                      "one tensor (an optimizer step, an update)")
     op: str | None = Field(default=None, description="op table key, e.g. 'mul'")
     description: str | None = None
     formulas: list[str] = Field(default_factory=list, description="local rule per input edge, in input order")

@@ -107,7 +107,7 @@ def _node(n: LeafNode | OpNode, is_output: bool, is_saved: bool, view: int | Non
     }
     if n.kind == "leaf":
         common.update(name=n.name or "tensor", requires_grad=n.requires_grad, is_param=n.is_param,
-                      is_constant=constant)
+                      is_constant=constant, obj=n.obj)
         return common
     common.update(
         name=n.grad_fn, requires_grad=True, op=n.op, description=n.description,

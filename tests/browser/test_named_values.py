@@ -41,7 +41,8 @@ print(a, d)
 """
 
 # retain_grad, an update of a leaf that needs grad (under no_grad) and of one that needs none (not
-# under no_grad), the last update used by nothing afterwards.
+# under no_grad), a name bound again to a tensor that keeps no .grad, the last update used by
+# nothing afterwards.
 RETAINED = """import torch
 w = torch.tensor([1.0, -2.0], requires_grad=True)
 x = torch.tensor([3.0, 0.5])
@@ -52,7 +53,8 @@ loss.backward()
 with torch.no_grad():
     w -= 0.05 * w.grad
 x.mul_(2)
-z = (w * x).sum()
+y = w * x
+z = y.sum()
 z.backward()
 with torch.no_grad():
     w += 1

@@ -107,7 +107,8 @@ export class VarsPanel {
       const exists = latest >= 0;
       const id = exists ? ids[latest] : ids[0];
       const val = tl.valueAt(id, k);
-      const grad = ids.length === 1 ? tl.gradAt(id, k) : tl.gradAtAny(ids, k);
+      const same = this._sameTensor(tl, ids, id);
+      const grad = same.length === 1 ? tl.gradAt(id, k) : tl.gradAtAny(same, k);
       this._show(r, val, grad, exists);
     }
   }
@@ -121,6 +122,20 @@ export class VarsPanel {
     const ids = [...tl.nodesNamed(name)];
     if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node) && !ids.includes(v.node)) ids.push(v.node);
     return ids.sort((a, b) => tl.createdAt(a) - tl.createdAt(b) || a - b);
+  }
+
+  /**
+   * The nodes among ids that are the tensor of node id: a leaf's nodes of its tensor object (a
+   * parameter gets a node after each optimizer step, keeping its .grad); a name bound again to
+   * another tensor does not show that tensor's .grad.
+   */
+  _sameTensor(tl, ids, id) {
+    const node = tl.nodes.get(id);
+    if (!node || node.kind !== "leaf" || node.obj === undefined || node.obj === null) return [id];
+    return ids.filter((i) => {
+      const n = tl.nodes.get(i);
+      return n && n.kind === "leaf" && n.obj === node.obj;
+    });
   }
 
   /** The index in ids of the last node made by frame k, or -1 (a binary search: a long loop binds a name often). */
