@@ -122,3 +122,19 @@ def test_the_page_gets_one_box_that_opens_like_a_loop_with_the_same_steps(client
     names = {n["name"] for n in two["graph"]["nodes"]}
     assert {"4.weight", "4.bias"} <= names
 
+
+
+def test_a_saved_page_holds_the_stack_opened():
+    from app.offline import open_key, opened_answers, run_answer
+
+    answer = run_answer(DEEP)
+    (rep,) = [p for p in answer["parts"] if p["kind"] == "loop"]
+    base = answer["views"][0]["open"]
+    got = opened_answers(DEEP, None, answer, seconds=300)
+    key = open_key(0, "auto", base + [rep["id"]])
+    assert key in got["answers"], list(got["answers"])
+    inside = got["answers"][key]
+    assert inside["fingerprint"] == answer["fingerprint"]
+    layers = [p["id"] for p in inside["parts"] if p["parent"] == rep["id"]]
+    assert len(layers) == 40
+    assert open_key(0, "auto", base + [rep["id"], layers[0]]) in got["answers"]  # and its first layer
