@@ -85,6 +85,8 @@ export class LiveLayer {
       return true;
     }
     if (!had && this.copies.size >= MAX_COPIES) return false;
+    // (an open part's frame is as large as the drawing inside it: a copy would cover that drawing)
+    if (g.classList.contains("frame")) return false;
     // A fresh copy each time (the element's marks as they are now: course views, selection), over
     // a white one a little wider: what the element showed beneath does not show through a dashed,
     // translucent or hidden state. (At this scale the white margin is a fraction of a pixel.)
