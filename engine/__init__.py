@@ -31,6 +31,7 @@ from .dtypes import int_ as int  # noqa: F401, A004
 from .factory import (  # noqa: F401
     arange,
     as_tensor,
+    bernoulli,
     empty,
     eye,
     from_numpy,
@@ -38,6 +39,7 @@ from .factory import (  # noqa: F401
     full_like,
     linspace,
     manual_seed,
+    normal,
     ones,
     ones_like,
     rand,
@@ -51,6 +53,7 @@ from .factory import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from .generator import Generator, default_generator, get_rng_state, initial_seed, set_rng_state  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .ops.api import *  # noqa: F403  (torch's op functions: add, exp, matmul, max, ...)
 from .printing_options import set_printoptions  # noqa: F401

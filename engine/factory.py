@@ -1,7 +1,7 @@
 """Tensor creation: ``tensor, zeros, ones, full, eye, arange, linspace, randn, rand, randint, ...``.
 
-Random numbers come from one NumPy generator seeded by ``manual_seed``: the same seed gives the
-same numbers here every time (not the same numbers as PyTorch's generator).
+Random numbers come from PyTorch's generator, reproduced in ``engine.generator``: after the same
+``manual_seed`` (or from the same ``torch.Generator``) they are the numbers PyTorch prints.
 """
 
 from __future__ import annotations
@@ -10,24 +10,11 @@ import numpy as np
 
 from . import arguments as A
 from . import dtypes, errors, limits
+from . import generator as G
 from .device import check as _device
 from .errors import not_supported
+from .generator import manual_seed, seed  # noqa: F401  (torch.manual_seed and torch.seed live here too)
 from .tensor import Tensor
-
-_rng = np.random.default_rng(0)
-
-
-def manual_seed(seed: int):
-    """Reseed the engine's random generator."""
-    global _rng
-    _rng = np.random.default_rng(A.integer(seed, "manual_seed", "seed", 1))
-    return None
-
-
-def seed() -> int:
-    s = int(np.random.SeedSequence().entropy % (2**63))
-    manual_seed(s)
-    return s
 
 
 def _finish(arr: np.ndarray, dtype, requires_grad: bool) -> Tensor:
@@ -213,14 +200,14 @@ def full_like(input: Tensor, fill_value, dtype=None, requires_grad: bool = False
     return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+def rand_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None, generator=None) -> Tensor:
     shape, dt = _like("rand_like", input, dtype, device)
-    return rand(shape, dtype=dt, requires_grad=requires_grad)
+    return rand(shape, dtype=dt, requires_grad=requires_grad, generator=generator)
 
 
-def randn_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+def randn_like(input: Tensor, dtype=None, requires_grad: bool = False, device=None, generator=None) -> Tensor:
     shape, dt = _like("randn_like", input, dtype, device)
-    return randn(shape, dtype=dt, requires_grad=requires_grad)
+    return randn(shape, dtype=dt, requires_grad=requires_grad, generator=generator)
 
 
 def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -267,25 +254,80 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad: boo
     return _finish(np.linspace(start, end, steps).astype(dt), None, requires_grad)
 
 
-def _random(fn: str, draw, size, dtype, requires_grad, device=None) -> Tensor:
+def _float_kind(np_dtype: np.dtype, kernel: str) -> None:
+    """PyTorch's error for a random floating-point fill of a tensor of another kind."""
+    if np_dtype.kind != "f":
+        name = dtypes.scalar_name(dtypes.from_numpy_dtype(np_dtype))
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def _random(fn: str, kernel: str, draw, size, dtype, requires_grad, device, generator) -> Tensor:
     _device(device, fn)
     shape = _size(size, fn)
     dtype = A.dtype(dtype, fn)
     requires_grad = A.flag(requires_grad, fn, "requires_grad")
+    gen = G.pick(generator, fn)
     dt = _alloc(shape, dtype)
-    return _finish(draw(shape).astype(dt), None, requires_grad)
+    _float_kind(dt, kernel)
+    n = int(np.prod(shape, dtype=np.int64))
+    return _finish(draw(gen, n, dt).reshape(shape), None, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    return _random("randn", lambda shape: _rng.standard_normal(shape), size, dtype, requires_grad, device)
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """N(0, 1) samples, PyTorch's for the same generator state."""
+    return _random("randn", "normal_kernel_cpu", lambda g, n, dt: G.normal(g, n, dt, 0.0, 1.0), size, dtype,
+                   requires_grad, device, generator)
 
 
-def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    return _random("rand", lambda shape: _rng.random(shape), size, dtype, requires_grad, device)
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """U[0, 1) samples, PyTorch's for the same generator state."""
+    return _random("rand", "check_uniform_bounds", lambda g, n, dt: G.uniform(g, n, dt, 0.0, 1.0), size,
+                   dtype, requires_grad, device, generator)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad: bool = False,
-            generator=None) -> Tensor:
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad: bool = False) -> Tensor:
+    """``torch.normal``: numbers mean and std with a size (N(mean, std²) samples), or tensors of
+    means and/or stds (standard normals of the broadcast shape, times std, plus mean)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        return _normal_tensors(mean, std, generator)
+    mean = A.real(mean, "normal", "mean", 1)
+    std = A.real(std, "normal", "std", 2)
+    if size is None:
+        raise TypeError("normal() missing required argument 'size' when mean and std are numbers")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    return _random("normal", "normal_kernel_cpu", lambda g, n, dt: G.normal(g, n, dt, mean, std),
+                   (A.ints(size, "normal", "size", 3),), dtype, requires_grad, device, generator)
+
+
+def _g(x: float) -> str:
+    return f"{x:g}"
+
+
+def _normal_tensors(mean, std, generator) -> Tensor:
+    """torch.normal(Tensor mean, Tensor std): PyTorch fills standard normals of the broadcast shape,
+    multiplies by std and adds mean (each its own rounding in the result's dtype)."""
+    gen = G.pick(generator, "normal")
+    mean_t = mean if isinstance(mean, Tensor) else None
+    std_t = std if isinstance(std, Tensor) else None
+    m = mean_t._data if mean_t is not None else A.real(mean, "normal", "mean", 1)
+    s = std_t._data if std_t is not None else A.real(std, "normal", "std", 2)
+    ref = (mean_t if mean_t is not None else std_t)._data
+    _float_kind(ref.dtype, "normal_kernel_cpu")
+    if np.any(np.asarray(s) < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    n = int(np.prod(shape, dtype=np.int64))
+    limits.check_alloc(shape, ref.dtype.itemsize)
+    z = G.normal(gen, n, ref.dtype, 0.0, 1.0).reshape(shape)
+    out = (z * np.asarray(s, ref.dtype)).astype(ref.dtype) + np.asarray(m, ref.dtype)
+    return Tensor._make(out.astype(ref.dtype, copy=False))
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniform in [low, high), PyTorch's for the same generator state."""
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -298,30 +340,62 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad: b
     dtype = A.dtype(dtype, "randint")
     _device(device, "randint")
     requires_grad = A.flag(requires_grad, "randint", "requires_grad")
+    gen = G.pick(generator, "randint")
     dt = _alloc(shape, dtype, dtypes.int64)
-    return _finish(_rng.integers(low, high, shape).astype(dt), None, requires_grad)
+    n = int(np.prod(shape, dtype=np.int64))
+    return _finish(G.random_from_to(gen, n, dt, low, high).reshape(shape), None, requires_grad)
 
 
-def randperm(n: int, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1, PyTorch's for the same generator state."""
     n = A.integer(n, "randperm", "n", 1)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     dtype = A.dtype(dtype, "randperm")
     _device(device, "randperm")
     requires_grad = A.flag(requires_grad, "randperm", "requires_grad")
+    gen = G.pick(generator, "randperm")
     dt = _alloc((n,), dtype, dtypes.int64)
-    return _finish(_rng.permutation(n).astype(dt), None, requires_grad)
+    return _finish(G.randperm(gen, n).astype(dt), None, requires_grad)
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    """Fill ``t`` in place with normal samples (used by nn.init)."""
-    t._data[...] = _rng.normal(mean, std, t._data.shape)
+def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
+    """0/1 samples: each element 1 with the probability ``input`` holds there (or ``p``)."""
+    input = A.tensor(input, "bernoulli", "input", 1)
+    gen = G.pick(generator, "bernoulli")
+    data = input._data
+    if p is None:
+        _float_kind(data.dtype, "bernoulli_tensor_cpu_p_")
+        if np.any((data < 0) | (data > 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        return Tensor._make(G.bernoulli_tensor(gen, data).astype(data.dtype))
+    p = A.real(p, "bernoulli", "p", 2)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+    return Tensor._make(G.bernoulli_scalar(gen, data.size, p).reshape(data.shape).astype(data.dtype))
+
+
+def _fill(t: Tensor, values: np.ndarray) -> Tensor:
+    t._data[...] = values.reshape(t._data.shape)
     t._vc[0] += 1
     return t
 
 
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    """Fill ``t`` in place with uniform samples in [a, b) (used by nn.init and nn.Linear)."""
-    t._data[...] = _rng.uniform(a, b, t._data.shape)
-    t._vc[0] += 1
-    return t
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """Fill ``t`` in place with N(mean, std²) samples, without recording (nn.init, Tensor.normal_)."""
+    gen = G.pick(generator, "normal_")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    _float_kind(t._data.dtype, "normal_kernel_cpu")
+    data = t._data
+    return _fill(t, G.normal(gen, data.size, data.dtype, mean, std, data.flags.c_contiguous))
+
+
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    """Fill ``t`` in place with U[a, b) samples, without recording (nn.init, nn.Linear, Tensor.uniform_)."""
+    gen = G.pick(generator, "uniform_")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(a)} > "
+                           f"to={_g(b)}")
+    _float_kind(t._data.dtype, "check_uniform_bounds")
+    return _fill(t, G.uniform(gen, t._data.size, t._data.dtype, a, b))

@@ -1,4 +1,6 @@
-"""``torch.nn.init``: fill a tensor in place (without recording) from the engine's generator."""
+"""``torch.nn.init``: fill a tensor in place (without recording) from a generator (the default one
+unless ``generator=`` names another), with PyTorch's arithmetic for each bound and std, so a seeded
+model starts from PyTorch's very weights."""
 
 from __future__ import annotations
 
@@ -45,16 +47,18 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with U(a, b)."""
     tensor = A.tensor(tensor, "uniform_", "tensor", 1)
-    return factory.uniform_(tensor, A.real(a, "uniform_", "from", 1), A.real(b, "uniform_", "to", 2))
+    a, b = A.real(a, "uniform_", "from", 1), A.real(b, "uniform_", "to", 2)
+    return factory.uniform_(tensor, a, b, generator)
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with N(mean, std²)."""
     tensor = A.tensor(tensor, "normal_", "tensor", 1)
-    return factory.normal_(tensor, A.real(mean, "normal_", "mean", 1), A.real(std, "normal_", "std", 2))
+    return factory.normal_(tensor, A.real(mean, "normal_", "mean", 1), A.real(std, "normal_", "std", 2),
+                           generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -75,28 +79,33 @@ def ones_(tensor: Tensor) -> Tensor:
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """U(−a, a) with a = √3 · gain·√(2 / (fan_in + fan_out))."""
     gain = A.real(gain, "xavier_uniform_", "gain", 2)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std  # PyTorch's order of operations, for the same float bound
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
     gain = A.real(gain, "xavier_normal_", "gain", 2)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
-    """U(−bound, bound) with bound = gain·√(3 / fan); nn.Linear uses a = √5, i.e. bound = 1/√fan_in."""
+                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+    """U(−bound, bound) with bound = √3 · gain/√fan; nn.Linear uses a = √5, i.e. bound = 1/√fan_in."""
     gain = calculate_gain(nonlinearity, A.real(a, "kaiming_uniform_", "a", 2))
-    bound = math.sqrt(3.0) * gain / math.sqrt(_fan(tensor, mode))
-    return uniform_(tensor, -bound, bound)
+    std = gain / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std  # PyTorch's order of operations, for the same float bound
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu") -> Tensor:
+                    nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+    """N(0, std²) with std = gain/√fan."""
     gain = calculate_gain(nonlinearity, A.real(a, "kaiming_normal_", "a", 2))
-    return normal_(tensor, 0.0, gain / math.sqrt(_fan(tensor, mode)))
+    return normal_(tensor, 0.0, gain / math.sqrt(_fan(tensor, mode)), generator)

@@ -25,7 +25,7 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 
-from .. import addresses, dtypes, factory, func, grad_mode, hooks, limits, printing_options, tangents
+from .. import addresses, dtypes, func, generator, grad_mode, hooks, limits, printing_options, tangents
 from ..autograd import function as program_functions
 from ..nn import tracing
 from ..utils import hooks as handles
@@ -77,7 +77,9 @@ STATE: tuple[Entry, ...] = (
     _module_global("default dtype", dtypes, "_default_float", lambda s: dtypes.float32, True),
     Entry("print options", lambda: astuple(printing_options.PRINT_OPTS), _put_print, lambda s: _DEFAULT_PRINT,
           True, f"{printing_options.__name__}.PRINT_OPTS"),
-    _module_global("random generator", factory, "_rng", lambda s: _generator(s.seed), True),
+    Entry("random generator", generator.default_generator._state_bytes,  # PyTorch's state bytes
+          generator.default_generator._load_bytes, lambda s: generator.seeded_state(s.seed), True,
+          f"{generator.__name__}.default_generator"),
     _module_global("numpy.random generator", libraries, "_RANDOM_STATE", lambda s: [_generator(0)]),
     _module_global("dual level", tangents, "ACTIVE", lambda s: None),
     _module_global("leaf hooks", hooks, "_LEAF", lambda s: {}),

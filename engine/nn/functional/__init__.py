@@ -30,8 +30,9 @@ globals().update(PUBLIC["F"])
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1/(1−p), in training only.
 
-    As torch does it: one multiplication by a constant mask (MulBackward0 with (None, 0) for the
-    mask). The mask comes from the engine's generator, so it differs from torch's draws."""
+    As torch does it on the CPU: a mask of bernoulli_(1 − p) draws from the default generator,
+    divided by 1 − p in the input's dtype, and one multiplication by it (MulBackward0 with
+    (None, 0) for the mask), so a seeded program drops the elements PyTorch drops."""
     input = A.tensor(input, "dropout", "input", 1)
     p = A.real(p, "dropout", "p", 2)
     training = A.flag(training, "dropout", "train", 3, strict=False)
@@ -40,11 +41,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    from ... import factory
+    from ... import generator
 
-    keep = factory._rng.random(tuple(input.shape)) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    mask = Tensor._make((keep * scale).astype(input._data.dtype))
+    dt = input._data.dtype
+    if p == 1.0:
+        mask = Tensor._make(np.zeros(input._data.shape, dt))
+    else:
+        keep = generator.bernoulli_scalar(generator.default_generator, input._data.size, 1.0 - p)
+        mask = Tensor._make((keep.astype(dt) / dt.type(1.0 - p)).reshape(input._data.shape))
     return input.mul_(mask) if inplace else arithmetic.mul(input, mask)
 
 
