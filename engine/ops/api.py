@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (each fills the table and publishes its functions
     losses,
     norm,
     reduce,
+    sampling,
     shape,
 )
 from .table import PUBLIC

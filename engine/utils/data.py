@@ -1,14 +1,17 @@
 """``torch.utils.data``: ``TensorDataset`` and a ``DataLoader`` that batches it (``batch_size``,
 ``shuffle``, ``drop_last``), as the training loops of courses use them.
 
-Loading happens in the program's own process (``num_workers`` is accepted and ignored). A shuffle
-draws its order from the engine's generator (``torch.manual_seed``), so the same seed gives the
-same order here every time, though not PyTorch's order.
+Loading happens in the program's own process (``num_workers`` is accepted and ignored). Each pass
+and each shuffle draws from the generators as PyTorch's loader does, so after the same
+``torch.manual_seed`` the batches come in PyTorch's order.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import arguments as A
+from .. import generator as G
 from ..errors import not_supported
 from ..naming import torch_path
 from ..tensor import Tensor
@@ -86,6 +89,7 @@ class DataLoader:
         self.drop_last = A.flag(drop_last, "DataLoader", "drop_last", strict=False)
         self.num_workers = A.integer(num_workers, "DataLoader", "num_workers")
         self.collate_fn = collate_fn
+        self.generator = None if generator is None else G.pick(generator, "DataLoader")
 
     def __len__(self) -> int:
         n = _length(self.dataset)
@@ -94,10 +98,17 @@ class DataLoader:
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def __iter__(self):
-        from ..factory import randperm
-
         n = _length(self.dataset)
-        order = randperm(n).tolist() if self.shuffle else list(range(n))
+        # PyTorch's draws, in its order: each pass first draws its workers' base seed, then a shuffle
+        # draws a seed for a generator of its own (unless the loader was given one) and a randperm.
+        gen = G.pick(self.generator, "DataLoader")
+        G.random_full(gen, 1, np.dtype(np.int64))
+        if self.shuffle:
+            if self.generator is None:
+                gen = G.Generator().manual_seed(int(G.random_full(gen, 1, np.dtype(np.int64))[0]))
+            order = G.randperm(gen, n).tolist()
+        else:
+            order = list(range(n))
         if self.batch_size is None:
             for i in order:
                 yield self.dataset[i]
@@ -111,13 +122,11 @@ class DataLoader:
 
 def random_split(dataset, lengths, generator=None) -> list:
     """``dataset`` split into random parts of the given lengths (a list of ``Subset``-like lists)."""
-    from ..factory import randperm
-
     n = _length(dataset)
     lengths = list(A.ints(lengths, "random_split", "lengths", 2))
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = randperm(n).tolist()
+    order = G.randperm(G.pick(generator, "random_split"), n).tolist()
     out, start = [], 0
     for k in lengths:
         out.append([dataset[i] for i in order[start:start + k]])
