@@ -122,6 +122,10 @@ class Recorder:
         self._updated: dict[int, tuple] = {}
         # The .grad tensors a backward pass wrote: id -> (weak reference, the node whose .grad it is)
         self._grads: dict[int, tuple] = {}
+        # The arrays of recorded leaves and of those .grads: id -> (weak reference to the array, weak
+        # reference to its tensor), so a change through another tensor on the same storage
+        # (``w.data -= ...``, ``w.detach().zero_()``) is the change of that tensor
+        self._storage: dict[int, tuple] = {}
 
     # ---- where the program is ------------------------------------------------------------
     @property
@@ -222,6 +226,7 @@ class Recorder:
             line=line, col=col, module=self.module, scope=self._leaf_scope(tensor),
             obj=self._object_number(tensor)))
         tensor._trace = (self, nid)
+        self._share(tensor)
         if self._updated:
             entry = self._updated.pop(id(tensor), None)
             if entry is not None and entry[0]() is tensor:
@@ -381,23 +386,42 @@ class Recorder:
         return nid if nid is not None else self._mine(tensor)
 
     # ---- in-place changes no op records ----------------------------------------------------
-    def updating(self, tensor) -> tuple[int, bool] | None:
-        """``(node, is_grad)`` when ``tensor`` is about to change in place without a graph op and
-        the trace knows it: a tensor of a node (or changed in place since), or the ``.grad`` a
-        backward pass wrote for a node; else None (then nothing is recorded, nor copied)."""
-        nid = self._node_if_any(tensor)
-        if nid is not None:
-            return nid, False
-        for table in (self._updated, self._grads):
-            entry = table.get(id(tensor))
-            if entry is not None and entry[0]() is tensor:
-                return entry[1], table is self._grads
+    def updating(self, tensor) -> tuple | None:
+        """``(node, is_grad, subject)`` when ``tensor`` is about to change in place without a graph
+        op and the trace knows the tensor that changes (``subject``: ``tensor``, or the recorded
+        tensor whose storage it shares): a tensor of a node (or changed in place since), or the
+        ``.grad`` a backward pass wrote for a node; else None (nothing is recorded, nor copied)."""
+        for subject in (tensor, self._owner(tensor)):
+            if subject is None:
+                continue
+            nid = self._node_if_any(subject)
+            if nid is not None:
+                return nid, False, subject
+            for table in (self._updated, self._grads):
+                entry = table.get(id(subject))
+                if entry is not None and entry[0]() is subject:
+                    return entry[1], table is self._grads, subject
         return None
 
-    def updated(self, tensor, known: tuple[int, bool], op: str, before) -> None:
+    def _owner(self, tensor):
+        """The recorded leaf or .grad whose array ``tensor`` holds, other than ``tensor``, or None."""
+        entry = self._storage.get(id(tensor._data))
+        if entry is None or entry[0]() is not tensor._data:
+            return None
+        owner = entry[1]()
+        return owner if owner is not None and owner is not tensor and owner._data is tensor._data else None
+
+    def _share(self, tensor) -> None:
+        """Note the array of a recorded leaf or .grad (see ``_owner``)."""
+        data = getattr(tensor, "_data", None)  # (what the recorder of real torch hands over has none)
+        if data is not None:
+            self._storage[id(data)] = (_weak(data), _weak(tensor))
+
+    def updated(self, tensor, known: tuple, op: str, before) -> None:
         """``tensor`` (``known`` from ``updating``) was changed in place by ``op`` from ``before``:
         the next use of a tensor that was a leaf records a new node with the new value."""
-        nid, is_grad = known
+        nid, is_grad, tensor = known
+        tensor._trace = None  # (when it changed through another tensor on its storage)
         line, col = self._loc()
         index = len(self.trace.updates)
         name = self.trace.nodes[nid].name if is_grad else tensor._name
@@ -416,6 +440,7 @@ class Recorder:
         """A pass wrote ``grad`` as the .grad of node ``nid`` (an in-place change of it is its node's)."""
         if grad is not None:
             self._grads[id(grad)] = (_weak(grad), nid)
+            self._share(grad)
 
     # ---- optimizer -------------------------------------------------------------------------
     def optimizer_step(self, optimizer: str, rule: str, before: list) -> None:

@@ -61,6 +61,17 @@ with torch.no_grad():
 print(w, x, z)
 """
 
+# Changes through another tensor on the same storage, as older tutorials write them.
+THROUGH_DATA = """import torch
+w = torch.tensor([2.0, -1.0], requires_grad=True)
+loss = (w * w).sum()
+loss.backward()
+w.data -= 0.1 * w.grad
+w.grad.data.zero_()
+y = w * 3
+print(w, y)
+"""
+
 MODULES = """import torch
 import torch.nn as nn
 model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))
@@ -182,7 +193,8 @@ def at_level(page, level: str) -> None:
 
 # ---- tests -----------------------------------------------------------------------------------------
 @pytest.mark.screens(SCREENS)
-@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED], ids=["hook", "loop", "retain_grad"])
+@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED, THROUGH_DATA],
+                         ids=["hook", "loop", "retain_grad", "data"])
 def test_each_name_shows_what_it_holds_at_every_step(shown, source):
     page = shown.page
     run_source(page, source)
