@@ -72,6 +72,21 @@ y = w * 3
 print(w, y)
 """
 
+# An optimizer's steps and zero_grad between passes (the same index of values as the updates).
+OPTIMIZED = """import torch
+lin = torch.nn.Linear(2, 1, bias=False)
+with torch.no_grad():
+    lin.weight.copy_(torch.tensor([[1.0, -1.0]]))
+opt = torch.optim.SGD(lin.parameters(), lr=0.05)
+x = torch.tensor([2.0, 3.0])
+for i in range(3):
+    opt.zero_grad()
+    loss = (lin(x).sum() - 1) ** 2
+    loss.backward()
+    opt.step()
+print(lin.weight)
+"""
+
 MODULES = """import torch
 import torch.nn as nn
 model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))
@@ -90,14 +105,16 @@ print(loss)
 
 # ---- what real PyTorch holds -----------------------------------------------------------------
 def _snapshot(scope: dict, torch) -> dict:
-    """Each named tensor's (value, .grad) as nested lists (a module's parameters by their names)."""
+    """Each named tensor's (value, .grad) as nested lists (a module's parameters by their names,
+    with and without the module's)."""
     out = {}
     for name, v in scope.items():
         tensors = {}
         if isinstance(v, torch.Tensor):
             tensors = {name: v}
-        elif isinstance(v, torch.nn.Module):
+        elif isinstance(v, torch.nn.Module):  # (the page names them "0.weight" or "lin.weight")
             tensors = dict(v.named_parameters())
+            tensors |= {f"{name}.{n}": p for n, p in tensors.items()}
         for n, t in tensors.items():
             grad = t.grad if (t.is_leaf or t.retains_grad) else None
             out[n] = (t.detach().tolist(), None if grad is None else grad.tolist())
@@ -193,16 +210,16 @@ def at_level(page, level: str) -> None:
 
 # ---- tests -----------------------------------------------------------------------------------------
 @pytest.mark.screens(SCREENS)
-@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED, THROUGH_DATA],
-                         ids=["hook", "loop", "retain_grad", "data"])
+@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED, THROUGH_DATA, OPTIMIZED],
+                         ids=["hook", "loop", "retain_grad", "data", "optimizer"])
 def test_each_name_shows_what_it_holds_at_every_step(shown, source):
     page = shown.page
     run_source(page, source)
     frames = walk(page)
     want = torch_history(source)
-    for name in ("a", "b", "d", "w", "x", "y", "loss", "z"):
+    for name in ("a", "b", "d", "w", "x", "y", "loss", "z", "lin.weight"):
         if name in want:
-            assert_same_history(shown_history(frames, name), want[name], name)
+            assert_same_history(shown_history(frames, name), want[name], name, "." in name)
     # Each update is a step of its own, said in the page's language, and the row changes there.
     said = ("changes in place", "被原地修改")
     updates = [k for k, f in enumerate(frames) if any(w in f["explain"] for w in said)]
