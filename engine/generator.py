@@ -108,10 +108,10 @@ class Generator:
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {A.type_name(new_state)}")
         if new_state._data.dtype != np.uint8:
-            raise TypeError(f"expected a torch.ByteTensor, but got {new_state.dtype}")
+            raise TypeError("RNG state must be a torch.ByteTensor")
         if new_state._data.size != STATE_BYTES:
-            raise ValueError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input "
-                             f"RNG state size to be {new_state._data.size}")
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input "
+                               f"RNG state size to be {new_state._data.size}")
         self._load_bytes(np.ascontiguousarray(new_state._data).reshape(-1).tobytes())
         return self
 
