@@ -20,7 +20,7 @@ from engine_callables import argument_cases, public_callables, valid_value
 from hostile_objects import HOSTILE_CLASSES, INVOKED, placements
 
 import engine as torch
-from engine import dtypes, factory, grad_mode, printing_options
+from engine import dtypes, generator, grad_mode, printing_options
 from engine.runner.results import Settings
 from engine.runner.run import _EngineState
 
@@ -34,13 +34,13 @@ class _State:
         self.grad = grad_mode._enabled
         self.dtype = dtypes.get_default_dtype()
         self.opts = printing_options.get_printoptions()
-        self.rng = factory._rng
+        self.rng = generator.default_generator._state_bytes()
 
     def __exit__(self, *exc):
         grad_mode._enabled = self.grad
         dtypes.set_default_dtype(self.dtype)
         printing_options.set_printoptions(**self.opts)
-        factory._rng = self.rng
+        generator.default_generator._load_bytes(self.rng)
         return False
 
 
