@@ -337,6 +337,13 @@ class UpdateOut(BaseModel):
     col: int | None = None
 
 
+class GradResetOut(BaseModel):
+    """A leaf's .grad after a zero_grad: null (set to None) or zeros."""
+
+    node: int
+    grad: Value | None = None
+
+
 class FoldOut(BaseModel):
     """One nn.Module call drawn as a single box (SVG element id ``id``)."""
 
@@ -496,6 +503,8 @@ class RunResponse(BaseModel):
                                              "ids n<ID> and e<ID>")
     optimizer_steps: list[OptimizerStepOut] = Field(default_factory=list)
     updates: list[UpdateOut] = Field(default_factory=list, description="in-place changes no op records")
+    zero_grads: list[list[GradResetOut]] = Field(
+        default_factory=list, description="per zero_grad event (its index): the .grads it reset")
     forward: list[ForwardStepOut] = Field(default_factory=list, description="forward-mode AD steps, in order")
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)

@@ -69,6 +69,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "updates": [_update(u) for u in trace.updates if u.index in updates_kept],
+        "zero_grads": _zero_grads(trace, kept_pass),
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept, updates_kept), shown,
@@ -253,6 +254,13 @@ def _optimizer_step(step, kept_nodes: set[int]) -> dict:
         })
     return {"index": step.index, "optimizer": step.optimizer, "rule": step.rule, "params": params,
             "line": step.line, "col": step.col}
+
+
+def _zero_grads(trace: Trace, kept_pass: set[int]) -> list[list[dict]]:
+    """Per zero_grad (by its index), the .grads it reset; [] for one the answer leaves out."""
+    kept = _kept_after_passes(trace, kept_pass, "zero_grad")
+    return [[{"node": nid, "grad": values.value(g)} for nid, g in reset] if i in kept else []
+            for i, reset in enumerate(trace.zero_grads)]
 
 
 def _update(u) -> dict:

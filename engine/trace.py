@@ -122,6 +122,8 @@ class Recorder:
         self._updated: dict[int, tuple] = {}
         # The .grad tensors a backward pass wrote: id -> (weak reference, the node whose .grad it is)
         self._grads: dict[int, tuple] = {}
+        # The leaves whose .grad a pass wrote: node id -> weak reference (zero_grad says which it reset)
+        self._grad_owners: dict[int, object] = {}
         # The arrays of recorded leaves and of those .grads: id -> (weak reference to the array, weak
         # reference to its tensor), so a change through another tensor on the same storage
         # (``w.data -= ...``, ``w.detach().zero_()``) is the change of that tensor
@@ -349,8 +351,20 @@ class Recorder:
             self.trace.nodes[nid].retains_grad = True
 
     def zero_grad(self) -> None:
-        """An optimizer or module reset its parameters' gradients."""
-        self.trace.events.append(("zero_grad", None))
+        """An optimizer or module reset its parameters' gradients: of the leaves whose .grad a pass
+        wrote, those whose .grad is now None or zeros (the event's index names them in
+        ``trace.zero_grads``)."""
+        reset = []
+        for nid, ref in self._grad_owners.items():
+            leaf = ref()
+            if leaf is None:
+                continue
+            grad = getattr(leaf, "_grad", None)
+            data = getattr(grad, "_data", None)  # (None for what the recorder of real torch hands over)
+            if grad is None or (data is not None and not data.any()):
+                reset.append((nid, None if grad is None else _copy(data)))
+        self.trace.events.append(("zero_grad", len(self.trace.zero_grads)))
+        self.trace.zero_grads.append(reset)
 
     # ---- backward --------------------------------------------------------------------------
     def backward_pass(self, root, api: str, retain_graph: bool, create_graph: bool, seed) -> PassRecorder:
@@ -436,8 +450,11 @@ class Recorder:
         else:
             self._updated[id(tensor)] = (_weak(tensor), nid, [index])
 
-    def _wrote_grad(self, nid: int, grad) -> None:
-        """A pass wrote ``grad`` as the .grad of node ``nid`` (an in-place change of it is its node's)."""
+    def _wrote_grad(self, nid: int, grad, leaf=None) -> None:
+        """A pass wrote ``grad`` as the .grad of node ``nid`` (an in-place change of it is its node's;
+        ``leaf``: the tensor of a leaf node)."""
+        if leaf is not None:
+            self._grad_owners[nid] = _weak(leaf)
         if grad is not None:
             self._grads[id(grad)] = (_weak(grad), nid)
             self._share(grad)
@@ -517,7 +534,7 @@ class PassRecorder:
         if nid is not None:
             step = self._step(nid, "leaf", upstream, received)
             step.grad_before, step.grad_after = _copy(before), _copy(after)
-            self.rec._wrote_grad(nid, after)
+            self.rec._wrote_grad(nid, after, tensor)
 
     def hook_step(self, target, name: str, where, before, after) -> None:
         """A tensor hook ``name`` (registered at ``where``) ran on the gradient ``before`` reaching

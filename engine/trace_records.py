@@ -213,8 +213,10 @@ class Trace:
     optimizer_steps: list[OptimizerStep] = field(default_factory=list)
     forward_steps: list[ForwardStep] = field(default_factory=list)  # forward-mode AD, in order
     updates: list[Update] = field(default_factory=list)  # in-place changes no op records, in order
+    # per zero_grad: (node, .grad after it: None, or zeros) of each leaf it reset
+    zero_grads: list[list[tuple[int, np.ndarray | None]]] = field(default_factory=list)
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
-    # | ("update", index) | ("zero_grad", None)
+    # | ("update", index) | ("zero_grad", index into zero_grads)
     events: list[tuple[str, int | None]] = field(default_factory=list)
     # grad_fn objects the program let go of (nothing referred to them any more: their saved
     # tensors were freed), as (number of events recorded by then, node id)

@@ -82,7 +82,7 @@ export class Timeline {
     // What optimizer steps and in-place updates did, by node: [{frame, before, after}] in frame order
     // (they come from the events alone, so they stay when a part opens: timeline_reopen.js).
     this.valueWrites = new Map(); // the tensor's value
-    this.gradUpdates = new Map(); // its .grad (`w.grad.zero_()`)
+    this.gradUpdates = new Map(); // its .grad (`w.grad.zero_()`, zero_grad())
     this.updateFrames = new Map(); // node -> the frames that update it
     this.bornAt = new Map(); // a tensor's node after an in-place update -> the update's frame
     let view = 0;
@@ -143,8 +143,12 @@ export class Timeline {
         if (u.next_node !== null && u.next_node !== undefined) this.bornAt.set(u.next_node, k);
         this.frames.push({ kind: "update", index: ui, target: u.node, view });
       } else if (ev.kind === "zero_grad") {
-        if (prev && prev.kind === "zero_grad") continue; // zero_grads of left-out iterations
-        this.zeroFrames.push(this.frames.length);
+        const same = prev && prev.kind === "zero_grad"; // zero_grads of left-out iterations: one frame
+        const k = same ? this.frames.length - 1 : this.frames.length;
+        const reset = (resp.zero_grads || [])[ev.index] || [];
+        for (const r of reset) push(this.gradUpdates, r.node, { frame: k, before: null, after: r.grad });
+        if (same) continue;
+        this.zeroFrames.push(k);
         this.frames.push({ kind: "zero_grad", view });
       }
     }

@@ -87,6 +87,19 @@ for i in range(3):
 print(lin.weight)
 """
 
+# The same with a plain tensor given to the optimizer: its zero_grad sets that tensor's .grad to None.
+OPTIMIZED_PLAIN = """import torch
+w = torch.tensor([1.0, -1.0], requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.05)
+x = torch.tensor([2.0, 3.0])
+for i in range(3):
+    opt.zero_grad()
+    loss = ((w * x).sum() - 1) ** 2
+    loss.backward()
+    opt.step()
+print(w)
+"""
+
 MODULES = """import torch
 import torch.nn as nn
 model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))
@@ -210,8 +223,8 @@ def at_level(page, level: str) -> None:
 
 # ---- tests -----------------------------------------------------------------------------------------
 @pytest.mark.screens(SCREENS)
-@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED, THROUGH_DATA, OPTIMIZED],
-                         ids=["hook", "loop", "retain_grad", "data", "optimizer"])
+@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED, THROUGH_DATA, OPTIMIZED, OPTIMIZED_PLAIN],
+                         ids=["hook", "loop", "retain_grad", "data", "optimizer", "optimizer-plain"])
 def test_each_name_shows_what_it_holds_at_every_step(shown, source):
     page = shown.page
     run_source(page, source)

@@ -328,7 +328,8 @@ def test_adam_rule_text_and_missing_grads():
     pa, pb = step.params
     assert pa["grad"] is not None and pb["grad"] is None and pb["node"] is None
     np.testing.assert_array_equal(pb["before"], pb["after"])
-    assert rec.trace.events[-2:] == [("optim", 0), ("zero_grad", None)]
+    assert rec.trace.events[-2:] == [("optim", 0), ("zero_grad", 0)]
+    assert rec.trace.zero_grads == [[(pa["node"], None)]]  # it set a's .grad to None (b had none)
 
 
 def test_momentum_rule_text():
