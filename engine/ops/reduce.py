@@ -9,6 +9,7 @@ from .. import arguments as A
 from .. import dtypes
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
+from .cascade import torch_mean, torch_sum, torch_var
 from .convert import to
 from .explain import X0, G, N, P, Y, at_index, eq, share, spread, sum_over, vjp
 from .table import OPS, public, register
@@ -43,21 +44,21 @@ def _sum_dims(t, s):
     return s.xp.sum(t, axis=dims, keepdims=s.p.get("keepdim", False))
 
 
-register("sum", "SumBackward0", lambda a, shape: np.sum(a),
+register("sum", "SumBackward0", lambda a, shape: torch_sum(a),
          [lambda g, s: s.xp.broadcast_to(g, s.p["shape"])],
          ["∂(Σx)/∂xᵢ = 1"], description="sum of all elements", jvps=[_sum_dims], jvp_formulas=["Σ ẋ"],
          explain=vjp("{0}.sum()", "所有元素之和", spread(G)))
-register("sum_dim", "SumBackward1", lambda a, shape, dim, keepdim: np.sum(a, axis=dim, keepdims=keepdim),
+register("sum_dim", "SumBackward1", lambda a, shape, dim, keepdim: torch_sum(a, dim, keepdim),
          [_expand_back],
          ["∂(Σ_d x)/∂xᵢ = 1"], description="sum along dims", jvps=[_sum_dims], jvp_formulas=["Σ_d ẋ"],
          explain=vjp("{0}.sum(dim={dim})", "沿指定维度求和", spread(G)))
-register("mean", "MeanBackward0", lambda a, shape: np.mean(a, dtype=a.dtype),
+register("mean", "MeanBackward0", lambda a, shape: torch_mean(a),
          [lambda g, s: s.xp.broadcast_to(g / _count(s.p), s.p["shape"])],
          ["∂(mean x)/∂xᵢ = 1/n"], description="mean of all elements",
          jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean ẋ = Σ ẋ / n"],
          explain=vjp("{0}.mean()", "所有元素的平均值", spread(G / N)))
 register("mean_dim", "MeanBackward1",
-         lambda a, shape, dim, keepdim: np.mean(a, axis=dim, keepdims=keepdim, dtype=a.dtype),
+         lambda a, shape, dim, keepdim: torch_mean(a, dim, keepdim),
          [lambda g, s: _expand_back(g / _count(s.p), s)],
          ["∂(mean_d x)/∂xᵢ = 1/n"], description="mean along dims",
          jvps=[lambda t, s: _sum_dims(t, s) / _count(s.p)], jvp_formulas=["mean_d ẋ = Σ_d ẋ / n"],
@@ -170,13 +171,13 @@ def _std_jvp(t, s):
 
 
 register("var", "VarBackward0",
-         lambda a, dim, correction, keepdim, shape: np.var(a, axis=dim, ddof=correction, keepdims=keepdim),
+         lambda a, dim, correction, keepdim, shape: torch_var(a, dim, correction, keepdim),
          [_var_vjp], ["∂var(x)/∂xᵢ = 2(xᵢ − x̄)/(n − c)"], saves=("a",), description="variance",
          jvps=[_var_jvp], jvp_formulas=["2·Σ (xᵢ − x̄)·ẋᵢ / (n − c)"],
          explain=vjp("{0}.var(dim={dim}, correction={correction})", "方差",
                      spread(G) * (X0 - sum_over(X0) / N) * 2 / (N - P("correction"))))
 register("std", "StdBackward0",
-         lambda a, dim, correction, keepdim, shape: np.std(a, axis=dim, ddof=correction, keepdims=keepdim),
+         lambda a, dim, correction, keepdim, shape: torch_var(a, dim, correction, keepdim, sqrt=True),
          [_std_vjp], ["∂std(x)/∂xᵢ = (xᵢ − x̄)/((n − c)·std)"], saves=("a", "out"),
          description="standard deviation", jvps=[_std_jvp], jvp_formulas=["Σ (xᵢ − x̄)·ẋᵢ / ((n − c)·std)"],
          explain=vjp("{0}.std(dim={dim}, correction={correction})", "标准差",
