@@ -19,6 +19,7 @@ from ..errors import not_supported
 from ..tensor import Tensor
 from .activations import log_softmax
 from .arithmetic import mul, neg, sub
+from .cascade import nll_sum, torch_mean, torch_sum
 from .elementwise import abs, logistic
 from .explain import X0, X1, Ex, G, P, clamp_below, extra, if_param, log, scaled, sigmoid, vjp, weighted
 from .reduce import mean, sum
@@ -33,9 +34,9 @@ LOG_FLOOR = -100.0  # torch clamps log terms of binary_cross_entropy at -100
 # ---- reductions shared by the losses ------------------------------------------------------------
 def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "mean":
-        return np.mean(loss, dtype=loss.dtype)
+        return torch_mean(loss)
     if reduction == "sum":
-        return np.sum(loss, dtype=loss.dtype)
+        return torch_sum(loss)
     return loss
 
 
@@ -79,7 +80,7 @@ def _nll(a, target, weight, reduction, ignore_index):
             out = np.negative(picked)
             coef[where] = -1
         else:
-            out = -np.add.reduce(picked, axis=None, dtype=a.dtype)
+            out = nll_sum(np.negative(picked))
             if reduction == "mean":
                 denom = a.dtype.type(t.size)
                 out = out / denom
@@ -95,10 +96,10 @@ def _nll(a, target, weight, reduction, ignore_index):
     if reduction == "none":
         out, denom = losses, None
     elif reduction == "sum":
-        out, denom = np.sum(losses, dtype=a.dtype), None
+        out, denom = nll_sum(losses, valid), None
     else:
-        denom = np.sum(wt, dtype=a.dtype)
-        out = np.sum(losses, dtype=a.dtype) / denom
+        denom = nll_sum(wt, valid) if weight is not None else a.dtype.type(np.count_nonzero(valid))
+        out = nll_sum(losses, valid) / denom
     # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere.
     coef[where] = -wt if denom is None else -wt / denom
     return np.asarray(out, dtype=a.dtype), {"coef": coef}
