@@ -16,6 +16,7 @@ from ..dispatch import apply
 from ..dtypes import scalar_name
 from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
+from .cascade import torch_norm
 from .convert import to
 from .explain import X0, G, P, Y, absolute, eq, sign, spread, vjp, where
 from .reduce import _sum_dims
@@ -23,6 +24,9 @@ from .table import OPS, public, register
 
 
 def _vector_norm(a, ord, dim, keepdim, shape):  # noqa: A002 - PyTorch's name
+    r = torch_norm(a, ord, dim, keepdim)  # float32 added in PyTorch's order
+    if r is not None:
+        return r
     x = np.abs(a)
     if ord == math.inf:
         r = np.max(x, axis=dim, keepdims=keepdim)
