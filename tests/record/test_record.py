@@ -1,6 +1,7 @@
 """gradviz.record(): real PyTorch's graph and backward passes, recorded into the trace gradviz plays,
 must be the trace gradviz's own engine records for the same program: the same nodes (grad_fn names,
-leaf names), the same edges, the same steps in the same order, the same values and gradients (1e-6)."""
+leaf names), the same edges, the same steps in the same order, the same values and gradients (to
+2e-6, relative)."""
 
 from __future__ import annotations
 
