@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from .cascade import torch_sum
+
 
 @dataclass(frozen=True, slots=True)
 class OpDef:
@@ -148,16 +150,17 @@ class Saved:
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Undo broadcasting: sum ``g`` down to ``shape`` (the one place this happens)."""
+    """Undo broadcasting: sum ``g`` down to ``shape`` (the one place this happens), in PyTorch's
+    order (its ``sum_to`` is one ``sum`` over those dims)."""
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
     if lead > 0 and shape and g.shape[lead:] == shape:  # only leading dims added (a bias): one reduction
-        return np.add.reduce(g, axis=tuple(range(lead)))
+        return torch_sum(g, tuple(range(lead)))
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = torch_sum(g, axes, keepdims=True)
     if lead:
         g = g.reshape(g.shape[lead:])
     return g.reshape(shape)
