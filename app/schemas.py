@@ -365,7 +365,9 @@ class PartOut(BaseModel):
     id: PartId
     kind: Literal["module", "loop", "chunk", "segment"]
     label: str = Field(description="module path, the loop's header, '#1–#100' (iterations), 'L3–L40' (lines)")
-    type_name: str | None = Field(default=None, description="a module call's class")
+    type_name: str | None = Field(
+        default=None, description="a module call's class; a loop of repeated identical layers (a stack): the "
+        "classes of one repetition, e.g. 'Linear → ReLU' (a loop of the program has none)")
     parent: PartId | None = Field(description="the part around it; null: the view itself")
     view: int
     line: int | None = None
