@@ -49,18 +49,38 @@ MIDDLE_STEP = """async () => {
 
 GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emit('goto', k); }"
 
-# The op frame a third of the way through the forward pass.
-FORWARD_THIRD = """async () => {
-  const { state } = await import('/static/js/state.js');
-  const ops = state.timeline.frames.map((f, k) => [f, k]).filter(([f]) => f.kind === 'op');
-  return ops[Math.floor(ops.length / 3)][1];
+# The view shows frame k and has stopped moving (a glide to the step's node has ended).
+AT_REST = """(k) => {
+  const label = document.querySelector('[data-testid=step-label]').textContent;
+  const svg = document.querySelector('[data-testid=graph] svg.gv');
+  return label.trim().startsWith(`${k + 1} `) && !!svg && !svg.style.transition;
 }"""
 
-# The ghosts shown on the screen that no shown edge touches (screen pixels; each ghost's id).
-LONE_GHOSTS = """() => {
+# An op frame (kind "op") or backward step (kind "step") of an op that reads the shared weight W, drawn
+# (not in a closed box): the one at `share` of the way through those frames.
+READS_W = """async ([kind, share]) => {
+  const { state } = await import('/static/js/state.js');
+  const tl = state.timeline;
+  const w = state.response.graph.nodes.find((n) => n.name === 'W').id;
+  const readers = new Set([...tl.edges.values()].filter((e) => e.source === w).map((e) => e.target));
+  const ks = tl.frames.map((f, k) => [f, k])
+    .filter(([f]) => f.kind === kind && !f.hidden && readers.has(f.node)).map(([, k]) => k);
+  return ks[Math.floor((ks.length - 1) * share)];
+}"""
+
+# The drawing's ghosts as the page shows them at this frame. Each ghost names the edges it feeds
+# (data-feeds); by the states the page gives the elements (drawn or far from the view): `early`, a
+# ghost shown while none of its edges is, `late`, one hidden while one of its edges is shown. On the
+# screen (pixels): `seen` ghosts, `lone` the ones no shown edge's end touches, `far` the ones more
+# than two ghost heights from the node their edge goes into, `atStep` those feeding the current node.
+GHOSTS = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const tl = state.timeline;
+  const current = tl.frames[state.frame].node;
   const svg = document.querySelector('[data-testid=graph] svg');
   const host = svg.parentNode.getBoundingClientRect();
-  const shown = (g) => getComputedStyle(g).visibility !== 'hidden' && g.isConnected;
+  const on = (key) => (svg.gvState(key) ?? 'hidden') !== 'hidden';
+  const shown = (g) => g.isConnected && getComputedStyle(g).visibility !== 'hidden';
   const ends = [];
   for (const e of svg.querySelectorAll('g.edge')) {
     const p = e.querySelector(':scope > path');
@@ -71,18 +91,32 @@ LONE_GHOSTS = """() => {
       ends.push(new DOMPoint(q.x, q.y).matrixTransform(m));
     }
   }
-  const lone = [];
-  let seen = 0;
-  for (const g of svg.querySelectorAll('g.node.ghost')) {
+  const out = { ghosts: 0, hidden: 0, seen: 0, lone: [], far: [], early: [], late: [], atStep: 0 };
+  for (const g of svg.gvElements()) {
+    if (!g.classList.contains('ghost')) continue;
+    out.ghosts++;
+    if (!on(g.id)) out.hidden++;
+    const feeds = (g.dataset.feeds || '').split(' ').filter(Boolean);
+    const fed = feeds.some(on);
+    if (on(g.id) && !fed) out.early.push(g.id);
+    if (!on(g.id) && fed) out.late.push(g.id);
     if (!shown(g)) continue;
     const b = g.getBoundingClientRect();
     if (b.right < host.left || b.left > host.right || b.bottom < host.top || b.top > host.bottom) continue;
-    seen++;
-    const near = (q) => q.x >= b.left - 6 && q.x <= b.right + 6 && q.y >= b.top - 6 && q.y <= b.bottom + 6;
-    const touched = ends.some(near);
-    if (!touched) lone.push(g.id);
+    out.seen++;
+    const near = (q, d) => q.x >= b.left - d && q.x <= b.right + d && q.y >= b.top - d && q.y <= b.bottom + d;
+    if (!ends.some((q) => near(q, 6))) out.lone.push(g.id);
+    const readers = feeds.filter((k) => k[0] === 'e').map((k) => tl.edges.get(Number(k.slice(1)))?.target);
+    if (readers.includes(current)) out.atStep++;
+    const gaps = readers.map((id) => {
+      const r = svg.gvElement(`n${id}`);
+      if (!r || !r.isConnected) return Infinity;
+      const c = r.getBoundingClientRect();
+      return Math.max(c.left - b.right, b.left - c.right, c.top - b.bottom, b.top - c.bottom, 0);
+    });
+    if (!(Math.min(...gaps) <= 2 * b.height)) out.far.push(g.id);
   }
-  return { seen, lone };
+  return out;
 }"""
 
 
@@ -132,16 +166,29 @@ def _open_loop(page) -> None:
     page.get_by_test_id("graph").locator("g.unit").first.wait_for()
 
 
+def _go(page, k: int) -> None:
+    """Move the player to frame k and wait until the view has followed it."""
+    page.evaluate(GOTO, k)
+    page.wait_for_function(AT_REST, arg=k)
+
+
 def test_an_opened_loop_draws_each_ghost_joined_to_its_reader(screen):
     page, name, _ = screen
     run_source(page, RNN)
     _open_loop(page)
-    ghosts = page.evaluate(LONE_GHOSTS)  # a backward step: every forward op is drawn
-    assert ghosts["seen"] > 0 and ghosts["lone"] == [], ghosts
+    # the backward pass reaches an op that reads W (every forward op is drawn): W's ghost beside it
+    # is on the screen, joined to it, and so is every other ghost the screen shows
+    _go(page, page.evaluate(READS_W, ["step", 0]))
+    ghosts = page.evaluate(GHOSTS)
+    assert ghosts["atStep"] >= 1 and ghosts["lone"] == [] and ghosts["far"] == [], ghosts
+    assert ghosts["early"] == [] and ghosts["late"] == [], ghosts
+    page.screenshot(path=str(SHOTS / f"opened-rnn-backward-{name}.png"))
     # in the forward pass, a ghost is drawn with the edge it feeds: not before the op that reads it
-    page.evaluate(GOTO, page.evaluate(FORWARD_THIRD))
-    ghosts = page.evaluate(LONE_GHOSTS)
-    assert ghosts["seen"] > 0 and ghosts["lone"] == [], ghosts
+    _go(page, page.evaluate(READS_W, ["op", 1 / 3]))
+    ghosts = page.evaluate(GHOSTS)
+    assert ghosts["atStep"] >= 1 and ghosts["lone"] == [] and ghosts["far"] == [], ghosts
+    assert ghosts["early"] == [] and ghosts["late"] == [], ghosts
+    assert ghosts["hidden"] > 0, "the ghosts of the ops the forward pass has not reached wait"
     page.screenshot(path=str(SHOTS / f"opened-rnn-forward-{name}.png"))
 
 
