@@ -1,7 +1,7 @@
 /**
  * The step panel's words for a frame inside a closed part: the answer names its node by id only,
- * so there are no values to explain yet; it says which part and which loop iteration the step is
- * in, and opens the part on request.
+ * so there are no values to explain yet; it says which part and which loop iteration (or which
+ * layer of a stack of identical layers) the step is in, and opens the part on request.
  */
 
 import { h } from "../dom.js";
@@ -29,13 +29,16 @@ export function foldedBody(st, f) {
   const box = idx.boxOf(f.node, new Set(view.open || []));
   const part = box ? idx.parts.get(box) : null;
   const it = idx.iteration(f.node);
+  // a loop that names the classes it repeats is a stack of identical layers (partTitle): its
+  // repetitions are layers, not iterations of the program
+  const repeat = !!(it && it.loop.type_name);
   const tl = st.timeline;
   const title = f.kind === "step"
     ? t("ex_step_title", { pass: tl.passes[f.pass].index + 1, i: f.index + 1, n: tl.stepCount(f.pass), name: t("folded_step") })
     : t("folded_op");
   const out = [h("h3", {}, title)];
   out.push(h("p", { "data-testid": "folded-where" }, t("folded_inside", { what: partTitle(part) }),
-    it ? h("b", { "data-testid": "folded-iteration" }, " ", t("folded_iteration", { i: it.i, n: it.n })) : null));
+    it ? h("b", { "data-testid": "folded-iteration" }, " ", t(repeat ? "folded_layer" : "folded_iteration", { i: it.i, n: it.n })) : null));
   if (part && part.line) {
     out.push(h("p", { class: "where" }, t("ex_op_line", { line: part.line, code: "" }),
       h("code", {}, sourceLine(st.ranSource, part.line))));
