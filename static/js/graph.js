@@ -186,9 +186,10 @@ export class GraphView {
     let focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
     if (focus !== undefined && !d.nodes.has(focus) && agg) focus = agg.boxAt(k) ?? focus;
     if (this.focusPart && d.parts.has(this.focusPart)) {
-      // a part just opened or closed: show it, or the current node when it is drawn inside it
-      const inside = d.nodes.has(focus) && this.index.chain(focus).includes(this.focusPart);
-      if (!inside) focus = this.focusPart;
+      // a part just opened or closed: show it, or the current node when it is drawn inside it (or
+      // the box inside it that holds the node: a loop opens onto its chunks, a stack onto its layers)
+      const around = d.nodes.has(focus) ? this.index.chain(focus) : d.parts.has(focus) ? this.index.chain(null, focus) : [];
+      if (!around.includes(this.focusPart)) focus = this.focusPart;
       this.focusPart = null;
     }
     if (this.showValues && !fresh) this._keepReadable();
