@@ -183,6 +183,7 @@ def test_an_opened_loop_draws_each_ghost_joined_to_its_reader(screen):
     assert ghosts["atStep"] >= 1 and ghosts["lone"] == [] and ghosts["far"] == [], ghosts
     assert ghosts["early"] == [] and ghosts["late"] == [], ghosts
     page.screenshot(path=str(SHOTS / f"opened-rnn-backward-{name}.png"))
+    page.get_by_test_id("graph").screenshot(path=str(SHOTS / f"opened-rnn-backward-graph-{name}.png"))
     # in the forward pass, a ghost is drawn with the edge it feeds: not before the op that reads it
     _go(page, page.evaluate(READS_W, ["op", 1 / 3]))
     ghosts = page.evaluate(GHOSTS)
@@ -190,6 +191,7 @@ def test_an_opened_loop_draws_each_ghost_joined_to_its_reader(screen):
     assert ghosts["early"] == [] and ghosts["late"] == [], ghosts
     assert ghosts["hidden"] > 0, "the ghosts of the ops the forward pass has not reached wait"
     page.screenshot(path=str(SHOTS / f"opened-rnn-forward-{name}.png"))
+    page.get_by_test_id("graph").screenshot(path=str(SHOTS / f"opened-rnn-forward-graph-{name}.png"))
 
 
 def test_a_shared_weight_is_one_node_with_a_ghost_beside_each_use(screen):

@@ -88,6 +88,7 @@ def test_a_step_inside_a_stack_says_its_layer_and_opening_the_stack_shows_it(scr
     assert where["id"] and _on_screen(where), where
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"stack-opened-at-layer-3-{name}.png"))
+    page.get_by_test_id("graph").screenshot(path=str(SHOTS / f"stack-opened-at-layer-3-graph-{name}.png"))
 
 
 def test_opening_a_long_loop_from_a_step_shows_that_step(screen):
@@ -98,3 +99,4 @@ def test_opening_a_long_loop_from_a_step_shows_that_step(screen):
     where = page.evaluate(CURRENT)
     assert where["id"] and _on_screen(where), where
     page.screenshot(path=str(SHOTS / f"loop-opened-at-iteration-60-{name}.png"))
+    page.get_by_test_id("graph").screenshot(path=str(SHOTS / f"loop-opened-at-iteration-60-graph-{name}.png"))
