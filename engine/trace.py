@@ -122,8 +122,9 @@ class Recorder:
         self._updated: dict[int, tuple] = {}
         # The .grad tensors a backward pass wrote: id -> (weak reference, the node whose .grad it is)
         self._grads: dict[int, tuple] = {}
-        # The leaves whose .grad a pass wrote: node id -> weak reference (zero_grad says which it reset)
-        self._grad_owners: dict[int, object] = {}
+        # The leaves whose .grad a pass wrote: id -> (weak reference, the node of the last write), for
+        # zero_grad to say which it reset (one entry per tensor: a parameter gets a node per step)
+        self._grad_owners: dict[int, tuple] = {}
         # The arrays of recorded leaves and of those .grads: id -> (weak reference to the array, weak
         # reference to its tensor), so a change through another tensor on the same storage
         # (``w.data -= ...``, ``w.detach().zero_()``) is the change of that tensor
@@ -355,7 +356,7 @@ class Recorder:
         wrote, those whose .grad is now None or zeros (the event's index names them in
         ``trace.zero_grads``)."""
         reset = []
-        for nid, ref in self._grad_owners.items():
+        for ref, nid in self._grad_owners.values():
             leaf = ref()
             if leaf is None:
                 continue
@@ -454,7 +455,7 @@ class Recorder:
         """A pass wrote ``grad`` as the .grad of node ``nid`` (an in-place change of it is its node's;
         ``leaf``: the tensor of a leaf node)."""
         if leaf is not None:
-            self._grad_owners[nid] = _weak(leaf)
+            self._grad_owners[id(leaf)] = (_weak(leaf), nid)
         if grad is not None:
             self._grads[id(grad)] = (_weak(grad), nid)
             self._share(grad)
