@@ -38,11 +38,11 @@ def _run(x: np.ndarray) -> np.ndarray:
     k = x.shape[0]
     if k == 1:
         return x[0]
-    if k * 8 < x.size // k:  # many short runs: whole-array additions (accumulate loops per run)
-        acc = x[0] + x[1]
-        for i in range(2, k):
-            np.add(acc, x[i], out=acc)
-        return acc
+    inner = [abs(st) for st, n in zip(x.strides[1:], x.shape[1:]) if n > 1]
+    if inner and min(inner) < abs(x.strides[0]):
+        # NumPy reduces over an axis that is not its innermost loop one row after the other
+        # (its pairwise summation is only for the innermost loop), in one call.
+        return np.add.reduce(x, axis=0)
     return np.add.accumulate(x, axis=0)[-1]
 
 
