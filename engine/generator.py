@@ -62,12 +62,11 @@ class Generator:
 
     def __init__(self, device="cpu"):
         _device(device, "Generator")
-        self._bits = np.random.MT19937(0)
+        self._bits = None  # NumPy's MT19937, made at the first draw (making one takes a millisecond)
         self._reseed(DEFAULT_SEED)
 
     def _reseed(self, seed: int) -> None:
-        key = np.frombuffer(_genrand_key(seed & 0xFFFFFFFF), "<u4")
-        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N}}
+        self._pending = (np.frombuffer(_genrand_key(seed & 0xFFFFFFFF), "<u4"), _N)
         self._seed = seed
         self._fresh = True  # seeded and not drawn from: ATen's next index is 0 (not 624)
         self._normal = None  # the cached second normal of a Box-Muller pair (double)
@@ -125,15 +124,21 @@ class Generator:
         return f"<torch._C.Generator object at {alias(self)}>"
 
     # ---- the state as bytes (get_state / set_state, and the runner's reset between runs) --------
-    def _state_bytes(self) -> bytes:
+    def _words(self) -> tuple[np.ndarray, int]:
+        """mt19937's 624 words and NumPy's index of the next one."""
+        if self._pending is not None:
+            return self._pending
         st = self._bits.state["state"]
-        pos = int(st["pos"])
+        return st["key"], int(st["pos"])
+
+    def _state_bytes(self) -> bytes:
+        key, pos = self._words()
         rec = np.zeros((), _LAYOUT)
         rec["seed"] = self._seed
         rec["left"] = _N + 1 - pos
         rec["seeded"] = 1
         rec["next"] = 0 if self._fresh else pos
-        rec["state"] = st["key"]
+        rec["state"] = key
         if self._normal is not None:
             rec["normal_valid"] = 1
             rec["normal_y"] = self._normal
@@ -143,22 +148,22 @@ class Generator:
         return rec.tobytes()
 
     def _load_bytes(self, raw: bytes) -> None:
-        rec = np.frombuffer(raw, _LAYOUT)[0]
-        left, nxt = int(rec["left"]), int(rec["next"])
-        if not (rec["seeded"] & 0xFF and 0 < left <= _N and (nxt & 0xFFFFFFFF) <= _N):
-            raise RuntimeError("Invalid mt19937 state")
-        key = rec["state"].astype(np.uint32)
-        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N + 1 - left}}
-        self._seed = int(rec["seed"])
-        self._fresh = left == 1 and (nxt & 0xFFFFFFFF) == 0
-        self._normal = float(rec["normal_y"]) if rec["normal_valid"] else None
-        self._normal_float = float(rec["next_float"]) if rec["float_valid"] else None
+        # The words reach NumPy's generator at the next draw: a run's reset and restore load states
+        # that are often never drawn from.
+        key, pos, self._seed, self._fresh, self._normal, self._normal_float = _parse_state(bytes(raw))
+        self._pending = (key, pos)
 
     # ---- raw draws ------------------------------------------------------------------------------
     def _u32(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs (ATen's ``random()``)."""
         if n <= 0:
             return np.zeros(0, np.uint32)
+        if self._pending is not None:
+            key, pos = self._pending
+            if self._bits is None:
+                self._bits = np.random.MT19937(0)
+            self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+            self._pending = None
         self._fresh = False
         return self._bits.random_raw(n).astype(np.uint32)
 
@@ -171,13 +176,34 @@ class Generator:
 default_generator = Generator()
 
 
+@functools.lru_cache(maxsize=8)
+def _parse_state(raw: bytes) -> tuple:
+    """(words, NumPy's index, seed, fresh, cached normal, cached float normal) of state bytes (a pure
+    function of them: every run's reset loads the same fresh state)."""
+    rec = np.frombuffer(raw, _LAYOUT)[0]
+    left, nxt = int(rec["left"]), int(rec["next"]) & 0xFFFFFFFF
+    if not (rec["seeded"] & 0xFF and 0 < left <= _N and nxt <= _N):
+        raise RuntimeError("Invalid mt19937 state")
+    key = rec["state"].astype(np.uint32)
+    key.flags.writeable = False
+    return (key, _N + 1 - left, int(rec["seed"]), left == 1 and nxt == 0,
+            float(rec["normal_y"]) if rec["normal_valid"] else None,
+            float(rec["next_float"]) if rec["float_valid"] else None)
+
+
 def seeded_state(seed: int | None) -> bytes:
     """The default generator's state bytes in a fresh process seeded with ``seed`` (None: entropy)."""
-    g = Generator()
     if seed is None:
+        g = Generator()
         g.seed()
-    else:
-        g.manual_seed(seed)
+        return g._state_bytes()
+    return _seeded_state(_seed_value(seed))
+
+
+@functools.lru_cache(maxsize=16)
+def _seeded_state(seed: int) -> bytes:
+    g = Generator()
+    g.manual_seed(seed)
     return g._state_bytes()
 
 
