@@ -56,27 +56,28 @@ def _multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray
 
     Running sums of ``step`` rows feed level 1; levels 1 to ``levels`` − 2 pass their sum up every
     ``step`` entries, the top level keeps running; rows after the last full chunk are summed
-    alone; at the end level 0 + 1 + … + top."""
+    alone; at the end level 0 + 1 + … + top. (A level that holds nothing is left out: adding an
+    exact zero changes no sum but the sign of a zero one, and the final store adds 0 anyway.)"""
     size = x.shape[0]
     rest = x.shape[1:]
+    if size == 0:
+        return np.zeros(rest, dtype=x.dtype)
     step = 1 << max(min_power, _ceil_log2(size) // levels)
-    if 0 < size < step:
+    if size < step:
         return _run(x)
-    zero = np.zeros(rest, dtype=x.dtype)
     nb = size // step
-    tail = x[nb * step:]
-    acc = _run(tail) if len(tail) else zero
-    if nb == 0:
-        return acc
+    acc = _run(x[nb * step:]) if nb * step < size else None
     chunks = _runs(x[:nb * step].reshape((nb, step) + rest))  # (nb, *rest)
     for _ in range(levels - 2):
         full = len(chunks) // step
-        left = chunks[full * step:]
-        acc = acc + (_run(left) if len(left) else zero)
         if full == 0:
-            return acc
+            break
+        if full * step < len(chunks):
+            left = _run(chunks[full * step:])
+            acc = left if acc is None else acc + left
         chunks = _runs(chunks[:full * step].reshape((full, step) + rest))
-    return acc + _run(chunks)
+    top = _run(chunks)
+    return top if acc is None else acc + top
 
 
 def _row_sum(x: np.ndarray) -> np.ndarray:
