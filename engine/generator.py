@@ -249,25 +249,21 @@ def _fma32(a, b, c) -> np.ndarray:
 
 
 def _unit(gen: Generator, n: int, np_dtype) -> np.ndarray:
-    """``uniform_real_distribution(0, 1)``: a mantissa's worth of bits (24 of a 32-bit draw for
-    float32, 53 of a 64-bit draw for float64, 11 for float16) times 2^-digits."""
+    """``uniform_real_distribution(0, 1)``: a mantissa's worth of bits (53 of a 64-bit draw for
+    float64, else 24 of a 32-bit draw: float16 is drawn as float32) times 2^-digits."""
     if np_dtype == np.float64:
         return (gen._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
-    digits = 11 if np_dtype == np.float16 else 24
-    return (gen._u32(n) & np.uint32((1 << digits) - 1)).astype(_F32) * _F32(2.0 ** -digits)
+    return (gen._u32(n) & np.uint32((1 << 24) - 1)).astype(_F32) * _F32(2.0 ** -24)
 
 
 def uniform(gen: Generator, n: int, np_dtype, low: float, high: float) -> np.ndarray:
-    """``uniform_(low, high)``: x·(high − low) + low in the tensor's type (float for float16),
+    """``uniform_(low, high)``: x·(high − low) + low in the tensor's type (float32 for float16),
     fused."""
     np_dtype = np.dtype(np_dtype)
     x = _unit(gen, n, np_dtype)
     if np_dtype == np.float64:
         return _fma64(x, high - low, low)
-    if np_dtype == np.float16:  # Half's difference is a Half
-        lo, span = _F32(np.float16(low)), _F32(np.float16(high) - np.float16(low))
-    else:
-        lo, span = _F32(low), _F32(high) - _F32(low)
+    lo, span = _F32(low), _F32(high) - _F32(low)
     return _fma32(x, span, lo).astype(np_dtype)
 
 
@@ -297,8 +293,10 @@ def normal(gen: Generator, n: int, np_dtype, mean: float, std: float, contiguous
     of 16 (float32: AVX2's polynomial log and sincos), fewer by the scalar Box-Muller in double that
     caches the pair's second value in the generator."""
     np_dtype = np.dtype(np_dtype)
-    if n >= 16 and contiguous and np_dtype in (np.float32, np.float64):
-        return _normal_fill(gen, n, np_dtype, mean, std)
+    if n >= 16 and contiguous:
+        # float16 is filled as float32: PyTorch's values, except the last n % 16 of a ragged size.
+        fill_dtype = np_dtype if np_dtype == np.float64 else np.dtype(_F32)
+        return _normal_fill(gen, n, fill_dtype, mean, std).astype(np_dtype, copy=False)
     return _normal_scalar(gen, n, mean, std).astype(np_dtype)
 
 

@@ -150,6 +150,16 @@ def test_rand_randn_normal_uniform_for_every_size(dtypes):
                       + m.rand_like(m.tensor(x, dtype=dt if m is engine else tdt))))
 
 
+def test_float16_uniform_is_drawn_as_float32():
+    for s in SEEDS:
+        _seed(s)
+        for n in (1, 15, 16, 40):
+            _check("rand float16", *_both(lambda m: m.rand(n, dtype=m.float16)))
+            _check("uniform_ float16", *_both(lambda m: m.empty(n, dtype=m.float16).uniform_(-1.7, 2.9)))
+            _check("randn float16 n<16 or n%16==0", *_both(lambda m: m.randn(n if n != 40 else 32,
+                                                                             dtype=m.float16)))
+
+
 def test_normal_with_tensor_mean_and_std():
     for s in SEEDS[::3]:
         _seed(s)
