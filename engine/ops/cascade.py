@@ -1,18 +1,19 @@
-"""Floating-point sums in PyTorch's CPU order, so that float32 results agree to the last bit.
+"""Floating-point reductions in PyTorch's CPU order, so that float32 results agree to the last bit.
 
 PyTorch sums floating tensors on the CPU with a cascade (``cascade_sum`` in ATen's
 ``SumKernel.cpp``): a running sum over chunks of 16 or more elements, the chunks' sums summed the
-same way on up to four levels, with vector registers of ``LANES`` floats and four accumulators
+same way on up to four levels, with vector registers of ``VECTOR_BYTES`` and four accumulators
 side by side. NumPy's pairwise summation adds in another order, so a float32 ``mean`` of a
 hundred 0.1 gave 0.10000003 where PyTorch gives 0.099999994. ``torch_sum`` repeats PyTorch's
 order with whole-array NumPy additions (each an exact IEEE operation per element): every
-sequential run of additions is one ``np.add.accumulate``, vectorized over all the sums computed
-side by side.
+sequential run of additions is one NumPy call, vectorized over all the sums computed side by side.
 
 What decides the order, as in PyTorch: the TensorIterator's dimension order (reduced dims first,
 then by stride), its coalescing of dims, the kernel chosen for the innermost two dims (inner or
 outer reduction, vectorized or scalar), and for a full reduction of at least 32768 elements the
-split among threads (the intra-op thread count of a default PyTorch: one per CPU).
+split among threads (``THREADS``: PyTorch's default intra-op thread count, one per core).
+``nll_sum``, ``torch_norm`` and ``torch_var`` follow the kernels of nll_loss, vector_norm and
+var/std, which add in orders of their own.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import os
 
 import numpy as np
 
-VECTOR_BYTES = 32  # AVX2 (and the 2×128-bit NEON pairs of aarch64): 8 floats, 4 doubles
+VECTOR_BYTES = 32  # AVX2 and aarch64: 8 floats, 4 doubles (a PyTorch running AVX-512 kernels has 64)
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 THREADS = max(1, os.cpu_count() or 1)
 
@@ -33,15 +34,23 @@ def _ceil_log2(n: int) -> int:
     return 0 if n <= 1 else (n - 1).bit_length()
 
 
-def _run(x: np.ndarray) -> np.ndarray:
-    """Sequential sum over axis 0 (x₀ + x₁ + …), one sum per trailing element."""
-    k = x.shape[0]
-    if k == 1:
-        return x[0]
+def _rowwise(x: np.ndarray) -> bool:
+    """Whether NumPy reduces axis 0 of ``x`` one row after the other: when another axis (of size
+    > 1) has a smaller stride, that one is its innermost loop (its pairwise summation is only for
+    an innermost loop that is the summed axis)."""
+    if x.ndim < 2:
+        return False
+    if x.shape[-1] > 1 and x.strides[-1] == x.itemsize and x.strides[0] > x.itemsize:
+        return True  # the usual case, without the general look below
     inner = [abs(st) for st, n in zip(x.strides[1:], x.shape[1:]) if n > 1]
-    if inner and min(inner) < abs(x.strides[0]):
-        # NumPy reduces over an axis that is not its innermost loop one row after the other
-        # (its pairwise summation is only for the innermost loop), in one call.
+    return bool(inner) and min(inner) < abs(x.strides[0])
+
+
+def _run(x: np.ndarray) -> np.ndarray:
+    """Sequential sum over axis 0 (x₀ + x₁ + …), one sum per trailing element, in one NumPy call."""
+    if x.shape[0] == 1:
+        return x[0]
+    if _rowwise(x):
         return np.add.reduce(x, axis=0)
     return np.add.accumulate(x, axis=0)[-1]
 
@@ -163,7 +172,8 @@ def _contiguous(a: np.ndarray, reduced: tuple, lanes: int):
             return _inner_vectorized(rows, lanes) + a.dtype.type(0)
         return _row_sum(rows.T) + a.dtype.type(0)
     t = a.reshape(outer, r, c).swapaxes(0, 1)
-    return _down_columns(t, 4 * lanes if c >= lanes else 4) + a.dtype.type(0)
+    sums = _down_columns(t, 4 * lanes if c >= lanes else 4)  # a new array (r > 1)
+    return np.add(sums, 0, out=sums)
 
 
 def _loop2d(v: np.ndarray, in0: int, in1: int, lanes: int) -> np.ndarray:
