@@ -95,12 +95,9 @@ def _row_sum(x: np.ndarray) -> np.ndarray:
     size = x.shape[0]
     n4 = size // 4
     parts = _multi_row(x[:n4 * 4].reshape((n4, 4) + x.shape[1:]))  # (4, *rest)
-    p = parts[0]
-    for k in range(n4 * 4, size):
-        p = p + x[k]
-    for k in range(1, 4):
-        p = p + parts[k]
-    return p
+    if n4 * 4 < size:
+        parts = np.concatenate((parts[:1], x[n4 * 4:], parts[1:]))
+    return _run(parts)  # first + leftovers + second + third + fourth
 
 
 def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
