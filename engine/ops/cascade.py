@@ -388,10 +388,32 @@ def torch_var(a: np.ndarray, axis=None, ddof=1, keepdims: bool = False, sqrt: bo
     tensor's is computed in float64 (a two-pass sum or Welford's updates) and rounded once at the
     end, so the float64 result rounded to float32 is PyTorch's."""
     a = np.asarray(a)
+    if a.dtype == np.float64 and len(_reduced(a.ndim, axis)) == a.ndim and a.size - ddof > 0:
+        return _var_all(a, ddof, keepdims, sqrt)
     if a.dtype != np.float32:
         return (np.std if sqrt else np.var)(a, axis=axis, ddof=ddof, keepdims=keepdims)
     var = np.var(a.astype(np.float64), axis=axis, ddof=ddof, keepdims=keepdims)
     return np.asarray(np.sqrt(var) if sqrt else var).astype(np.float32)
+
+
+def _var_all(a: np.ndarray, ddof, keepdims: bool, sqrt: bool) -> np.ndarray:
+    """float64 variance of all elements as ``std_var_all_cpu``: the mean (a cascade sum), then a
+    running sum of (x − mean)² in memory order (one per thread for 32768 elements or more, the
+    threads' sums added in order), divided by n − correction."""
+    mean = float(torch_mean(a))
+    d = a.ravel(order="K") - mean
+    sq = d * d
+    n = sq.shape[0]
+    if n >= GRAIN_SIZE and THREADS > 1:
+        chunk = -(-n // min(THREADS, -(-n // GRAIN_SIZE)))
+        total = 0.0
+        for start in range(0, n, chunk):
+            total = total + float(np.add.accumulate(sq[start:start + chunk])[-1])
+    else:
+        total = float(np.add.accumulate(sq)[-1])
+    var = total / (n - ddof)
+    r = np.float64(math.sqrt(var) if sqrt else var)
+    return np.asarray(r).reshape((1,) * a.ndim if keepdims else ())
 
 
 def nll_sum(terms: np.ndarray, kept: np.ndarray | None = None):

@@ -161,3 +161,19 @@ def test_bit_identical_rate_on_random_inputs():
           f"engine {same['engine'] / total:.1%}, NumPy pairwise {same['numpy'] / total:.1%}")
     assert same["engine"] == total
     assert same["numpy"] < total  # the inputs do tell the orders apart
+
+
+@pytest.mark.parametrize("n", [2, 17, 100, 4097, 40000, 100000])
+def test_float64_sums_and_variance_of_all_elements(n):
+    """PyTorch sums float64 with the same cascade (4 lanes) and takes the variance of all elements
+    as a running float64 sum of squared deviations from that mean: last bits again."""
+    a = np.random.default_rng(n).standard_normal(n) * 3 + 1
+    x, tx = engine.tensor(a), torch.tensor(a)
+    _same(x.sum(), tx.sum(), f"float64 sum n={n}")
+    _same(x.mean(), tx.mean(), f"float64 mean n={n}")
+    _same(x.var(), tx.var(), f"float64 var n={n}")
+    _same(x.std(correction=0), tx.std(correction=0), f"float64 std n={n}")
+    m = x.reshape(-1, 1) if n < 100 else x.reshape(100, -1) if n % 100 == 0 else x.reshape(1, -1)
+    tm = tx.reshape(m.shape)
+    for dim in (0, 1):
+        _same(m.sum(dim), tm.sum(dim), f"float64 sum {tuple(m.shape)} dim={dim}")
