@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .examples import EXAMPLES
-from .package import from_engine
+from engine.trace import Trace, ancestry
 
-Trace, ancestry = from_engine("trace", "Trace", "ancestry")
+from .examples import EXAMPLES
 
 
 def _n(x, alone: bool = False) -> str:

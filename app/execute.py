@@ -10,18 +10,17 @@ from __future__ import annotations
 import hashlib
 import time
 
+from engine.gcpause import gc_paused
+from engine.tensor import Tensor
+from engine.trace import node_id
+
 from . import values
 from .answer import prepare_answer
 from .course import hand_formulas
 from .gradcheck import check_passes
 from .open_delta import without_held
-from .package import from_engine
 from .schemas import error_info
 from .serialize import serialize_trace
-
-(gc_paused,) = from_engine("gcpause", "gc_paused")
-(Tensor,) = from_engine("tensor", "Tensor")
-(node_id,) = from_engine("trace", "node_id")
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
 
@@ -29,7 +28,7 @@ GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less wh
 def run_checked(source: str, variables: dict | None = None):
     """The program run by the runner: ``(its RunResult, None)``, or ``(None, {"program_error": ...})``
     when it could not run."""
-    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
+    from engine.runner import ProgramError, run_program
     try:
         return run_program(source, variables=variables), None
     except ProgramError as exc:
@@ -41,7 +40,7 @@ def run_and_serialize(source: str, variables: dict | None = None, fold="auto", w
     """Run ``source`` with the runner and return the response data (no svg) or the program error.
     ``fold``: which parts of each view are open (app/fold_plan.py). ``whole`` False: only what an
     answer of one view holds (``view_answer``): no check by hand, no course views but the heat."""
-    (Settings,) = from_engine("runner", "Settings")
+    from engine.runner import Settings
 
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():

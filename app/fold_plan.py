@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.trace import Trace
+
 from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level
-from .package import from_engine
 from .parts import OPEN_MAX, ViewParts, view_parts
 from .views import View, view_edges
-
-(Trace,) = from_engine("trace", "Trace")
 
 Fold = str | list[str]  # "auto" | "module" | "op", or the part ids to open (oldest first)
 

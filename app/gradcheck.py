@@ -18,11 +18,10 @@ import time
 
 import numpy as np
 
-from . import values as V
-from .package import from_engine
+from engine.ops.table import OPS, SAVED_INPUT
+from engine.trace import LeafNode, Trace
 
-OPS, SAVED_INPUT = from_engine("ops.table", "OPS", "SAVED_INPUT")
-LeafNode, Trace = from_engine("trace", "LeafNode", "Trace")
+from . import values as V
 
 FULL = 64  # leaves with at most this many elements are checked in full
 LISTED = 64  # leaves of a pass listed (and checked); a deep model's others are only counted

@@ -95,9 +95,8 @@ def grid_points(points: np.ndarray, grid: int) -> tuple[np.ndarray, list[float],
 
 def boundary_job(config: dict, source: str | None, grid: int, frames: int) -> dict:
     """Run the program and return a ``BoundaryResponse`` as plain data (``error`` set on failure)."""
-    from .package import from_engine
 
-    ProgramError, run_program = from_engine("runner", "ProgramError", "run_program")
+    from engine.runner import ProgramError, run_program
 
     cfg = MlpConfig(**config)
     p = plan(cfg)

@@ -85,9 +85,8 @@ def step_limits(cfg: MlpConfig, hidden: tuple[int, ...], output_size: int) -> di
     """The most steps each runner limit allows: it records every op of every step for the page
     (max_ops), and a pass of the interpreted loop takes up to ~5 ms (timeout_s). Tensors are not a
     limit here: a step frees what the previous one allocated (the runner counts live tensors)."""
-    from .package import from_engine
 
-    (Settings,) = from_engine("runner", "Settings")
+    from engine.runner import Settings
 
     s = Settings()
     k = cfg.accumulate

@@ -259,11 +259,10 @@ def limits_data() -> dict:
     """What ``GET /api/limits`` answers, without a server (the default settings)."""
     from dataclasses import asdict
 
-    from .layout import LayoutSettings
-    from .package import from_engine
-    from .routes.limits import mlp_limits
+    from engine.runner import Settings
 
-    (Settings,) = from_engine("runner", "Settings")
+    from .layout import LayoutSettings
+    from .routes.limits import mlp_limits
     run = {k: float(v) for k, v in asdict(Settings()).items() if isinstance(v, int | float) and k != "seed"}
     return {"run": run, "layout_max_nodes": LayoutSettings().max_nodes,
             "mlp": mlp_limits().model_dump(mode="json")}

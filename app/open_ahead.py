@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import time
 
-from .package import from_engine
-
-(gc_paused,) = from_engine("gcpause", "gc_paused")
+from engine.gcpause import gc_paused
 
 
 def states_ahead(answer: dict, most: int) -> list[tuple[int, list[str], list[str]]]:

@@ -2,24 +2,25 @@
 
 - A checkout: top-level packages ``engine`` and ``app`` beside ``templates/`` and ``static/``
   (``import engine as torch``, ``python -m app``).
-- An installed package (a wheel, or an editable install): the same directories as
+- An installed package (a wheel): the same directories as
   ``gradviz.engine``, ``gradviz.app``, ``gradviz/templates`` and ``gradviz/static``, so installing
   gradviz claims no top-level name but ``gradviz``.
 
-The app and the engine are always siblings, so the app finds the engine beside its own package,
-and nothing in either package names the other by a fixed absolute name.
+The app and the engine are always siblings. Code in either names the other with ordinary
+``from engine.x import y`` / ``from app.x import y`` statements, as the checkout lays them out;
+setup.py rewrites those statements to ``gradviz.engine`` / ``gradviz.app`` in the copies that go
+into a wheel. This module knows the paths (directories, and the module path strings that ``-m``
+and the job table need), not the imports.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 from functools import cache
 from pathlib import Path
 
 APP = __package__  # "app" in a checkout, "gradviz.app" when installed
 PREFIX = APP[: -len("app")]  # "" or "gradviz."
-ENGINE = PREFIX + "engine"
 INSTALLED = bool(PREFIX)
 
 # The directory that holds app/, engine/, templates/ and static/: the checkout's root, or the
@@ -30,30 +31,11 @@ TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
 
 
-def engine(module: str = ""):
-    """The engine package (or one of its modules, e.g. ``engine("trace")``)."""
-    return importlib.import_module(f"{ENGINE}.{module}" if module else ENGINE)
-
-
-def from_engine(module: str, *names: str) -> tuple:
-    """``from engine.<module> import <names>``, whatever the engine is installed as."""
-    mod = engine(module)
-    return tuple(getattr(mod, name) for name in names)
-
-
-def engine_dir() -> Path:
-    return Path(engine().__file__).resolve().parent
-
-
 def code_dirs() -> list[Path]:
     """What of gradviz a sandboxed worker must be able to read: the engine and the app, and when
     installed the ``gradviz`` package they live in (importing ``gradviz.app`` runs its
-    ``__init__``; an editable install keeps it apart from the other two)."""
-    dirs = [engine_dir(), APP_DIR]
-    if INSTALLED:
-        top = importlib.import_module(PREFIX.rstrip("."))
-        dirs.append(Path(top.__file__).resolve().parent)
-    return dirs
+    ``__init__``)."""
+    return [ROOT / "engine", APP_DIR] + ([ROOT] if INSTALLED else [])
 
 
 def python_module_args(module: str) -> list[str]:

@@ -22,10 +22,9 @@ import bisect
 import hashlib
 from dataclasses import dataclass, field
 
-from .package import from_engine
-from .units import GHOST_FAN
+from engine.trace import Trace
 
-(Trace,) = from_engine("trace", "Trace")
+from .units import GHOST_FAN
 
 OPEN_MAX = 600  # the most nodes and boxes an opened part shows
 # a run of identical module calls folds when they repeat this many times or more: fewer read well as

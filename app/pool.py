@@ -14,9 +14,8 @@ def run_deadline(settings) -> float:
     """Seconds a run may take in its worker: the runner's wall-time limit plus a margin."""
     if settings.run_timeout_s is not None:
         return settings.run_timeout_s
-    from .package import from_engine
 
-    (Settings,) = from_engine("runner", "Settings")
+    from engine.runner import Settings
 
     return float(Settings().timeout_s) + settings.timeout_margin_s
 

@@ -11,15 +11,14 @@ import math
 
 import numpy as np
 
+from engine.trace import LeafNode, OpNode, Trace
+
 from . import values
 from .explain import annotate
 from .fold_plan import Fold, FoldPlan, part_out, plan_folds
 from .lenses import build_lenses
-from .package import from_engine
 from .skeleton import compact_events, received_kept, steps_split
 from .views import View, build_views, trim_views
-
-LeafNode, OpNode, Trace = from_engine("trace", "LeafNode", "OpNode", "Trace")
 
 
 def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto",

@@ -16,9 +16,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from .package import from_engine
-
-(Trace,) = from_engine("trace", "Trace")
+from engine.trace import Trace
 
 KEEP = 3  # full views kept at each end of a training loop
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import _parts, sandboxing
+from . import sandboxing
 from .errors import GradvizError
 
 
@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
                             "(default: use it when it can, else the language layer only)")
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["serve"]:  # its options are the server's own (python -m app)
-        _parts.app("__main__").main(argv[1:], prog="gradviz serve")
+        from app.__main__ import main as serve
+
+        serve(argv[1:], prog="gradviz serve")
         return 0
     args = parser.parse_args(argv)
     if args.command is None:

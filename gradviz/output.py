@@ -13,14 +13,16 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
-from . import _parts, sandboxing
+from . import sandboxing
 from .errors import GradvizError, program_error
 
 FORMATS = (".html", ".svg", ".png")
 
 
 def _need_dot() -> None:
-    problem = _parts.app("dot").dot_problem()
+    from app.dot import dot_problem
+
+    problem = dot_problem()
     if problem:
         raise GradvizError(problem)
 
@@ -40,8 +42,9 @@ def answer_of(what, variables: dict | None = None, file: str | None = None, sand
     """The ``Run`` of a program's source or a Recording. A program runs in the OS sandbox or with
     the language layer alone, as ``sandbox`` says (gradviz/sandboxing.py; ``opted_out``: how the
     caller turned it off, ``warn``: say on stderr when it falls back)."""
+    from app import offline
+
     _need_dot()
-    offline = _parts.app("offline")
     if isinstance(what, str):
         pool, containment = sandboxing.containment_for(sandbox, opted_out, warn)
         try:
@@ -70,7 +73,8 @@ def page_of(run: Run, lang: str = "en", title: str | None = None) -> str:
     """The page for a run (every level and direction of its drawing included, and, for a program's
     source, its folded boxes opened one at a time, the program run again as it ran first), with a
     note of the layers that ran it."""
-    offline = _parts.app("offline")
+    from app import offline
+
     answer, source, variables, containment = run
     opened = None if containment is None \
         else sandboxing.opened_answers(containment, source, variables, answer)
@@ -130,7 +134,9 @@ def write(run: Run, path, lang: str = "en", view: int = 0) -> Path:
     if not 0 <= view < len(views):
         raise GradvizError(f"there are {len(views)} views (0 to {len(views) - 1}), not {view}")
     if suffix == ".svg":
-        svg = _parts.app("dot_text").legend_in(views[view]["svg"], lang)
+        from app.dot_text import legend_in
+
+        svg = legend_in(views[view]["svg"], lang)
         _write(path, ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg).encode("utf-8"))
     else:
         _write(path, _png(answer, view, lang))
@@ -141,15 +147,17 @@ def _png(answer: dict, view: int, lang: str = "en") -> bytes:
     """The view as a PNG: its SVG drawing rasterized by ``rsvg-convert`` (librsvg) when it is
     installed, so open loops look as they do on the page; else drawn again by ``dot -Tpng``, where
     an open loop is a closed box (in the SVG each open loop is a drawing of its own, nested)."""
-    legend_in = _parts.app("dot_text").legend_in
+    from app.dot_text import legend_in
+
     rsvg = shutil.which("rsvg-convert")
     if rsvg is not None:
         svg = legend_in(answer["views"][view]["svg"], lang)
         svg = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg).encode("utf-8")
         return _convert([rsvg, "--zoom", "2", "--background-color", "white", "--format", "png"], svg,
                         "librsvg")
-    app_layout = _parts.app("layout")
-    schemas = _parts.app("schemas")
+    from app import layout as app_layout
+    from app import schemas
+
     data = app_layout.layout_data(schemas.LayoutInput.model_validate(app_layout.layout_input(answer)))
     dot = app_layout.view_dot(data, view)
     if dot is None:
@@ -163,7 +171,9 @@ def _convert(cmd: list[str], data: bytes, name: str) -> bytes:
     try:
         proc = subprocess.run(cmd, input=data, capture_output=True, timeout=120)
     except FileNotFoundError:
-        raise GradvizError(_parts.app("dot").dot_problem() or f"{cmd[0]} could not be started") from None
+        from app.dot import dot_problem
+
+        raise GradvizError(dot_problem() or f"{cmd[0]} could not be started") from None
     except subprocess.TimeoutExpired:
         raise GradvizError(f"{name} took too long to draw this graph") from None
     if proc.returncode != 0:

@@ -36,7 +36,6 @@ import threading
 
 import numpy as np
 
-from . import _parts
 from .errors import GradvizError
 from .torch_backward import Walk, recorded_hook
 from .torch_parts import Constant, FnView, TensorView, function_entry, op_entry, param_value, to_numpy
@@ -67,7 +66,8 @@ class Recording:
         """The recording as the answer of ``POST /api/run`` (without drawings)."""
         if not self.closed:
             raise GradvizError("show or render a recording after its with-block has ended")
-        serialize = _parts.app("serialize")
+        from app import serialize
+
         out = serialize.serialize_trace(self.trace)
         out.update(variables=self.variables, stdout="", error=None, mode="program", free_names=[],
                    auto_backward=False, svg="")
@@ -109,7 +109,8 @@ class _Session:
     """One recording: the modes, hooks and line tracer, and the maps from torch objects to views."""
 
     def __init__(self, torch, result: Recording, caller, max_ops):
-        trace_mod = _parts.engine("trace")
+        from engine import trace as trace_mod
+
         self.torch = torch
         self.result = result
         self.rec = trace_mod.Recorder(max_ops=max_ops)
@@ -501,8 +502,9 @@ class _Session:
 
     def variables(self) -> dict:
         """The tensors the block's own code bound, as the page's named-tensor table shows them."""
-        values = _parts.app("values")
-        node_id = _parts.engine("trace").node_id
+        from app import values
+        from engine.trace import node_id
+
         out = {}
         for name, value in self.caller.f_locals.items():
             if name.startswith("_") or not isinstance(value, self.torch.Tensor):
@@ -605,7 +607,8 @@ def _tensor_list(value, torch) -> list:
 
 def _rule(optimizer) -> str:
     """The update rule as the engine's optimizer of the same name writes it."""
-    optim = _parts.engine("optim")
+    from engine import optim
+
     cls = getattr(optim, type(optimizer).__name__, None)
     if cls is not None and optimizer.param_groups:
         try:

@@ -25,7 +25,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-from . import _parts
 from .errors import GradvizError
 
 LAYERS_ALL = ("language", "process", "os")
@@ -127,7 +126,8 @@ def _started():
         if shutil.which("bwrap") is None:
             _failed = language_only(*NO_BWRAP)
             return None, _failed
-        sandbox = _parts.app("sandbox")
+        from app import sandbox
+
         try:
             _pool = sandbox.SandboxPool(pool_settings())
         except (sandbox.SandboxUnavailable, ImportError, OSError) as exc:
@@ -142,7 +142,8 @@ def _started():
 def pool_settings():
     """The pool's settings: the server's sandbox with one place (a fresh worker for each run: none is
     kept for a client)."""
-    sandbox = _parts.app("sandbox")
+    from app import sandbox
+
     return sandbox.SandboxSettings(mode="full", slots=1, reserved=0, per_client=1, queue_wait_s=600.0)
 
 
@@ -176,7 +177,9 @@ def last() -> Containment | None:
 # ---- a program's run in the sandbox, checked and drawn as the server does ----------------------------
 def _app_settings():
     """The server's settings, its drawings given the time the language-layer path gives them."""
-    settings = _parts.app("settings").AppSettings()
+    from app.settings import AppSettings
+
+    settings = AppSettings()
     settings.layout_budget_s = max(settings.layout_budget_s, settings.layout.timeout_s)
     return settings
 
@@ -184,25 +187,30 @@ def _app_settings():
 def _call(pool, settings, job: str, *args):
     """``job`` in a sandboxed worker: its reply, or ``ProgramFailed`` with the error the server would
     answer (a timeout, a crash, a reply that broke the protocol)."""
-    sandbox = _parts.app("sandbox")
+    from app import sandbox
+    from app.pool import run_deadline
+    from app.routes.worker_errors import worker_error_response
+
     failures = (sandbox.PoolBusy, sandbox.RunTimeout, sandbox.WorkerCrashed, sandbox.WorkerProtocolError,
                 sandbox.JobFailed)
     try:
-        return pool.call(job, *args, timeout=_parts.app("pool").run_deadline(settings))
+        return pool.call(job, *args, timeout=run_deadline(settings))
     except failures as exc:
-        raise _failed_with(_parts.app("routes.worker_errors").worker_error_response(exc)) from None
+        raise _failed_with(worker_error_response(exc)) from None
 
 
 def _failed_with(response):
     """An error response of the server as the ``ProgramFailed`` the language-layer path raises."""
-    offline = _parts.app("offline")
+    from app import offline
+
     return offline.ProgramFailed(json.loads(response.body)["error"])
 
 
 def run_answer(pool, source: str, variables: dict | None = None) -> dict:
     """Run a program in a sandboxed worker of ``pool`` and draw it here: the data ``POST /api/run``
     answers, as ``app.offline.run_answer`` gives it. Raises ``ProgramFailed`` when it cannot run."""
-    worker_calls = _parts.app("routes.worker_calls")
+    from app.routes import worker_calls
+
     settings = _app_settings()
     t0 = time.perf_counter()
     reply = _call(pool, settings, "run", source, variables, "auto")
@@ -210,7 +218,8 @@ def run_answer(pool, source: str, variables: dict | None = None) -> dict:
     if not isinstance(got, tuple):
         raise _failed_with(got)
     budget_end = time.monotonic() + settings.layout_budget_s
-    model = _parts.app("schemas").RunResponse
+    from app.schemas import RunResponse as model
+
     drawn, _ = worker_calls.drawn_answer(*got, settings, "auto", t0, budget_end, model)
     if drawn is None:
         raise GradvizError(f"the sandboxed worker's answer was refused: {worker_calls.UNFIT}")
@@ -221,7 +230,9 @@ def opened_answers(containment: Containment, source: str, variables: dict | None
     """``app.offline.opened_answers``: what an offline page needs to open its boxes one at a time,
     the program run again by the layers that ran it first (sandboxed: the ``opens`` job the server
     opens boxes ahead with, with the same open sets, budget and keys as the language-layer path)."""
-    offline = _parts.app("offline")
+    from app import offline
+    from app.routes.open_ahead import drawn_opens
+
     if not containment.sandboxed:
         return offline.opened_answers(source, variables, answer)
     pool, _ = _started()
@@ -242,7 +253,7 @@ def opened_answers(containment: Containment, source: str, variables: dict | None
                           [[view, opened, bases[view]] for view, opened in asked], offline.OPENED_SECONDS)
         except offline.ProgramFailed:
             return {"answers": {}, "left": 0}
-        drawn = _parts.app("routes.open_ahead").drawn_opens(
+        drawn = drawn_opens(
             reply, len(asked), answer.get("fingerprint", ""), settings, "auto", t0,
             time.monotonic() + settings.layout_budget_s)
         more = []

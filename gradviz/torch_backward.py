@@ -14,7 +14,6 @@ import functools
 
 import numpy as np
 
-from . import _parts
 from .torch_parts import to_numpy
 
 
@@ -95,7 +94,9 @@ def recorded_hook(session, hook, target, where):
     """``hook`` (a program's tensor hook, registered at ``where`` on ``target``: a grad_fn's view or a
     leaf's), calling the pass recorder's ``hook_step`` each time it runs in a recorded pass with the
     gradient it was given and what it returned."""
-    name = _parts.engine("hooks").name_of(hook)
+    from engine.hooks import name_of
+
+    name = name_of(hook)
     tensor_type = session.torch.Tensor
 
     def hooked(grad):

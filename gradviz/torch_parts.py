@@ -12,8 +12,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import _parts
-
 REDUCTIONS = ("none", "mean", "sum")  # torch's Reduction enum, as the engine names it
 
 
@@ -120,7 +118,8 @@ def op_entry(fn, kwargs: dict, n_inputs: int):
     """The op table entry for a torch grad_fn: the engine's own where it has one (its formulas
     and explanation then apply), else one that names torch's op and says no more."""
     name = type(fn).__name__ if not hasattr(fn, "name") else fn.name().rsplit("::", 1)[-1]
-    table = _parts.engine("ops.table").OPS
+    from engine.ops.table import OPS as table
+
     by_name = _by_grad_fn(table)
     candidates = by_name.get(name, [])
     alpha = kwargs.get("alpha", 1)
@@ -135,7 +134,8 @@ def op_entry(fn, kwargs: dict, n_inputs: int):
 def function_entry(name: str):
     """The op table entry of a program's own ``torch.autograd.Function`` named ``name``, as the
     engine writes the node of one (one rule for every tensor input: the program's backward)."""
-    function = _parts.engine("autograd.function")
+    from engine.autograd import function
+
     grad_fn, description, formula = function.node_texts(name)
     return SimpleNamespace(name=function.OP_NAME, grad_fn=grad_fn, description=description,
                            formulas=(formula,), save_keys=(), variadic=True, aux=0)

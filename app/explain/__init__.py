@@ -7,12 +7,11 @@ name, what each op computes and its rules, and the worked arithmetic of every ba
 
 from __future__ import annotations
 
-from ..package import from_engine
+from engine.ops.table import OPS
+from engine.trace import Trace
+
 from .model import _dry_rules, node_model, step_model
 from .names import Names, Syms
-
-(OPS,) = from_engine("ops.table", "OPS")
-(Trace,) = from_engine("trace", "Trace")
 
 MAX_WORKED_INPUTS = 3000  # beyond this many, an answer's steps carry their rules without arithmetic
 

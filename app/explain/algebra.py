@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.ops.explain import Ex
+from engine.ops.indexing import encode_key, select_key, slice_key
+from engine.ops.shape import inverse_permutation
+
 from .. import values as V
-from ..package import from_engine
 from . import steps as S
 from .names import subscript
 from .text import Text, fmt_num, shape_text, sup
-
-(Ex,) = from_engine("ops.explain", "Ex")
-_select_key, _slice_key, encode_key = from_engine("ops.indexing", "_select_key", "_slice_key", "encode_key")
-(_inverse,) = from_engine("ops.shape", "_inverse")
 
 SAVED_KEY = ("a", "b", "c")
 
@@ -319,7 +318,7 @@ class Walk:
 
     def _permute_back(self, x) -> Term:
         x = self.term(x)
-        inv = list(_inverse(tuple(self.ctx.params["perm"])))
+        inv = list(inverse_permutation(tuple(self.ctx.params["perm"])))
         text = Text.join(wrap(x, 5), "ᵀ") if self.ctx.op.name == "t" else \
             Text.join(wrap(x, 5), f".permute{_tuple_text(inv)}")
         return self._record("permute", [x], text, 5, {"perm": inv})
@@ -337,7 +336,7 @@ class Walk:
         ctx = self.ctx
         p, name = ctx.params, ctx.op.name
         if name in ("select", "slice"):
-            key = encode_key(_select_key(p) if name == "select" else _slice_key(p))
+            key = encode_key(select_key(p) if name == "select" else slice_key(p))
         else:
             key = tuple(p["key"])
         at = f"{ctx.in_syms[0]}[{key_text(p, name)}]"

@@ -13,13 +13,12 @@ import re
 
 import numpy as np
 
+from engine.ops.table import OPS
+from engine.trace import OpNode, Trace
+
 from .. import values as V
-from ..package import from_engine
 from .algebra import Ctx, Term, Walk, key_text
 from .text import Text, fmt_num, shape_text, sup
-
-(OPS,) = from_engine("ops.table", "OPS")
-OpNode, Trace = from_engine("trace", "OpNode", "Trace")
 
 RTOL = 1e-4  # the worked numbers (float64) against the gradient sent (the op's dtype)
 MAX_WORKED_ELEMENTS = 4096  # larger tensors get their rules, not their arithmetic

@@ -15,9 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import defaultdict
 
-from ..package import from_engine
-
-LeafNode, OpNode = from_engine("trace", "LeafNode", "OpNode")
+from engine.trace import LeafNode, OpNode
 
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 LETTERS = ("u", "v", "p", "q", "r", "s", "m", "k")

@@ -12,10 +12,8 @@ import math
 
 import numpy as np
 
-from ..package import from_engine
-
-decode_key, key_mask = from_engine("ops.indexing", "decode_key", "key_mask")
-(sum_to_shape,) = from_engine("ops.table", "sum_to_shape")
+from engine.ops.indexing import decode_key, key_mask
+from engine.ops.table import sum_to_shape
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 

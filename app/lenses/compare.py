@@ -18,10 +18,9 @@ import difflib
 
 import numpy as np
 
-from .. import values
-from ..package import from_engine
+from engine.ops.table import OPS
 
-(OPS,) = from_engine("ops.table", "OPS")
+from .. import values
 
 MAX_PAIRS = 8
 MAX_OPS = 5000  # ops per forward pass matched

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..package import from_engine
-
-(SAVED_INPUT,) = from_engine("ops.table", "SAVED_INPUT")
+from engine.ops.table import SAVED_INPUT
 
 MAX_POINTS = 400  # a long loop's curve is thinned to this many points (the peaks are kept)
 

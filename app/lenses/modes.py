@@ -14,11 +14,11 @@ import math
 
 import numpy as np
 
-from .. import values
-from ..package import from_engine
+from engine.ops.table import NP, OPS, SAVED_INPUT, Saved
+from engine.trace import ancestry
 
-OPS, NP, SAVED_INPUT, Saved = from_engine("ops.table", "OPS", "NP", "SAVED_INPUT", "Saved")
-(ancestry,) = from_engine("trace", "ancestry")
+from .. import values
+
 _SLOTS = tuple(SAVED_INPUT)
 
 MAX_DIRECTIONS = 64  # input elements replayed in forward mode (beyond: only counted)

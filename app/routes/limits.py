@@ -40,9 +40,8 @@ def mlp_limits() -> MlpLimits:
 @router.get("/limits", response_model=Limits)
 def limits(request: Request) -> Limits:
     """The runner's limits, the drawing's largest view and the MLP form's bounds."""
-    from ..package import from_engine
 
-    (Settings,) = from_engine("runner", "Settings")
+    from engine.runner import Settings
 
     run = {k: float(v) for k, v in asdict(Settings()).items() if isinstance(v, int | float) and k != "seed"}
     return Limits(run=run, layout_max_nodes=request.app.state.settings.layout.max_nodes, mlp=mlp_limits())

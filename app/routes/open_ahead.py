@@ -17,17 +17,16 @@ from types import SimpleNamespace
 from fastapi.responses import Response
 from starlette.background import BackgroundTask
 
+from engine.gcpause import gc_paused
+
 from ..clients import client_of
 from ..layout import CACHE
 from ..open_ahead import states_ahead
-from ..package import from_engine
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import OpenResponse
 from .shared_answers import PENDING, keep, open_key
 from .worker_calls import Answer, drawn_answer, prepared_of, worker_seconds
-
-(gc_paused,) = from_engine("gcpause", "gc_paused")
 
 
 def answered(request, source: str, variables: dict | None, direction: str, answer: Answer) -> Response:

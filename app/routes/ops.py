@@ -9,7 +9,6 @@ from functools import lru_cache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from ..package import from_engine
 from ..schemas import LocalizedText, SupportedOp, SupportedOps
 from .page import page_language, templates
 
@@ -20,8 +19,8 @@ router = APIRouter(tags=["ops"])
 def supported() -> SupportedOps:
     """Every op of the table (grad_fn, what it computes in both languages, its rules) and every name a
     program may use, per module (they do not change while the server runs)."""
-    (OPS,) = from_engine("ops.table", "OPS")
-    (_engine_tables,) = from_engine("runner.policy", "_engine_tables")
+    from engine.ops.table import OPS
+    from engine.runner.policy import engine_tables
 
     ops = []
     for op in sorted(OPS.values(), key=lambda o: (o.grad_fn, o.name)):
@@ -29,7 +28,7 @@ def supported() -> SupportedOps:
         about = LocalizedText(en=op.description, zh=spec.about_zh if spec else op.description)
         ops.append(SupportedOp(op=op.name, grad_fn=op.grad_fn, forward=_generic(spec.forward) if spec else "",
                                about=about, formulas=list(op.formulas)))
-    modules, _, module_attrs, _, tensor_attrs = _engine_tables()
+    modules, _, module_attrs, _, tensor_attrs = engine_tables()
     names = {path: sorted(module_attrs[mod]) for path, mod in modules.items()}
     names["Tensor"] = sorted(tensor_attrs)
     return SupportedOps(ops=ops, names=names)

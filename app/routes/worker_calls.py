@@ -14,11 +14,12 @@ from fastapi import Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
+from engine.gcpause import gc_paused
+
 from ..answer import ForeignDrawing, check_drawings, splice_answer
 from ..clients import client_of, worker_key_of
 from ..errors import error_response
 from ..layout import draw_views, layout_data
-from ..package import from_engine
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas import WorkerRunReply
@@ -26,7 +27,6 @@ from .directions import direction_settings
 from .shared_answers import PENDING, keep, shared_answer
 from .worker_errors import worker_error_response
 
-(gc_paused,) = from_engine("gcpause", "gc_paused")
 UNFIT = "the worker's answer did not fit the schema"
 log = logging.getLogger("gradviz")
 

@@ -176,9 +176,8 @@ class _Watchdog:
                 pass
             if not self._still(run, report_at):
                 continue
-            from ..package import engine
 
-            trace = engine("trace")
+            from engine import trace
 
             rec = trace.ACTIVE
             line, col = rec.location if rec is not None and rec.location else (None, None)

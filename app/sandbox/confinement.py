@@ -79,7 +79,7 @@ def code_binds(extra_code: tuple[str, ...] = ()) -> list[tuple[Path, Path]]:
     """(host path, sandbox path) of gradviz's code: the engine and the app (and ``extra_code``,
     directories of a checkout for tests' job tables) where ``SANDBOX_ROOT`` has them; installed,
     also what else the ``gradviz`` package holds (importing ``gradviz.app`` runs its __init__)."""
-    binds = [(package.engine_dir(), SANDBOX_ROOT / "engine"), (package.APP_DIR, SANDBOX_ROOT / "app")]
+    binds = [(ROOT / "engine", SANDBOX_ROOT / "engine"), (package.APP_DIR, SANDBOX_ROOT / "app")]
     binds += [(ROOT / d, SANDBOX_ROOT / d) for d in extra_code]
     if package.INSTALLED:
         top = package.code_dirs()[-1]

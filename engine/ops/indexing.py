@@ -72,11 +72,13 @@ def key_mask(shape, key) -> np.ndarray:
     return m
 
 
-def _select_key(p) -> tuple:
+def select_key(p) -> tuple:
+    """The index that ``select(dim, index)`` with params ``p`` takes from its input."""
     return (_FULL,) * p["dim"] + (p["index"], Ellipsis)
 
 
-def _slice_key(p) -> tuple:
+def slice_key(p) -> tuple:
+    """The index that a slice along ``p["dim"]`` (start, stop, step) takes from its input."""
     return (_FULL,) * p["dim"] + (slice(p["start"], p["stop"], p["step"]),)
 
 
@@ -123,15 +125,15 @@ def _slice_forward(a, dim, start, stop, step, in_shape):
 
 
 register("select", "SelectBackward0", _select_forward,
-         [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], _select_key(s.p))],
+         [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], select_key(s.p))],
          ["∂x[i]/∂x = 1 at i, 0 elsewhere"], view=True, description="x[i] along one dim",
-         jvps=[lambda t, s: s.xp.getitem(t, _select_key(s.p))], jvp_formulas=["ẋ[i]"],
+         jvps=[lambda t, s: s.xp.getitem(t, select_key(s.p))], jvp_formulas=["ẋ[i]"],
          explain=vjp("{0}[{key}]", "沿一个维度取出第 i 个", place(G)))
 register("slice", "SliceBackward0",
          _slice_forward,
-         [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], _slice_key(s.p))],
+         [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], slice_key(s.p))],
          ["∂x[a:b]/∂x = 1 inside the slice, 0 outside"], view=True, description="x[a:b:c] along one dim",
-         jvps=[lambda t, s: s.xp.getitem(t, _slice_key(s.p))], jvp_formulas=["ẋ[a:b:c]"],
+         jvps=[lambda t, s: s.xp.getitem(t, slice_key(s.p))], jvp_formulas=["ẋ[a:b:c]"],
          explain=vjp("{0}[{key}]", "沿一个维度切片 x[a:b:c]", place(G)))
 register("alias", "AliasBackward0", lambda a: a.view(),
          [lambda g, s: g],

@@ -12,7 +12,8 @@ from .explain import G, permute_back, reshape_back, sum_back, vjp
 from .table import OPS, public, register
 
 
-def _inverse(perm):
+def inverse_permutation(perm):
+    """The permutation that undoes ``permute(perm)``."""
     if len(perm) <= 2:  # t(): every permutation of at most two dims is its own inverse
         return perm
     inv = [0] * len(perm)
@@ -60,7 +61,7 @@ _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
 
 
 def _permute_back(g, s):
-    return s.xp.transpose(g, _inverse(s.p["perm"]))
+    return s.xp.transpose(g, inverse_permutation(s.p["perm"]))
 
 
 def _permute_tangent(t, s):

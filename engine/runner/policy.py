@@ -123,7 +123,7 @@ def _is_engine_object(value) -> bool:
 _TABLES: dict = {}  # the engine's part of the allow-list, by the modules' sizes
 
 
-def _engine_tables() -> tuple:
+def engine_tables() -> tuple:
     """(modules by torch path, module set, allowed names per module, engine classes, Tensor
     attributes): read-only and shared by every run, rebuilt only when a module gained or lost names
     (programs cannot change engine modules; the engine's own code can)."""
@@ -189,7 +189,7 @@ class Policy:
 
     def __init__(self, user_classes: set, checked_methods):
         (self.modules, self._module_set, self.module_attrs, self.engine_classes,
-         self.tensor_attrs) = _engine_tables()
+         self.tensor_attrs) = engine_tables()
         self.user_classes = user_classes
         self.checked = checked_methods  # (obj, name) -> checked wrapper for STR/LIST/DICT_CHECKED
         self.builtin_callables: set = set()

@@ -4,6 +4,7 @@ one-file page) and claim no top-level name but ``gradviz``."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import site
@@ -83,11 +84,37 @@ def test_installed_gradviz_claims_no_engine_or_app(venv, tmp_path):
     code = ("import importlib.util, gradviz\n"
             "print(gradviz.__file__)\n"
             "print([n for n in ('engine', 'app') if importlib.util.find_spec(n) is not None])\n"
-            "from gradviz import _parts; print(_parts.ENGINE, _parts.APP)\n")
+            "import sys; from gradviz.app import offline\n"
+            "print(offline.__name__, [n for n in sys.modules if n.split('.')[0] in ('engine', 'app')])\n")
     out = run_in(venv, "python", "-c", code, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    where, claimed, parts = out.stdout.splitlines()
-    assert where.startswith(str(venv)) and claimed == "[]" and parts == "gradviz.engine gradviz.app"
+    where, claimed, loaded = out.stdout.splitlines()
+    assert where.startswith(str(venv)) and claimed == "[]" and loaded == "gradviz.app.offline []"
+
+
+def test_the_wheels_modules_import_the_installed_names_on_the_checkouts_lines(built):
+    """setup.py's build_py wrote ``from gradviz.engine...``/``from gradviz.app...`` where the checkout
+    says ``from engine...``/``from app...``, and changed nothing else: tracebacks point at the same
+    lines as in the checkout."""
+    wheel = zipfile.ZipFile(next(built.glob("gradviz-*.whl")))
+    rewritten = 0
+    for name in wheel.namelist():
+        if not name.endswith(".py"):
+            continue
+        text = wheel.read(name).decode()
+        rel = name.removeprefix("gradviz/")
+        source = (ROOT / rel if rel.split("/")[0] in ("engine", "app") else ROOT / name).read_text()
+        assert text.count("\n") == source.count("\n"), name
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                assert node.module.split(".")[0] not in ("engine", "app"), f"{name}:{node.lineno}"
+            elif isinstance(node, ast.Import):
+                assert not [a for a in node.names if a.name.split(".")[0] in ("engine", "app")], name
+        changed = [(a, b) for a, b in zip(source.splitlines(), text.splitlines()) if a != b]
+        assert all(b == a.replace("from engine", "from gradviz.engine", 1)
+                   or b == a.replace("from app", "from gradviz.app", 1) for a, b in changed), (name, changed)
+        rewritten += len(changed)
+    assert rewritten > 40
 
 
 def test_installed_gradviz_renders_a_file(venv, tmp_path):
