@@ -19,26 +19,32 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import os
 import re
 import secrets
-from contextvars import ContextVar
 from functools import lru_cache
 from http.cookies import SimpleCookie
+
+from .sandbox.admission import CURRENT
 
 COOKIE = "gv_client"
 TOKEN_HEX = 16  # 64 random bits; and 64 bits of MAC: the cookie stays 32 hex digits
 _VALID = re.compile(r"^[0-9a-f]{32}$")
-CURRENT = ContextVar("gradviz_client", default="-")  # the client of the request this code serves
+
+
+def client_secret() -> bytes:
+    """The key that signs session cookies: ``GRADVIZ_SECRET`` (replicas behind one proxy share it),
+    else one made now and put in this process's environment, so the server processes it starts
+    (``--workers``) sign with the same key."""
+    value = os.environ.get("GRADVIZ_SECRET")
+    if not value:
+        value = os.environ["GRADVIZ_SECRET"] = secrets.token_hex(32)
+    return value.encode()
 
 
 def client_of(scope) -> str:
     """The client id of an ASGI request (``scope["state"]["client"]`` once the middleware ran)."""
     return scope.get("state", {}).get("client", "-")
-
-
-def current_client() -> str:
-    """The client id of the request being served in this context ("-" outside a request)."""
-    return CURRENT.get()
 
 
 def worker_key_of(scope) -> str | None:
@@ -144,8 +150,6 @@ class ClientMiddleware:
 def _config(scope) -> tuple[bytes, tuple]:
     settings = getattr(getattr(scope.get("app"), "state", None), "settings", None)
     if settings is None:
-        from .settings import client_secret
-
         return client_secret(), ()
     return settings.client_secret, trusted_networks(settings.trusted_proxies)
 

@@ -33,7 +33,6 @@ import graphviz
 from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
 
-from .clients import current_client
 from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
 from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
@@ -111,6 +110,8 @@ class DotSlots:
         if _DRAWING.get():
             yield
             return
+        from .sandbox.admission import current_client
+
         ticket = self.places.acquire(current_client(), max(0.0, wait_s))
         held = _DRAWING.set(True)
         try:

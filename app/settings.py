@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import os
-import secrets
 from dataclasses import dataclass, field
 
 from . import package
+from .clients import client_secret
 from .layout import LayoutSettings
 from .sandbox import SandboxSettings
 
@@ -24,16 +24,6 @@ def _env_float(name: str, default: float) -> float:
         return float(os.environ.get(name, default))
     except ValueError:
         return default
-
-
-def client_secret() -> bytes:
-    """The key that signs session cookies: ``GRADVIZ_SECRET`` (replicas behind one proxy share it),
-    else one made now and put in this process's environment, so the server processes it starts
-    (``--workers``) sign with the same key."""
-    value = os.environ.get("GRADVIZ_SECRET")
-    if not value:
-        value = os.environ["GRADVIZ_SECRET"] = secrets.token_hex(32)
-    return value.encode()
 
 
 @dataclass

@@ -29,11 +29,18 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 MAX_CLIENTS = 10_000  # accounts kept (least recently seen dropped first)
 NEWCOMERS = "+"  # prefix of a group's newcomer account (identities never start with it)
 KNOWN_LIGHT, NEWCOMER, HEAVY = 0, 1, 2  # ranks: lower goes first
+CURRENT = ContextVar("gradviz_client", default="-")  # the client of the request this code serves
+
+
+def current_client() -> str:
+    """The client id of the request being served in this context ("-" outside a request)."""
+    return CURRENT.get()
 
 
 class PoolBusy(Exception):
