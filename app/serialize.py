@@ -6,15 +6,13 @@ fills each view's ``svg`` afterwards in the server process, from these same dict
 
 from __future__ import annotations
 
-import keyword
-import math
-
 import numpy as np
 
 from engine.trace import LeafNode, OpNode, Trace
 
 from . import values
 from .explain import annotate
+from .explain.names import is_constant
 from .fold_plan import Fold, FoldPlan, part_out, plan_folds
 from .lenses import build_lenses
 from .skeleton import compact_events, received_kept, steps_split
@@ -117,18 +115,6 @@ def _node(n: LeafNode | OpNode, is_output: bool, is_saved: bool, view: int | Non
                for s in n.saved],
     )
     return common
-
-
-def is_constant(leaf: LeafNode) -> bool:
-    """A Python number the engine wrapped into a tensor: its name is the literal (``1.0``), never a
-    name the user could bind (``inf`` and ``nan`` are literals only when the value says so)."""
-    name = leaf.name
-    if name is None or leaf.requires_grad or leaf.shape != ():
-        return False
-    if not name.isidentifier() or keyword.iskeyword(name):
-        return True
-    v = float(leaf.value) if leaf.value.dtype.kind in "fiub" else 0.0
-    return (name == "inf" and math.isinf(v)) or (name == "nan" and v != v)
 
 
 def _held(trace: Trace, kept: set[int]) -> set[int]:

@@ -11,15 +11,13 @@ from engine.ops.table import OPS
 from engine.trace import Trace
 
 from .model import _dry_rules, node_model, step_model
-from .names import Names, Syms
+from .names import Names, Syms, is_constant
 
 MAX_WORKED_INPUTS = 3000  # beyond this many, an answer's steps carry their rules without arithmetic
 
 
 def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
     """Add the explanation model to ``answer`` (the dict ``serialize_trace`` builds)."""
-    from ..serialize import is_constant  # (serialize calls this module)
-
     graph = answer["graph"]["nodes"]
     # every node of the kept views is named, drawn or inside a closed part: a name does not change
     # when a part opens or the graph is drawn at another level

@@ -18,6 +18,7 @@ from engine.trace import OpNode, Trace
 
 from .. import values as V
 from .algebra import Ctx, Term, Walk, key_text
+from .names import is_constant
 from .text import Text, fmt_num, shape_text, sup
 
 RTOL = 1e-4  # the worked numbers (float64) against the gradient sent (the op's dtype)
@@ -45,8 +46,6 @@ def context(trace: Trace, node: OpNode, syms: dict, g, index: int = 0) -> Ctx:
 def constant_inputs(trace: Trace, node: OpNode) -> frozenset[int]:
     """The inputs of ``node`` that are Python numbers the program wrote (``4`` in ``4 * x``):
     constants of its formula, never inputs with a derivative of their own."""
-    from ..serialize import is_constant  # (serialize calls this package)
-
     out = []
     for i, e in enumerate(node.inputs):
         src = trace.nodes[trace.edges[e].source]

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import keyword
+import math
 from bisect import bisect_left
 from collections import defaultdict
 
@@ -125,3 +127,15 @@ def _letter(count: int, taken: set[str], k: int) -> str:
         return free[k]
     stem = free[0] if free else "t"
     return stem + subscript(k + 1)
+
+
+def is_constant(leaf: LeafNode) -> bool:
+    """A Python number the engine wrapped into a tensor: its name is the literal (``1.0``), never a
+    name the user could bind (``inf`` and ``nan`` are literals only when the value says so)."""
+    name = leaf.name
+    if name is None or leaf.requires_grad or leaf.shape != ():
+        return False
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return True
+    v = float(leaf.value) if leaf.value.dtype.kind in "fiub" else 0.0
+    return (name == "inf" and math.isinf(v)) or (name == "nan" and v != v)
