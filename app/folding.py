@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 AUTO_BUDGET = 300  # nodes and boxes shown when a run is first drawn ("auto")
 ALL_BUDGET = 10_000  # the most shown for "every op" (or when the user opens parts)
+GHOST_FAN = 3  # a source with more uses than this in a unit gets a ghost beside each
 
 
 @dataclass

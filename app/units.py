@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .folding import GHOST_FAN
+
 UNIT_KINDS = ("loop", "chunk", "segment")
-GHOST_FAN = 3  # a source with more uses than this in a unit gets a ghost beside each
 FRAME_PAD = 8  # points around a frame's drawing
 FRAME_HEAD = 22  # points for the frame's title
 
