@@ -162,3 +162,30 @@ def variable(t: Tensor, trace) -> dict:
         "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
         "node": node_id(trace, t),
     }
+
+
+def opens_for_http(source: str, variables: dict | None, states: list, seconds: float) -> dict:
+    """The program run once more, then the answer ``POST /api/open`` gives for each ``(view, open,
+    had)`` of ``states`` in turn, while less than ``seconds`` have gone by since the run ended:
+    ``{"prepared": [each answer prepared as app/answer.py does, with its JSON text]}``, or
+    ``{"program_error": ...}``."""
+    with gc_paused():
+        t0 = time.perf_counter()
+        result, error = run_checked(source, variables)
+        if error is not None:
+            return error
+        ran = time.perf_counter()
+        until = ran + seconds
+        prepared, last = [], 0.0
+        for view, opened, had in states:
+            if prepared and time.perf_counter() + last > until:  # the next would end past the budget
+                break
+            t1 = time.perf_counter()
+            resp = serialize_result(result, {int(view): [str(p) for p in opened]}, whole=False)
+            if not 0 <= int(view) < len(resp["views"]):
+                break
+            one = prepared_view(resp, int(view), had, {})
+            last = time.perf_counter() - t1
+            one["timings"] = {"run": ran - t0, "serialize": last}
+            prepared.append(one)
+        return {"prepared": prepared}

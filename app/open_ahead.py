@@ -5,14 +5,10 @@ A folded drawing of a big program answers quickly, but opening one of its boxes 
 again (nothing of a run is kept between requests). When the workers are idle after a run, the
 server asks one worker for the answers of the boxes the drawing shows (each opened on its own) and
 puts them in the shared cache, so the first boxes the user opens come back at once
-(app/routes/open_ahead.py).
+(app/routes/open_ahead.py; the worker's side is ``opens_for_http`` in app/execute.py).
 """
 
 from __future__ import annotations
-
-import time
-
-from engine.gcpause import gc_paused
 
 
 def states_ahead(answer: dict, most: int) -> list[tuple[int, list[str], list[str]]]:
@@ -33,32 +29,3 @@ def states_ahead(answer: dict, most: int) -> list[tuple[int, list[str], list[str
             if len(out) >= most:
                 break
     return out
-
-
-def opens_for_http(source: str, variables: dict | None, states: list, seconds: float) -> dict:
-    """The program run once more, then the answer ``POST /api/open`` gives for each ``(view, open,
-    had)`` of ``states`` in turn, while less than ``seconds`` have gone by since the run ended:
-    ``{"prepared": [each answer prepared as app/answer.py does, with its JSON text]}``, or
-    ``{"program_error": ...}``."""
-    from .execute import prepared_view, run_checked, serialize_result
-
-    with gc_paused():
-        t0 = time.perf_counter()
-        result, error = run_checked(source, variables)
-        if error is not None:
-            return error
-        ran = time.perf_counter()
-        until = ran + seconds
-        prepared, last = [], 0.0
-        for view, opened, had in states:
-            if prepared and time.perf_counter() + last > until:  # the next would end past the budget
-                break
-            t1 = time.perf_counter()
-            resp = serialize_result(result, {int(view): [str(p) for p in opened]}, whole=False)
-            if not 0 <= int(view) < len(resp["views"]):
-                break
-            one = prepared_view(resp, int(view), had, {})
-            last = time.perf_counter() - t1
-            one["timings"] = {"run": ran - t0, "serialize": last}
-            prepared.append(one)
-        return {"prepared": prepared}

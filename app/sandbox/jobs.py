@@ -44,7 +44,7 @@ def opens(source: str, variables: dict | None, states: list, seconds: float):
     answered in turn for about ``seconds``;
     their JSON texts one after the other as the body, what the server draws (each with its text's
     length in characters) as the value; or ``{"program_error": ...}``."""
-    from ..open_ahead import opens_for_http
+    from ..execute import opens_for_http
 
     out = opens_for_http(source, variables, [(int(v), [str(p) for p in o], [str(p) for p in h])
                                              for v, o, h in states], float(seconds))
