@@ -18,8 +18,12 @@ from __future__ import annotations
 import json
 import math
 import secrets
+from typing import TYPE_CHECKING
 
-from .layout import Drawing, layout_input
+from .schemas import layout_input
+
+if TYPE_CHECKING:  # the worker half never imports the drawing
+    from .layout import Drawing
 
 
 def _dumps(obj) -> str:

@@ -227,9 +227,9 @@ def nested_states(opened_answer: dict, view: int, opened: list[str]) -> list[tup
 def all_layouts(answer: dict) -> dict:
     """Every drawing the page may ask for: ``{"svgs": [...], "keys": {"<level>|<direction>": [svg
     index of each view, ...]}}`` (equal drawings are kept once)."""
-    from .layout import LayoutSettings, draw_views, layout_data, layout_input
+    from .layout import LayoutSettings, draw_views, layout_data
     from .routes.directions import direction_settings
-    from .schemas import LayoutInput
+    from .schemas import LayoutInput, layout_input
 
     if not answer.get("views"):
         return {"svgs": [], "keys": {}, "folded": {}}

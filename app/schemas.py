@@ -703,6 +703,33 @@ class LayoutInput(BaseModel):
         return self
 
 
+# What the drawing reads of a node, an edge and a part (the rest of the response is not needed here).
+NODE_FIELDS = ("kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
+               "var", "module", "part", "label", "sym")
+EDGE_FIELDS = ("source", "target", "shape", "needs_grad")
+PART_FIELDS = ("kind", "label", "type_name", "parent", "view", "size", "key", "iterations")
+LINK_FIELDS = ("source", "target", "shape", "needs_grad", "edges", "targets")
+
+
+def layout_input(response: dict) -> dict:
+    """The part of a serialized run the layout needs (``schemas.LayoutInput``): small to send from
+    the worker, and what the page sends back to draw again. Only the nodes a view draws: the answer
+    also holds the data of named nodes inside closed parts."""
+    drawn = {nid for v in response["views"] for nid in v["nodes"]}
+    return {
+        "nodes": [{"id": n["id"], **{k: n[k] for k in NODE_FIELDS if n.get(k) is not None}}
+                  for n in response["graph"]["nodes"] if n["id"] in drawn],
+        "edges": [{"id": e["id"], **{k: e[k] for k in EDGE_FIELDS}} for e in response["graph"]["edges"]],
+        "parts": [{"id": p["id"], "first": p["span"][0],
+                   **{k: p[k] for k in PART_FIELDS if p.get(k) is not None}}
+                  for p in response.get("parts", ())],
+        "views": [{"nodes": v["nodes"], "edges": v["edges"], "open": v.get("open", []),
+                   "index": v.get("index"),
+                   "links": [{k: ln[k] for k in LINK_FIELDS} for ln in v.get("links", ())]}
+                  for v in response["views"]],
+    }
+
+
 class LayoutRequest(LayoutInput):
     """The layout input of a run's answer and the level to draw (POST /api/layout)."""
 

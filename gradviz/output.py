@@ -158,7 +158,7 @@ def _png(answer: dict, view: int, lang: str = "en") -> bytes:
     from app import layout as app_layout
     from app import schemas
 
-    data = app_layout.layout_data(schemas.LayoutInput.model_validate(app_layout.layout_input(answer)))
+    data = app_layout.layout_data(schemas.LayoutInput.model_validate(schemas.layout_input(answer)))
     dot = app_layout.view_dot(data, view)
     if dot is None:
         raise GradvizError("the graph has too many nodes to draw")
