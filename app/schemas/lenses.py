@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ..schemas import Num, Value  # defined before app.schemas imports this module
+from .common import Num, Value
 
 
 class ModeInput(BaseModel):
