@@ -20,7 +20,7 @@ import math
 import secrets
 from typing import TYPE_CHECKING
 
-from .schemas import layout_input
+from .schemas.layout import layout_input
 
 if TYPE_CHECKING:  # the worker half never imports the drawing
     from .layout import Drawing

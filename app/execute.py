@@ -19,7 +19,7 @@ from .answer import prepare_answer
 from .course import hand_formulas
 from .gradcheck import check_passes
 from .open_delta import without_held
-from .schemas import error_info
+from .schemas.common import error_info
 from .serialize import serialize_trace
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)

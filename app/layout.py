@@ -37,7 +37,7 @@ from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
 from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
 from .layout_cache import LayoutCache, cache_from_env
-from .schemas import layout_input
+from .schemas.layout import layout_input
 from .unit_dot import write_dot
 from .units import UNIT_KINDS, plan_units
 
@@ -146,7 +146,7 @@ CACHE = cache_from_env(LayoutSettings.cache_size)
 def draw_response(response: dict, settings: LayoutSettings | None = None, cache: LayoutCache = CACHE) -> None:
     """Fill ``svg``, ``folded``, ``folds`` and ``segments`` of every view of a serialized run, and
     the top ``svg``."""
-    from .schemas import LayoutInput
+    from .schemas.layout import LayoutInput
 
     drawings = draw_views(layout_data(LayoutInput.model_validate(layout_input(response))), settings, cache)
     for view, d in zip(response["views"], drawings):

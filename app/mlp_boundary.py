@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .mlp_builder import Plan, build_program, plan
-from .schemas import MlpConfig, error_info
+from .schemas.common import error_info
+from .schemas.mlp import MlpConfig
 
 
 def relu(z: np.ndarray) -> np.ndarray:

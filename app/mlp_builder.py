@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .mlp_comments import localize
-from .schemas import MlpConfig
+from .schemas.mlp import MlpConfig
 
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid"}
 LOSSES = {"mse": "MSELoss", "cross_entropy": "CrossEntropyLoss", "bce": "BCEWithLogitsLoss"}

@@ -173,7 +173,7 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
     program that cannot run holds none."""
     from .execute import run_checked, serialize_result, view_answer
     from .layout import draw_response
-    from .schemas import OpenResponse
+    from .schemas.open import OpenResponse
 
     states = open_states(answer)
     if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
@@ -229,7 +229,7 @@ def all_layouts(answer: dict) -> dict:
     index of each view, ...]}}`` (equal drawings are kept once)."""
     from .layout import LayoutSettings, draw_views, layout_data
     from .routes.directions import direction_settings
-    from .schemas import LayoutInput, layout_input
+    from .schemas.layout import LayoutInput, layout_input
 
     if not answer.get("views"):
         return {"svgs": [], "keys": {}, "folded": {}}
@@ -272,7 +272,7 @@ def drawn_answer(response: dict) -> dict:
     """A serialized run (app/execute.py, without drawings) drawn and checked against the schema:
     the JSON data ``POST /api/run`` would answer."""
     from .layout import draw_response
-    from .schemas import RunResponse
+    from .schemas.run import RunResponse
 
     draw_response(response)
     response.pop("svg", None)

@@ -3,7 +3,7 @@
 from fastapi import APIRouter
 
 from ..examples import EXAMPLES
-from ..schemas import Example
+from ..schemas.meta import Example
 
 router = APIRouter(prefix="/api", tags=["examples"])
 

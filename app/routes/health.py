@@ -3,7 +3,7 @@ the worker pool, so it answers at once under any load."""
 
 from fastapi import APIRouter, Request
 
-from ..schemas import Health
+from ..schemas.meta import Health
 
 router = APIRouter(prefix="/api", tags=["health"])
 

@@ -18,7 +18,8 @@ from fastapi import APIRouter, Request
 
 from ..layout import DOT_SLOTS, draw_views, layout_data
 from ..sandbox import PoolBusy
-from ..schemas import ErrorResponse, LayoutRequest, LayoutResponse
+from ..schemas.common import ErrorResponse
+from ..schemas.layout import LayoutRequest, LayoutResponse
 from .directions import direction_settings
 from .worker_errors import worker_error_response
 

@@ -10,7 +10,8 @@ from annotated_types import Ge, Gt, Le, Lt
 from fastapi import APIRouter, Request
 
 from ..mlp_builder import HIDDEN_SIZES, MAX_HIDDEN_LAYERS, max_steps_table
-from ..schemas import FieldRange, Limits, MlpConfig, MlpLimits
+from ..schemas.meta import FieldRange, Limits, MlpLimits
+from ..schemas.mlp import MlpConfig
 
 router = APIRouter(prefix="/api", tags=["limits"])
 

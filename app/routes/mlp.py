@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from ..errors import error_response
 from ..mlp_builder import MlpConfigError, build_program
 from ..sandbox import WorkerProtocolError
-from ..schemas import BoundaryRequest, BoundaryResponse, ErrorResponse, MlpConfig, MlpProgram
+from ..schemas.common import ErrorResponse
+from ..schemas.mlp import BoundaryRequest, BoundaryResponse, MlpConfig, MlpProgram
 from .worker_calls import UNFIT, call_worker
 from .worker_errors import worker_error_response
 

@@ -24,7 +24,7 @@ from ..layout import CACHE
 from ..open_ahead import states_ahead
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
-from ..schemas import OpenResponse
+from ..schemas.open import OpenResponse
 from .shared_answers import PENDING, keep, open_key
 from .worker_calls import Answer, drawn_answer, prepared_of, worker_seconds
 

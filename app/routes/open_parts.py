@@ -14,7 +14,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import error_response
-from ..schemas import ErrorResponse, OpenRequest, OpenResponse
+from ..schemas.common import ErrorResponse
+from ..schemas.open import OpenRequest, OpenResponse
 from .open_ahead import answered
 from .shared_answers import open_key
 from .worker_calls import answer_once

@@ -9,7 +9,8 @@ from functools import lru_cache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from ..schemas import LocalizedText, SupportedOp, SupportedOps
+from ..schemas.common import LocalizedText
+from ..schemas.meta import SupportedOp, SupportedOps
 from .page import page_language, templates
 
 router = APIRouter(tags=["ops"])

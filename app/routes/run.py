@@ -8,7 +8,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..schemas import ErrorResponse, RunRequest, RunResponse
+from ..schemas.common import ErrorResponse
+from ..schemas.run import RunRequest, RunResponse
 from .open_ahead import answered
 from .shared_answers import run_key
 from .worker_calls import answer_once

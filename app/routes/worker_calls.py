@@ -22,7 +22,7 @@ from ..errors import error_response
 from ..layout import draw_views, layout_data
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
-from ..schemas import WorkerRunReply
+from ..schemas.worker import WorkerRunReply
 from .directions import direction_settings
 from .shared_answers import PENDING, keep, shared_answer
 from .worker_errors import worker_error_response
