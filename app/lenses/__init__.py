@@ -21,7 +21,7 @@ from .orders import backward_made
 
 def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int],
                  shown_edges: set[int], whole: bool = True) -> dict:
-    """The ``lenses`` of a RunResponse (see app/lenses/schemas.py); ``whole`` False: the heat
+    """The ``lenses`` of a RunResponse (see app/schemas/lenses.py); ``whole`` False: the heat
     alone (a part opened later brings its own). The heat covers the edges the answer draws
     (``shown_edges``: edges and the links of closed boxes; those inside a closed part come with
     the part when it is opened)."""
