@@ -35,10 +35,11 @@ PYTHON_HOME = Path("/usr/local/lib/gradviz-python")  # the interpreter, inside t
 SITE = PYTHON_HOME / "site-packages"  # the distributions a worker imports, inside the sandbox
 CODE = Path("/srv/gradviz")  # on the sandbox's sys.path: app/ and engine/, or gradviz/
 SANDBOX_ROOT = CODE / "gradviz" if package.INSTALLED else CODE  # ROOT, as the sandbox sees it
-# Third-party top-level modules a worker imports (the engine's arrays, the answer's schemas and the
-# drawing's DOT quoting); tests/sandbox/test_confinement.py checks the list against the imports.
+# Third-party top-level modules a worker imports (the engine's arrays and the answer's schemas; the
+# drawing, and graphviz with it, is the server's); tests/sandbox/test_confinement.py checks the list
+# against the imports.
 WORKER_PACKAGES = ("numpy", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",
-                   "typing_inspection", "graphviz")
+                   "typing_inspection")
 SYSTEM_LIBS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64")
 
 
