@@ -62,7 +62,7 @@ export function fetchHealth() {
   return call("/api/health");
 }
 
-/** GET /api/limits → Limits (app/schemas.py) */
+/** GET /api/limits → Limits (app/schemas/meta.py) */
 export function fetchLimits() {
   return call("/api/limits");
 }
@@ -89,7 +89,7 @@ export function openParts(source, variables, view, open, direction, fingerprint,
   return post("/api/open", body);
 }
 
-// What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas.py).
+// What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas/layout.py).
 const NODE_KEYS = ["id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
   "var", "module", "label", "sym", "part"];
 const PART_KEYS = ["id", "kind", "label", "type_name", "parent", "view", "size", "key", "iterations"];

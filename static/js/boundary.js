@@ -1,7 +1,7 @@
 /**
  * The decision boundary of a 2-D classifier as a picture: each grid cell coloured by its
  * predicted class (paler where the network is unsure), the data points on top.
- * Data: a BoundaryResponse (app/schemas.py) from POST /api/mlp/boundary.
+ * Data: a BoundaryResponse (app/schemas/mlp.py) from POST /api/mlp/boundary.
  */
 
 export const CLASS_COLORS = [

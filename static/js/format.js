@@ -1,5 +1,5 @@
 /**
- * Turning numbers and tensor Values (app/schemas.py: {shape, dtype, data, summary}) into text
+ * Turning numbers and tensor Values (app/schemas/common.py: {shape, dtype, data, summary}) into text
  * and small heat maps. No state.
  */
 

@@ -210,7 +210,7 @@ export class MlpBuilder {
     this.form.querySelector('[data-field="momentum"]').hidden = el.optimizer.value !== "sgd";
   }
 
-  /** The form as an MlpConfig (app/schemas.py). */
+  /** The form as an MlpConfig (app/schemas/mlp.py). */
   config() {
     const el = this.form.elements;
     const num = (x) => Number(x.value);

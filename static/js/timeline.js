@@ -1,7 +1,7 @@
 /**
  * The timeline of a run: plain logic, no DOM.
  *
- * A RunResponse (app/schemas.py) becomes a list of frames in program order:
+ * A RunResponse (app/schemas/run.py) becomes a list of frames in program order:
  *   {kind: "op", node}              a forward op was recorded (its node appears)
  *   {kind: "step", pass, step, node} one node visited by a backward pass
  *   {kind: "pass_end", pass}        the pass is over: freed (or kept) graph, the .grad written

@@ -1,5 +1,5 @@
 /**
- * The training view's facts, derived from a RunResponse (app/schemas.py). Plain logic, no DOM.
+ * The training view's facts, derived from a RunResponse (app/schemas/run.py). Plain logic, no DOM.
  *
  * An iteration is one backward pass (response.iterations). Passes between two optimizer steps
  * form one accumulation group: their gradients add up in each .grad, the step uses the sum,
