@@ -143,6 +143,7 @@ OWN: dict[str, str] = {
     "keyword arguments to autograd.Function.apply": "传给 autograd.Function.apply 的关键字参数",
     "mse_loss with weight": "带 weight 的 mse_loss",
     "pos_weight that requires grad": "需要梯度的 pos_weight",
+    "Tensor.{} of a tensor a graph computed": "对计算图算出的张量调用 Tensor.{0}",
     "the nuclear norm (p='nuc')": "核范数（p='nuc'）",
     "torch.func.jvp inside another forward-mode level": "在另一个前向模式层级内部调用 torch.func.jvp",
     "where(condition) with one argument": "只有一个参数的 where(condition)",
