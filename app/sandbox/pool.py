@@ -36,6 +36,7 @@ from .admission import Admission, AdmissionSettings, PoolBusy
 
 STARTUP_TIMEOUT_S = 60.0
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
+LATE_LINE_S = 0.25  # how long a timed-out call waits for its child's late line report
 # A worker may be kept for its own client's next calls (never another's): after a quick answer, for
 # a while, for a few calls (and only as many of them in all as the pool has places, ~7-15 MB each).
 KEEP_IF_FASTER_S = 0.5
@@ -438,12 +439,28 @@ class SandboxPool:
             if not workers:
                 del self._kept[key]
 
+    @staticmethod
+    def _late_line(reader: channel.Reader) -> tuple[int | None, int | None]:
+        """Where a child that ran past its deadline was, from a line report that comes within
+        ``LATE_LINE_S`` (its watchdog sends it shortly before the deadline, but on a busy machine a
+        worker below the server's priority may be scheduled late); (None, None) otherwise."""
+        try:
+            header, _ = reader.read(time.monotonic() + LATE_LINE_S)
+        except (channel.ChannelTimeout, channel.ChannelClosed, channel.ChannelError):
+            return None, None
+        if header.get("type") != "line":
+            return None, None
+        line, col = header.get("line"), header.get("col")
+        return (line if type(line) is int else None, col if type(col) is int else None)
+
     def _answer(self, spare: _Spare, reader: channel.Reader, deadline: float, started: float) -> Reply:
         where = (None, None)
         while True:
             try:
                 header, body = reader.read(deadline)
             except channel.ChannelTimeout:
+                if where == (None, None):
+                    where = self._late_line(reader)
                 self._kill(spare)
                 raise RunTimeout("the program ran past its deadline and was stopped", *where) from None
             except channel.ChannelClosed:
