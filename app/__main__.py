@@ -7,7 +7,7 @@ import sys
 
 import uvicorn
 
-from .dot import dot_problem
+from .drawing.dot import dot_problem
 from .http_protocol import NoDelayHTTPProtocol
 from .package import APP
 from .sandbox.confinement import SandboxUnavailable, bwrap_path

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from .schemas.layout import layout_input
 
 if TYPE_CHECKING:  # the worker half never imports the drawing
-    from .layout import Drawing
+    from .drawing.layout import Drawing
 
 
 def _dumps(obj) -> str:

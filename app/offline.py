@@ -171,8 +171,8 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
     ``{"answers": {key: OpenResponse data}, "left": how many were left out}``, within ``budget``
     bytes and about ``seconds`` of work. The program runs once more, here, through the runner; a
     program that cannot run holds none."""
+    from .drawing.layout import draw_response
     from .execute import run_checked, serialize_result, view_answer
-    from .layout import draw_response
     from .schemas.open import OpenResponse
 
     states = open_states(answer)
@@ -227,7 +227,7 @@ def nested_states(opened_answer: dict, view: int, opened: list[str]) -> list[tup
 def all_layouts(answer: dict) -> dict:
     """Every drawing the page may ask for: ``{"svgs": [...], "keys": {"<level>|<direction>": [svg
     index of each view, ...]}}`` (equal drawings are kept once)."""
-    from .layout import LayoutSettings, draw_views, layout_data
+    from .drawing.layout import LayoutSettings, draw_views, layout_data
     from .routes.directions import direction_settings
     from .schemas.layout import LayoutInput, layout_input
 
@@ -261,7 +261,7 @@ def limits_data() -> dict:
 
     from engine.runner import Settings
 
-    from .layout import LayoutSettings
+    from .drawing.layout import LayoutSettings
     from .routes.limits import mlp_limits
     run = {k: float(v) for k, v in asdict(Settings()).items() if isinstance(v, int | float) and k != "seed"}
     return {"run": run, "layout_max_nodes": LayoutSettings().max_nodes,
@@ -271,7 +271,7 @@ def limits_data() -> dict:
 def drawn_answer(response: dict) -> dict:
     """A serialized run (app/execute.py, without drawings) drawn and checked against the schema:
     the JSON data ``POST /api/run`` would answer."""
-    from .layout import draw_response
+    from .drawing.layout import draw_response
     from .schemas.run import RunResponse
 
     draw_response(response)

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from .layout import DOT_SLOTS
+from .drawing.layout import DOT_SLOTS
 
 
 def run_deadline(settings) -> float:

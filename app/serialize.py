@@ -1,6 +1,6 @@
 """A Trace (engine/trace.py) → plain dicts shaped like app/schemas/run.py (everything but the drawings).
 
-Runs in the worker process: the result must be picklable plain data. The layout (app/layout.py)
+Runs in the worker process: the result must be picklable plain data. The layout (app/drawing/layout.py)
 fills each view's ``svg`` afterwards in the server process, from these same dicts.
 """
 

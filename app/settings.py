@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from . import package
 from .clients import client_secret
-from .layout import LayoutSettings
+from .drawing.layout import LayoutSettings
 from .sandbox import SandboxSettings
 
 

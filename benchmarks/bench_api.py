@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
+from app.drawing.layout import layout_data, layout_input, view_dot  # noqa: E402
 from app.examples import EXAMPLES  # noqa: E402
-from app.layout import layout_data, layout_input, view_dot  # noqa: E402
 from app.schemas import LayoutInput  # noqa: E402
 from benchmarks.local_server import start_server  # noqa: E402
 

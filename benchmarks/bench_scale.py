@@ -135,10 +135,10 @@ def post(client: httpx.Client, base: str, source: str) -> tuple[float, dict, int
 def plain_chain_dot() -> str:
     """The DOT text the app writes for a 300-op tanh chain drawn in one piece (no loop: the chain
     as a program without one would record it)."""
+    from app.drawing.layout import LayoutSettings
+    from app.drawing.unit_dot import write_dot
+    from app.drawing.units import plan_units
     from app.folding import level
-    from app.layout import LayoutSettings
-    from app.unit_dot import write_dot
-    from app.units import plan_units
 
     nodes = {0: {"kind": "leaf", "name": "x", "shape": [], "requires_grad": True, "is_param": False,
                  "is_output": False, "is_saved": True, "is_constant": False, "var": "x", "module": None}}

@@ -20,7 +20,7 @@ FORMATS = (".html", ".svg", ".png")
 
 
 def _need_dot() -> None:
-    from app.dot import dot_problem
+    from app.drawing.dot import dot_problem
 
     problem = dot_problem()
     if problem:
@@ -134,7 +134,7 @@ def write(run: Run, path, lang: str = "en", view: int = 0) -> Path:
     if not 0 <= view < len(views):
         raise GradvizError(f"there are {len(views)} views (0 to {len(views) - 1}), not {view}")
     if suffix == ".svg":
-        from app.dot_text import legend_in
+        from app.drawing.dot_text import legend_in
 
         svg = legend_in(views[view]["svg"], lang)
         _write(path, ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg).encode("utf-8"))
@@ -147,7 +147,7 @@ def _png(answer: dict, view: int, lang: str = "en") -> bytes:
     """The view as a PNG: its SVG drawing rasterized by ``rsvg-convert`` (librsvg) when it is
     installed, so open loops look as they do on the page; else drawn again by ``dot -Tpng``, where
     an open loop is a closed box (in the SVG each open loop is a drawing of its own, nested)."""
-    from app.dot_text import legend_in
+    from app.drawing.dot_text import legend_in
 
     rsvg = shutil.which("rsvg-convert")
     if rsvg is not None:
@@ -155,8 +155,8 @@ def _png(answer: dict, view: int, lang: str = "en") -> bytes:
         svg = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg).encode("utf-8")
         return _convert([rsvg, "--zoom", "2", "--background-color", "white", "--format", "png"], svg,
                         "librsvg")
-    from app import layout as app_layout
     from app import schemas
+    from app.drawing import layout as app_layout
 
     data = app_layout.layout_data(schemas.LayoutInput.model_validate(schemas.layout_input(answer)))
     dot = app_layout.view_dot(data, view)
@@ -171,7 +171,7 @@ def _convert(cmd: list[str], data: bytes, name: str) -> bytes:
     try:
         proc = subprocess.run(cmd, input=data, capture_output=True, timeout=120)
     except FileNotFoundError:
-        from app.dot import dot_problem
+        from app.drawing.dot import dot_problem
 
         raise GradvizError(dot_problem() or f"{cmd[0]} could not be started") from None
     except subprocess.TimeoutExpired:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..layout import LayoutSettings
+from ..drawing.layout import LayoutSettings
 
 
 def direction_settings(layout: LayoutSettings, direction: str) -> LayoutSettings:

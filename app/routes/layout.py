@@ -3,7 +3,7 @@
 The page sends the layout input it has from the run's answer (graph nodes and edges, each view's
 ids; validated strictly by ``LayoutRequest``), the level and the direction (a phone reads a graph
 top to bottom); the answer is each view's new drawing.
-Stateless: nothing is kept between requests but the layout cache of ``app.layout``. The drawing
+Stateless: nothing is kept between requests but the layout cache of ``app.drawing.layout``. The drawing
 takes one of the server's drawing places, fairly among clients like the workers (``DOT_SLOTS``:
 a client that drew much lately, or one without a record, cannot hold every place); none within half
 the time budget is 503 with Retry-After. It runs within one time budget for all its views; a view
@@ -16,7 +16,7 @@ import time
 
 from fastapi import APIRouter, Request
 
-from ..layout import DOT_SLOTS, draw_views, layout_data
+from ..drawing.layout import DOT_SLOTS, draw_views, layout_data
 from ..sandbox import PoolBusy
 from ..schemas.common import ErrorResponse
 from ..schemas.layout import LayoutRequest, LayoutResponse

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
-from ..layout import CACHE
+from ..drawing.layout import CACHE
 from .shared_answers import COUNTS
 
 router = APIRouter(tags=["health"])

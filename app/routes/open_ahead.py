@@ -20,7 +20,7 @@ from starlette.background import BackgroundTask
 from engine.gcpause import gc_paused
 
 from ..clients import client_of
-from ..layout import CACHE
+from ..drawing.layout import CACHE
 from ..open_ahead import states_ahead
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError

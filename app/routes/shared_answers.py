@@ -1,4 +1,4 @@
-"""Answers kept in the shared cache (``app.layout.CACHE``: this process, or Redis for every replica).
+"""Answers kept in the shared cache (``app.drawing.layout.CACHE``: this process, or Redis for every replica).
 
 Runs are deterministic: the same program, inputs and seed record the same graph and the same numbers,
 so the answer of ``POST /api/run`` or ``POST /api/open`` for the same request is the same text, for
@@ -16,7 +16,7 @@ import hashlib
 import json
 import threading
 
-from ..layout import CACHE
+from ..drawing.layout import CACHE
 from ..package import code_digest
 
 ANSWER_TTL_S = 3600  # how long an answer stays in the shared cache

@@ -18,8 +18,8 @@ from engine.gcpause import gc_paused
 
 from ..answer import ForeignDrawing, check_drawings, splice_answer
 from ..clients import client_of, worker_key_of
+from ..drawing.layout import draw_views, layout_data
 from ..errors import error_response
-from ..layout import draw_views, layout_data
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas.worker import WorkerRunReply

@@ -47,7 +47,7 @@ const STRINGS = {
     lg_done: "gradient computed",
     lg_freed: "freed (saved tensors released)",
     lg_flow: "gradient flowing back",
-    // the legend graphviz writes under a drawing (app/dot_text.py LEGEND: the same words)
+    // the legend graphviz writes under a drawing (app/drawing/dot_text.py LEGEND: the same words)
     dl_input: "input leaf",
     dl_param: "parameter leaf (requires_grad)",
     dl_op: "op (grad_fn)",

@@ -323,7 +323,7 @@ def test_export_svg_and_png(page, tmp_path):
 
 
 def test_the_drawings_legend_follows_the_language_into_an_export(browser, server, errors, tmp_path):
-    from app.dot_text import LEGEND
+    from app.drawing.dot_text import LEGEND
 
     page = new_page(browser, server, errors=errors)
     wait_ready(page)

@@ -143,7 +143,7 @@ def test_render_draws_svg_and_png(tmp_path):
 
 
 def test_a_drawing_for_chinese_readers_has_its_legend_in_chinese(tmp_path, monkeypatch):
-    from app.dot_text import LEGEND
+    from app.drawing.dot_text import LEGEND
     from gradviz import output
 
     prog = tmp_path / "p.py"

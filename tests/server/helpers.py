@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app import schemas
-from app.layout import LayoutSettings, draw_response
+from app.drawing.layout import LayoutSettings, draw_response
 from app.serialize import serialize_trace
 from engine import trace as T
 

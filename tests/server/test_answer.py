@@ -5,7 +5,7 @@ import json
 
 import engine as torch
 from app.answer import prepare_answer, splice_answer
-from app.layout import LayoutCache, draw_response, draw_views, layout_data
+from app.drawing.layout import LayoutCache, draw_response, draw_views, layout_data
 from app.schemas import LayoutInput
 from app.serialize import serialize_trace
 from engine import trace as T

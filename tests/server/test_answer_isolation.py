@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app import layout
+from app.drawing import layout
 from app.main import create_app
 from app.routes.shared_answers import run_key
 from app.sandbox import pool as sandbox_pool

@@ -3,10 +3,10 @@ the saved values under those names, the algebra each rule really uses, the expre
 
 from __future__ import annotations
 
-from app.dot_text import node_attrs
+from app.drawing.dot_text import node_attrs
+from app.drawing.layout import layout_input
 from app.examples import example_source
 from app.execute import run_and_serialize
-from app.layout import layout_input
 
 
 def answer(source: str, variables: dict | None = None) -> dict:

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.clients import ClientMiddleware, client_address, issue, trusted_networks, verified
-from app.layout import DotSlots
+from app.drawing.layout import DotSlots
 from app.main import create_app
 from app.sandbox import PoolBusy
 from app.sandbox.admission import KNOWN_LIGHT, NEWCOMERS

@@ -55,7 +55,7 @@ def test_every_page_string_is_in_chinese(page_strings):
 
 
 def test_the_drawings_legend_is_translated_with_the_words_graphviz_writes(page_strings):
-    from app.dot_text import LEGEND
+    from app.drawing.dot_text import LEGEND
 
     words = {key[3:]: (page_strings["en"][key], page_strings["zh"][key]) for key in page_strings["en"]
              if key.startswith("dl_")}

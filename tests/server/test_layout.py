@@ -1,14 +1,22 @@
-"""app/layout.py: ids in the SVG, the structure-keyed cache (counted dot runs), folding, ghosts, legend."""
+"""app/drawing/layout.py: ids in the SVG, the structure-keyed cache (counted dot runs), folding, ghosts,
+legend."""
 
 import re
 
 import engine as torch
+from app.drawing.layout import (
+    LayoutCache,
+    LayoutSettings,
+    draw_response,
+    draw_view,
+    layout_data,
+    layout_input,
+)
+from app.drawing.unit_dot import write_dot
+from app.drawing.units import plan_units
 from app.folding import level
-from app.layout import LayoutCache, LayoutSettings, draw_response, draw_view, layout_data, layout_input
 from app.schemas import LayoutInput
 from app.serialize import serialize_trace
-from app.unit_dot import write_dot
-from app.units import plan_units
 from engine import nn
 from engine import trace as T
 
@@ -63,11 +71,11 @@ def test_same_structure_is_laid_out_once():
 
 
 def test_a_layout_made_by_other_code_is_not_reused(monkeypatch):
-    import app.compose
+    import app.drawing.compose
 
     cache = LayoutCache(8)
     finish(chain(0.5), cache=cache)
-    monkeypatch.setattr(app.compose, "code_digest", lambda: "another version")
+    monkeypatch.setattr(app.drawing.compose, "code_digest", lambda: "another version")
     finish(chain(0.5), cache=cache)  # (how an SVG is tidied may change while the DOT text does not)
     assert cache.renders == 2 and cache.hits == 0
 
@@ -160,7 +168,7 @@ def test_cache_evicts_least_recently_used_by_count_and_size():
 
 
 def test_entries_with_a_time_to_live_expire(monkeypatch):
-    from app import layout_cache
+    from app.drawing import cache as layout_cache
 
     now = [100.0]
     monkeypatch.setattr(layout_cache.time, "monotonic", lambda: now[0])
@@ -280,7 +288,7 @@ def test_the_chunks_of_a_loop_open_at_every_op_are_laid_out_once_per_structure()
 
 
 def test_a_drawing_shows_the_same_text_as_one_laid_out_with_its_own_labels(monkeypatch):
-    from app import compose, unit_dot
+    from app.drawing import compose, unit_dot
 
     trace = shared_weight(120)
     neutral = drawn(trace, {0: ["p0"]})["views"][0]["svg"]

@@ -8,7 +8,7 @@ import time
 
 from fastapi.testclient import TestClient
 
-from app import layout
+from app.drawing import layout
 from app.main import create_app
 from app.settings import AppSettings
 

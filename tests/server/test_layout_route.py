@@ -67,7 +67,7 @@ def test_same_level_gives_the_run_answers_drawings(client):
 
 
 def test_module_level_without_running_again(client):
-    from app.layout import CACHE
+    from app.drawing.layout import CACHE
 
     resp = answer(client, "mlp")
     assert not resp["views"][0]["folded"]
@@ -168,7 +168,7 @@ def test_not_json_and_wrong_method(client):
 
 
 def test_busy_dot_slots_cut_the_drawing_at_the_budget(client, monkeypatch):
-    from app import layout
+    from app.drawing import layout
 
     budget = client.app.state.settings.layout_budget_s
     monkeypatch.setattr(client.app.state.settings, "layout_budget_s", 0.1)

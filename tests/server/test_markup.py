@@ -13,9 +13,9 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app import layout
 from app.answer import ForeignDrawing, check_drawings, prepare_answer, splice_answer
-from app.layout import Drawing
+from app.drawing import layout
+from app.drawing.layout import Drawing
 from app.main import create_app
 from app.routes.open_ahead import open_ahead
 from app.routes.shared_answers import open_key, run_key

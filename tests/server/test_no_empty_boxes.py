@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from app.layout import draw_response
+from app.drawing.layout import draw_response
 from app.serialize import serialize_trace
 from engine.runner import run_program
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app import layout
+from app.drawing import layout
 from app.examples import EXAMPLES
 from app.main import create_app
 from app.settings import AppSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app import layout
+from app.drawing import layout
 from app.main import create_app
 from app.open_ahead import states_ahead
 from app.open_delta import shown_at, without_held

@@ -223,7 +223,7 @@ def test_dynamic_graph_changes_with_the_input(client):
 
 
 def test_rerun_with_other_values_costs_no_layout(client):
-    from app.layout import CACHE
+    from app.drawing.layout import CACHE
 
     src = "(a * b + 1) ** 2"
     first = run(client, src, {"a": {"value": 2.0}, "b": {"value": 3.0}}).json()

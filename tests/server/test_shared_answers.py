@@ -10,7 +10,7 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from app import layout
+from app.drawing import layout
 from app.main import create_app
 from app.routes import shared_answers
 from app.routes.shared_answers import COUNTS, run_key

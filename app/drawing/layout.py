@@ -1,11 +1,12 @@
 """The drawing: graphviz DOT from the layout input (same ids), laid out once per structure.
 
-The DOT text is written here and in app/unit_dot.py (``DotWriter``; the graphviz package's quoting was
-too slow) and laid out by the graphviz package's runner of the ``dot`` binary, with a timeout.
+The DOT text is written here and in app/drawing/unit_dot.py (``DotWriter``; the graphviz package's
+quoting was too slow) and laid out by the graphviz package's runner of the ``dot`` binary, with a timeout.
 
 - A view is drawn at a level (app/folding.py): its closed parts (nn.Module calls, loops, chunks of
   iterations) are boxes, its open loops frames that hold their own drawing. Each piece is laid out
-  on its own (app/units.py, app/compose.py), so no single ``dot`` run grows with the whole graph.
+  on its own (app/drawing/units.py, app/drawing/compose.py), so no single ``dot`` run grows with the
+  whole graph.
 - Node elements carry ``id="n<ID>"`` (a ghost copy ``n<ID>-g<k>``), edge elements ``id="e<ID>"``
   (a drawn edge that stands for several, ``s<k>``: see ``Drawing.segments``), a part's box or
   frame its part id ``p<k>``, so the page can light them up and write gradients on them.
@@ -33,11 +34,11 @@ import graphviz
 from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
 
+from ..folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
+from ..schemas.layout import layout_input
+from .cache import LayoutCache, cache_from_env
 from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
-from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
-from .layout_cache import LayoutCache, cache_from_env
-from .schemas.layout import layout_input
 from .unit_dot import write_dot
 from .units import UNIT_KINDS, plan_units
 
@@ -95,7 +96,7 @@ class DotSlots:
     def places(self):
         """The admission of drawings (``Admission``)."""
         if self._places is None:
-            from .sandbox.admission import Admission, AdmissionSettings
+            from ..sandbox.admission import Admission, AdmissionSettings
 
             self._places = Admission(AdmissionSettings(
                 general=max(1, self.size - 1), reserved=1, per_client=1, per_client_queue=2,
@@ -111,7 +112,7 @@ class DotSlots:
         if _DRAWING.get():
             yield
             return
-        from .sandbox.admission import current_client
+        from ..sandbox.admission import current_client
 
         ticket = self.places.acquire(current_client(), max(0.0, wait_s))
         held = _DRAWING.set(True)
@@ -146,7 +147,7 @@ CACHE = cache_from_env(LayoutSettings.cache_size)
 def draw_response(response: dict, settings: LayoutSettings | None = None, cache: LayoutCache = CACHE) -> None:
     """Fill ``svg``, ``folded``, ``folds`` and ``segments`` of every view of a serialized run, and
     the top ``svg``."""
-    from .schemas.layout import LayoutInput
+    from ..schemas.layout import LayoutInput
 
     drawings = draw_views(layout_data(LayoutInput.model_validate(layout_input(response))), settings, cache)
     for view, d in zip(response["views"], drawings):
@@ -173,7 +174,7 @@ def draw_views(data: dict, settings: LayoutSettings | None = None, cache: Layout
     settings = settings or LayoutSettings()
     if deadline is None:
         deadline = time.monotonic() + settings.timeout_s
-    from .sandbox.admission import PoolBusy
+    from ..sandbox.admission import PoolBusy
 
     try:
         with DOT_SLOTS.drawing(deadline - time.monotonic()):

@@ -1,4 +1,4 @@
-"""Lay out a view's units (app/units.py) and nest them into one SVG.
+"""Lay out a view's units (app/drawing/units.py) and nest them into one SVG.
 
 Units are laid out innermost first, so each frame knows the size of the drawing it holds; the
 units of one height go to ``dot`` together (one process for several graphs: starting ``dot`` costs
@@ -16,7 +16,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
-from .package import code_digest
+from ..package import code_digest
 from .unit_dot import write_dot
 from .units import FRAME_HEAD, FRAME_PAD, Unit
 

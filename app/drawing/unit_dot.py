@@ -1,4 +1,4 @@
-"""The DOT text of one unit (app/units.py): its elements in an order that depends on its structure
+"""The DOT text of one unit (app/drawing/units.py): its elements in an order that depends on its structure
 only, with placeholder ids, and no values; the text is the layout cache's key, so two pieces of the
 same structure (the chunks of a loop, the same loop in another run) are laid out once."""
 

@@ -7,7 +7,7 @@ An edge that enters a frame ends at a ghost (a dashed copy of its source, beside
 that leaves it starts at a small port; a leaf used by more than ``GHOST_FAN`` things in a unit is
 drawn once with a ghost beside each use, so no long edges cross the drawing (``dot`` spends most
 of its time routing those). Edges on the unit's longest path pull harder than the others, so a
-chain stays straight with its ghosts and inputs beside it (app/unit_dot.py writes each unit's DOT
+chain stays straight with its ghosts and inputs beside it (app/drawing/unit_dot.py writes each unit's DOT
 text). A drawn edge that stands for several edges of the graph (into a box, across a frame) is an
 element ``s<k>``; ``segments`` lists the edges of each.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .folding import GHOST_FAN
+from ..folding import GHOST_FAN
 
 UNIT_KINDS = ("loop", "chunk", "segment")
 FRAME_PAD = 8  # points around a frame's drawing
