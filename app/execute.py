@@ -17,8 +17,8 @@ from engine.trace import node_id
 from . import values
 from .answer import prepare_answer
 from .course import hand_formulas
+from .folding.delta import without_held
 from .gradcheck import check_passes
-from .open_delta import without_held
 from .schemas.common import error_info
 from .serialize import serialize_trace
 
@@ -38,7 +38,7 @@ def run_checked(source: str, variables: dict | None = None):
 
 def run_and_serialize(source: str, variables: dict | None = None, fold="auto", whole: bool = True) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error.
-    ``fold``: which parts of each view are open (app/fold_plan.py). ``whole`` False: only what an
+    ``fold``: which parts of each view are open (app/folding/plan.py). ``whole`` False: only what an
     answer of one view holds (``view_answer``): no check by hand, no course views but the heat."""
     from engine.runner import Settings
 
@@ -78,7 +78,7 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
     """``POST /api/open``: run the program again (runs are deterministic) with the parts ``opened``
     of view ``view`` open; that view's nodes, steps and parts as JSON text with a slot for its
     drawing (app/answer.py), without what a drawing with the parts ``had`` open showed
-    (app/open_delta.py), or ``{"program_error": ...}``."""
+    (app/folding/delta.py), or ``{"program_error": ...}``."""
     out = run_and_serialize(source, variables, {view: list(opened)}, whole=False)
     if "program_error" in out:
         return out

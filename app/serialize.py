@@ -13,16 +13,16 @@ from engine.trace import LeafNode, OpNode, Trace
 from . import values
 from .explain import annotate
 from .explain.names import is_constant
-from .fold_plan import Fold, FoldPlan, part_out, plan_folds
+from .folding.plan import Fold, FoldPlan, part_out, plan_folds
+from .folding.skeleton import compact_events, received_kept, steps_split
+from .folding.views import View, build_views, trim_views
 from .lenses import build_lenses
-from .skeleton import compact_events, received_kept, steps_split
-from .views import View, build_views, trim_views
 
 
 def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto",
                     whole: bool = True) -> dict:
     """graph, backward, views (svg empty), optimizer_steps, iterations, events, parts and lenses of
-    a trace; nodes hidden in closed parts (``fold``: see app/fold_plan.py) only by id. ``whole``
+    a trace; nodes hidden in closed parts (``fold``: see app/folding/plan.py) only by id. ``whole``
     False: of the lenses only the heat (what an answer of one view carries)."""
     views, pass_view = build_views(trace)
     trim_views(views)

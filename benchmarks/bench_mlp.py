@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from app.mlp_builder import build_program  # noqa: E402
+from app.mlp.builder import build_program  # noqa: E402
 from app.schemas import MlpConfig  # noqa: E402
 from benchmarks.local_server import start_server  # noqa: E402
 

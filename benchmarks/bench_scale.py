@@ -138,7 +138,7 @@ def plain_chain_dot() -> str:
     from app.drawing.layout import LayoutSettings
     from app.drawing.unit_dot import write_dot
     from app.drawing.units import plan_units
-    from app.folding import level
+    from app.folding.level import level
 
     nodes = {0: {"kind": "leaf", "name": "x", "shape": [], "requires_grad": True, "is_param": False,
                  "is_output": False, "is_saved": True, "is_constant": False, "var": "x", "module": None}}

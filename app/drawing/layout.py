@@ -3,7 +3,7 @@
 The DOT text is written here and in app/drawing/unit_dot.py (``DotWriter``; the graphviz package's
 quoting was too slow) and laid out by the graphviz package's runner of the ``dot`` binary, with a timeout.
 
-- A view is drawn at a level (app/folding.py): its closed parts (nn.Module calls, loops, chunks of
+- A view is drawn at a level (app/folding/level.py): its closed parts (nn.Module calls, loops, chunks of
   iterations) are boxes, its open loops frames that hold their own drawing. Each piece is laid out
   on its own (app/drawing/units.py, app/drawing/compose.py), so no single ``dot`` run grows with the
   whole graph.
@@ -34,7 +34,7 @@ import graphviz
 from graphviz.backend import dot_command as graphviz_command
 from graphviz.backend import execute as graphviz_execute
 
-from ..folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
+from ..folding.level import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level, module_parts
 from ..schemas.layout import layout_input
 from .cache import LayoutCache, cache_from_env
 from .compose import LayoutFailed, lay_out, xml_escape

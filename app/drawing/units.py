@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..folding import GHOST_FAN
+from ..folding.level import GHOST_FAN
 
 UNIT_KINDS = ("loop", "chunk", "segment")
 FRAME_PAD = 8  # points around a frame's drawing

@@ -46,7 +46,7 @@ def _match(a: list, b: list) -> list[tuple[int, int]]:
 
 
 def compare_forwards(trace, views: list) -> dict | None:
-    """``views``: the kept views (app.views.View). None when fewer than two have a backward pass."""
+    """``views``: the kept views (app.folding.views.View). None when fewer than two have a backward pass."""
     forwards = [(v, _forward_of(trace, v.nodes)) for v in views
                 if v.passes and trace.nodes[trace.passes[v.passes[0]].root].made_by is None]
     if len(forwards) < 2:

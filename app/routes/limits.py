@@ -9,7 +9,7 @@ from functools import lru_cache
 from annotated_types import Ge, Gt, Le, Lt
 from fastapi import APIRouter, Request
 
-from ..mlp_builder import HIDDEN_SIZES, MAX_HIDDEN_LAYERS, max_steps_table
+from ..mlp.builder import HIDDEN_SIZES, MAX_HIDDEN_LAYERS, max_steps_table
 from ..schemas.meta import FieldRange, Limits, MlpLimits
 from ..schemas.mlp import MlpConfig
 

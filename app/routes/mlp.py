@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from ..errors import error_response
-from ..mlp_builder import MlpConfigError, build_program
+from ..mlp.builder import MlpConfigError, build_program
 from ..sandbox import WorkerProtocolError
 from ..schemas.common import ErrorResponse
 from ..schemas.mlp import BoundaryRequest, BoundaryResponse, MlpConfig, MlpProgram

@@ -1,4 +1,4 @@
-"""Answers of ``POST /api/open`` worked out before the user asks (app/open_ahead.py says which).
+"""Answers of ``POST /api/open`` worked out before the user asks (app/folding/ahead.py says which).
 
 After a run whose answer took a while, when every worker is idle, a worker runs the program again
 and answers the first box its drawing shows, opened, then another the other boxes, each opened on
@@ -21,7 +21,7 @@ from engine.gcpause import gc_paused
 
 from ..clients import client_of
 from ..drawing.layout import CACHE
-from ..open_ahead import states_ahead
+from ..folding.ahead import states_ahead
 from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas.open import OpenResponse

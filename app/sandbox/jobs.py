@@ -39,7 +39,7 @@ def open_part(source: str, variables: dict | None, view: int, opened: list, had:
 
 
 def opens(source: str, variables: dict | None, states: list, seconds: float):
-    """Answers of ``POST /api/open`` ahead of the click (app/open_ahead.py): the program run once
+    """Answers of ``POST /api/open`` ahead of the click (app/folding/ahead.py): the program run once
     more and each ``[view, open part ids, the parts open in the page's drawing]`` of ``states``
     answered in turn for about ``seconds``;
     their JSON texts one after the other as the body, what the server draws (each with its text's
@@ -56,7 +56,7 @@ def opens(source: str, variables: dict | None, states: list, seconds: float):
 
 def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     """``POST /api/mlp/boundary``: decision-boundary frames of a training program."""
-    from ..mlp_boundary import boundary_job
+    from ..mlp.boundary import boundary_job
 
     return boundary_job(config, source, grid, frames)
 
@@ -69,7 +69,8 @@ WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmo
 
 def warm_up() -> None:
     """Import and exercise what every run uses, once, in the template (children inherit it)."""
-    from .. import execute, mlp_boundary  # noqa: F401 - the imports are the point
+    from .. import execute  # noqa: F401 - the imports are the point
+    from ..mlp import boundary  # noqa: F401
 
     run(WARM_UP)
     run("(a + b) * c", {"a": {"value": 2.0, "requires_grad": True}, "b": {"value": -1.0},

@@ -11,7 +11,7 @@ from .common import ErrorInfo
 
 # ---- MLP builder and training view (/api/mlp/...) ------------------------------------------------------
 class MlpConfig(BaseModel):
-    """The MLP builder form. The builder checks that the values fit together (see app/mlp_builder.py)."""
+    """The MLP builder form. The builder checks that the values fit together (see app/mlp/builder.py)."""
 
     dataset: Literal["linear", "xor", "moons", "circles", "blobs"] = "moons"
     n_points: int = Field(default=200, ge=4, le=2000)

@@ -96,7 +96,7 @@ export class PartIndex {
 /**
  * What a part is, in words (both languages): "loop for t in range(250) (×250)", "nn.Linear call fc1",
  * "layers Linear → ReLU, repeated ×20" (a loop that names the classes it repeats: a run of identical
- * module calls, app/parts.py).
+ * module calls, app/folding/parts.py).
  */
 export function partTitle(p) {
   if (!p) return "";

@@ -4,7 +4,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.mlp_boundary import snapshot_steps
+from app.mlp.boundary import snapshot_steps
 
 
 @pytest.fixture(scope="module")

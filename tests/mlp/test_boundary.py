@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from app.mlp_boundary import BoundaryError, check_shapes, forward, grid_points, predict, snapshot_steps
-from app.mlp_builder import plan
+from app.mlp.boundary import BoundaryError, check_shapes, forward, grid_points, predict, snapshot_steps
+from app.mlp.builder import plan
 from app.schemas import MlpConfig
 
 

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from app import mlp_builder as mb
-from app.mlp_builder import MlpConfigError, build_program, parse_hidden, plan
+from app.mlp import builder as mb
+from app.mlp.builder import MlpConfigError, build_program, parse_hidden, plan
 from app.schemas import MlpConfig
 
 LINEAR = dict(dataset="linear", input_size=1, output_size=1, hidden="", loss="mse", optimizer="sgd",

@@ -5,8 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from app import mlp_builder as mb
-from app.mlp_boundary import forward, predict
+from app.mlp import builder as mb
+from app.mlp.boundary import forward, predict
 from app.schemas import MlpConfig
 from engine import runner
 

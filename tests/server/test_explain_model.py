@@ -184,8 +184,8 @@ def test_notes_about_an_ops_own_arguments_never_attach_to_the_students_names():
 
 
 def test_the_mlp_builders_zero_grad_comment_says_what_the_step_text_says():
-    from app.mlp_builder import build_program
-    from app.mlp_comments import comment_zh
+    from app.mlp.builder import build_program
+    from app.mlp.comments import comment_zh
     from app.schemas import MlpConfig
 
     source, _ = build_program(MlpConfig())

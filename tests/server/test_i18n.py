@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.examples import EXAMPLES
-from app.mlp_builder import MlpConfigError, build_program
+from app.mlp.builder import MlpConfigError, build_program
 from app.schemas import MlpConfig
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from app.drawing.layout import (
 )
 from app.drawing.unit_dot import write_dot
 from app.drawing.units import plan_units
-from app.folding import level
+from app.folding.level import level
 from app.schemas import LayoutInput
 from app.serialize import serialize_trace
 from engine import nn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.mlp_builder import MlpConfigError, build_program
+from app.mlp.builder import MlpConfigError, build_program
 from app.schemas import Limits, MlpConfig
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.drawing import layout
+from app.folding.ahead import states_ahead
+from app.folding.delta import shown_at, without_held
 from app.main import create_app
-from app.open_ahead import states_ahead
-from app.open_delta import shown_at, without_held
 from app.settings import AppSettings
 
 from .test_open import SHARED, Counting

@@ -1,13 +1,13 @@
-"""app/parts.py and app/folding.py: the parts of a view found from the trace's scopes, the open set
-chosen for a budget, and what a view shows at an open set."""
+"""app/folding/parts.py and app/folding/level.py: the parts of a view found from the trace's scopes, the
+open set chosen for a budget, and what a view shows at an open set."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.folding import choose_open, level, module_level
-from app.parts import OPEN_MAX, view_parts
-from app.views import build_views, view_edges
+from app.folding.level import choose_open, level, module_level
+from app.folding.parts import OPEN_MAX, view_parts
+from app.folding.views import build_views, view_edges
 from engine.runner import run_program
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from app.fold_plan import open_set
-from app.folding import is_repeat
+from app.folding.level import is_repeat
+from app.folding.plan import open_set
 
 from .helpers import svg_ids
 from .test_open import opened

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from engine.trace import Trace
 
-from .folding import GHOST_FAN
+from .level import GHOST_FAN
 
 OPEN_MAX = 600  # the most nodes and boxes an opened part shows
 # a run of identical module calls folds when they repeat this many times or more: fewer read well as

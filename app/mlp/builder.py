@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .mlp_comments import localize
-from .schemas.mlp import MlpConfig
+from ..schemas.mlp import MlpConfig
+from .comments import localize
 
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid"}
 LOSSES = {"mse": "MSELoss", "cross_entropy": "CrossEntropyLoss", "bce": "BCEWithLogitsLoss"}

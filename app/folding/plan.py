@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from engine.trace import Trace
 
-from .folding import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level
+from .level import ALL_BUDGET, AUTO_BUDGET, ancestors, choose_open, level, module_level
 from .parts import OPEN_MAX, ViewParts, view_parts
 from .views import View, view_edges
 

@@ -140,7 +140,7 @@ def _join(joined: dict, s: str, t: str, shape, needs_grad: bool, members, target
 
 def is_repeat(p: dict) -> bool:
     """Is part ``p`` a run of identical module calls (a loop whose ``type_name`` names the classes
-    repeated; app/parts.py), not a loop of the program?"""
+    repeated; app/folding/parts.py), not a loop of the program?"""
     return p.get("kind") == "loop" and bool(p.get("type_name"))
 
 

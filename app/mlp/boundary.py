@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .mlp_builder import Plan, build_program, plan
-from .schemas.common import error_info
-from .schemas.mlp import MlpConfig
+from ..schemas.common import error_info
+from ..schemas.mlp import MlpConfig
+from .builder import Plan, build_program, plan
 
 
 def relu(z: np.ndarray) -> np.ndarray:
