@@ -232,7 +232,7 @@ def example_ids() -> list[str]:
 
 
 def _lens(lens: str, id: str, en: str, zh: str, source: str, about_en: str, about_zh: str) -> dict:
-    """An example that opens one of the course views (see app/lenses/)."""
+    """An example that opens one of the course views (see app/worker/lenses/)."""
     example = _ex(id, en, zh, source, None, about_en, about_zh)
     example["lens"] = lens
     return example

@@ -172,8 +172,8 @@ def opened_answers(source: str, variables: dict | None, answer: dict, budget: in
     bytes and about ``seconds`` of work. The program runs once more, here, through the runner; a
     program that cannot run holds none."""
     from .drawing.layout import draw_response
-    from .execute import run_checked, serialize_result, view_answer
     from .schemas.open import OpenResponse
+    from .worker.execute import run_checked, serialize_result, view_answer
 
     states = open_states(answer)
     if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
@@ -269,7 +269,7 @@ def limits_data() -> dict:
 
 
 def drawn_answer(response: dict) -> dict:
-    """A serialized run (app/execute.py, without drawings) drawn and checked against the schema:
+    """A serialized run (app/worker/execute.py, without drawings) drawn and checked against the schema:
     the JSON data ``POST /api/run`` would answer."""
     from .drawing.layout import draw_response
     from .schemas.run import RunResponse
@@ -294,7 +294,7 @@ def run_answer(source: str, variables: dict | None = None) -> dict:
     """Run a program in this process, through the runner (the same language, limits and answer as
     the server's workers), and draw it. Raises ``ProgramFailed`` when it cannot run at all; a
     program that fails while running is answered with its ``error``, as the page shows it."""
-    from .execute import run_and_serialize
+    from .worker.execute import run_and_serialize
 
     out = run_and_serialize(source, variables)
     if "program_error" in out:

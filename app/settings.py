@@ -33,7 +33,7 @@ class AppSettings:
     max_body_bytes: int = 256 * 1024  # larger request bodies get 413
     pool_workers: int = field(default_factory=lambda: _env_int("GRADVIZ_POOL_WORKERS", 2))
     sandbox_mode: str = field(default_factory=lambda: os.environ.get("GRADVIZ_SANDBOX", "full"))
-    sandbox_jobs: str = f"{package.APP}.sandbox.jobs"  # the job table workers import (tests: their own)
+    sandbox_jobs: str = f"{package.APP}.worker.jobs"  # the job table workers import (tests: their own)
     sandbox_extra_code: tuple[str, ...] = ()  # more checkout directories workers see (tests' job tables)
     timeout_margin_s: float = 2.0  # on top of the runner's wall-time limit: start-up, serializing
     run_timeout_s: float | None = field(

@@ -66,7 +66,7 @@ class Recording:
         """The recording as the answer of ``POST /api/run`` (without drawings)."""
         if not self.closed:
             raise GradvizError("show or render a recording after its with-block has ended")
-        from app import serialize
+        from app.worker import serialize
 
         out = serialize.serialize_trace(self.trace)
         out.update(variables=self.variables, stdout="", error=None, mode="program", free_names=[],
@@ -502,7 +502,7 @@ class _Session:
 
     def variables(self) -> dict:
         """The tensors the block's own code bound, as the page's named-tensor table shows them."""
-        from app import values
+        from app.worker import values
         from engine.trace import node_id
 
         out = {}

@@ -5,7 +5,7 @@ A folded drawing of a big program answers quickly, but opening one of its boxes 
 again (nothing of a run is kept between requests). When the workers are idle after a run, the
 server asks one worker for the answers of the boxes the drawing shows (each opened on its own) and
 puts them in the shared cache, so the first boxes the user opens come back at once
-(app/routes/open_ahead.py; the worker's side is ``opens_for_http`` in app/execute.py).
+(app/routes/open_ahead.py; the worker's side is ``opens_for_http`` in app/worker/execute.py).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ def shown_at(answer: dict, had: list[str]) -> set[int]:
 
 
 def without_held(answer: dict, had: list[str] | None) -> dict:
-    """``answer`` (one view, as ``app.execute.view_answer`` makes it) without the nodes, edges
+    """``answer`` (one view, as ``app.worker.execute.view_answer`` makes it) without the nodes, edges
     between them and backward steps a drawing with the parts ``had`` open already showed; all of
     it when ``had`` is None (the page holds nothing of this view yet, or did not say)."""
     if had is None:

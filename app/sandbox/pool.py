@@ -1,6 +1,6 @@
 """The server's side of the sandbox: one template process, one fresh child per call.
 
-``SandboxPool.call(job, *args, timeout=...)`` runs a named job (app/sandbox/jobs.py) in a new child
+``SandboxPool.call(job, *args, timeout=...)`` runs a named job (app/worker/jobs.py) in a new child
 forked by the template and returns what it answered, as data. Every call:
 - waits for a place, fairly among clients (app/sandbox/admission.py; at most ``queue_wait_s``,
   else ``PoolBusy``: overload);
@@ -104,7 +104,7 @@ class SandboxSettings:
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
     max_answer_bytes: int = 64 * 2**20
-    jobs: str = f"{package.APP}.sandbox.jobs"  # the job table the template imports
+    jobs: str = f"{package.APP}.worker.jobs"  # the job table the template imports
     extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
 
     @property

@@ -1,4 +1,4 @@
-"""The explanation model of a run (app/explain/): what each node is and each backward step computes."""
+"""The explanation model of a run (app/worker/explain/): what each node is and each backward step computes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from .common import LocalizedText, Said, Value
 
 
-# ---- the explanation model (app/explain/) ------------------------------------------------------------
+# ---- the explanation model (app/worker/explain/) -----------------------------------------------------------
 class NodeExplain(BaseModel):
     """What an op node computes and each input's rule, in the student's names."""
 
@@ -30,7 +30,7 @@ class ExplainValue(BaseModel):
 
 class WorkStep(BaseModel):
     """One worked operation: ``op`` on ``args`` (refs: {"G": 1}, {"name"}, {"num"}, {"step": k}) with
-    ``how``, giving ``value`` (app/explain/steps.py recomputes it)."""
+    ``how``, giving ``value`` (app/worker/explain/steps.py recomputes it)."""
 
     op: str
     args: list[dict[str, Any]]

@@ -1,4 +1,4 @@
-"""The ``lenses`` field of a RunResponse: the data of the five course views (app/lenses/)."""
+"""The ``lenses`` field of a RunResponse: the data of the five course views (app/worker/lenses/)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import pytest
 from oracle_cases import all_cases
 
 import engine
-from app.explain import steps as S
-from app.serialize import serialize_trace
+from app.worker.explain import steps as S
+from app.worker.serialize import serialize_trace
 from engine.ops.table import OPS
 from engine.trace import recording
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 
-from app.sandbox.jobs import JOBS as PRODUCTION
-from app.sandbox.jobs import warm_up  # noqa: F401 - the template warms up as the server's does
+from app.worker.jobs import JOBS as PRODUCTION
+from app.worker.jobs import warm_up  # noqa: F401 - the template warms up as the server's does
 
 ESCAPE = "# the language layer has fallen\n"
 CRASH = "# the worker dies\n"

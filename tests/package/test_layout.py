@@ -64,9 +64,9 @@ def test_modules_are_looked_up_by_name_only_where_the_name_is_data():
 
 def test_the_rule_catches_each_kind_of_string_import(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("import importlib\nimport engine.trace\nM = 'app.sandbox.jobs'\n"
+    bad.write_text("import importlib\nimport engine.trace\nM = 'app.worker.jobs'\n"
                    "importlib.import_module('engine')\nfrom engine.trace import Trace\n")
     found = [line.split(": ", 1)[1] for line in _problems(bad, tmp_path)]
     assert len(found) == 3, found
-    assert found[0].startswith("a bare import") and "'app.sandbox.jobs'" in found[1]
+    assert found[0].startswith("a bare import") and "'app.worker.jobs'" in found[1]
     assert found[2] == "a lookup by name: importlib.import_module('engine')"

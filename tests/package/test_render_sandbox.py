@@ -21,7 +21,7 @@ import pytest
 from nbclient import NotebookClient
 from runner.hostile_corpus import HOSTILE, PWNED
 
-import app.execute
+import app.worker.execute
 import gradviz
 from app.sandbox import SandboxSettings
 from gradviz import sandboxing
@@ -60,8 +60,8 @@ def nothing_runs_here(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a program ran in the test's own process")
 
-    monkeypatch.setattr(app.execute, "run_checked", refuse)
-    monkeypatch.setattr(app.execute, "run_and_serialize", refuse)
+    monkeypatch.setattr(app.worker.execute, "run_checked", refuse)
+    monkeypatch.setattr(app.worker.execute, "run_and_serialize", refuse)
 
 
 @pytest.fixture

@@ -69,7 +69,7 @@ def test_the_wheel_and_sdist_hold_the_page_and_name_only_gradviz(built):
     assert tops == {"gradviz"}
     for need in ("gradviz/templates/index.html", "gradviz/static/js/main.js",
                  "gradviz/static/js/panels/explain.js", "gradviz/static/css/app.css",
-                 "gradviz/app/sandbox/template.py", "gradviz/app/sandbox/jobs.py",
+                 "gradviz/app/sandbox/template.py", "gradviz/app/worker/jobs.py",
                  "gradviz/engine/ops/table.py", "gradviz/engine/runner/policy.py", "gradviz/cli.py"):
         assert need in names, need
     assert not [n for n in names if "__pycache__" in n or n.startswith("gradviz/tests")]

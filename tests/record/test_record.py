@@ -90,7 +90,7 @@ def test_misuse_gets_a_clear_error():
 
 
 def test_the_server_never_imports_torch_or_the_recorder():
-    code = ("import sys, app.main, app.sandbox.jobs, app.offline\n"
+    code = ("import sys, app.main, app.worker.jobs, app.offline\n"
             "bad = [m for m in ('torch', 'gradviz.recording', 'IPython') if m in sys.modules]\n"
             "print(bad); sys.exit(1 if bad else 0)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

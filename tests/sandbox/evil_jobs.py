@@ -9,7 +9,7 @@ import socket
 import stat
 import struct
 
-from app.sandbox.jobs import JOBS as PRODUCTION
+from app.worker.jobs import JOBS as PRODUCTION
 
 PWN_ENV = "GV_PWNED_BY_WORKER"
 

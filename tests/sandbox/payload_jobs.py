@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from app.sandbox.jobs import JOBS as PRODUCTION
-from app.sandbox.jobs import warm_up  # noqa: F401 - the template warms up as the server's does
+from app.worker.jobs import JOBS as PRODUCTION
+from app.worker.jobs import warm_up  # noqa: F401 - the template warms up as the server's does
 
 
 def raw(payload: str) -> dict:

@@ -92,8 +92,8 @@ def test_the_worker_packages_are_what_the_jobs_import():
     """The jobs' modules, imported as the sandbox does (no site module, the site directories on the
     path), load no third-party module but ``WORKER_PACKAGES``."""
     sites = [p for p in {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")} if p]
-    code = ("import sys\nimport app.sandbox.jobs as j, app.execute, app.folding.ahead, app.mlp.boundary\n"
-            "j.warm_up()\nsites = sys.argv[1:]\n"
+    code = ("import sys\nimport app.worker.jobs as j, app.worker.execute, app.folding.ahead, "
+            "app.mlp.boundary\nj.warm_up()\nsites = sys.argv[1:]\n"
             "files = [m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)]\n"
             "print(' '.join(sorted({f[len(s):].lstrip('/').split('/')[0] for f in files for s in sites"
             " if f.startswith(s)})))")

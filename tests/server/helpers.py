@@ -6,7 +6,7 @@ import re
 
 from app import schemas
 from app.drawing.layout import LayoutSettings, draw_response
-from app.serialize import serialize_trace
+from app.worker.serialize import serialize_trace
 from engine import trace as T
 
 

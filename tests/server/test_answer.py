@@ -1,13 +1,13 @@
-"""app/answer.py: the worker's JSON with slots, completed by the server, equals the direct answer."""
+"""app/worker/answer.py: the worker's JSON with slots, completed by the server, equals the direct answer."""
 
 import copy
 import json
 
 import engine as torch
-from app.answer import prepare_answer, splice_answer
 from app.drawing.layout import LayoutCache, draw_response, draw_views, layout_data
 from app.schemas import LayoutInput
-from app.serialize import serialize_trace
+from app.worker.answer import prepare_answer, splice_answer
+from app.worker.serialize import serialize_trace
 from engine import trace as T
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.drawing.dot_text import node_attrs
 from app.drawing.layout import layout_input
 from app.examples import example_source
-from app.execute import run_and_serialize
+from app.worker.execute import run_and_serialize
 
 
 def answer(source: str, variables: dict | None = None) -> dict:

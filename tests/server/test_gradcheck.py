@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import engine
-from app.course import FORMULAS, example_of
 from app.examples import EXAMPLES, example_source
-from app.execute import run_and_serialize
-from app.gradcheck import LISTED, check_passes
+from app.worker.course import FORMULAS, example_of
+from app.worker.execute import run_and_serialize
+from app.worker.gradcheck import LISTED, check_passes
 from engine.trace import recording
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))

@@ -16,7 +16,7 @@ from app.drawing.unit_dot import write_dot
 from app.drawing.units import plan_units
 from app.folding.level import level
 from app.schemas import LayoutInput
-from app.serialize import serialize_trace
+from app.worker.serialize import serialize_trace
 from engine import nn
 from engine import trace as T
 
@@ -303,7 +303,7 @@ SUMMED = "sum(torch.tanh(a * k) for k in range(100))"
 
 def summed_open():
     """The expression's answer with its loop open, drawn (as POST /api/open answers it)."""
-    from app.execute import run_and_serialize
+    from app.worker.execute import run_and_serialize
 
     variables = {"a": {"value": 0.3, "requires_grad": True}}
     (loop,) = run_and_serialize(SUMMED, variables)["response"]["parts"]

@@ -1,4 +1,4 @@
-"""The course views' data (app/lenses/) against PyTorch and against hand counts: forward mode's
+"""The course views' data (app/worker/lenses/) against PyTorch and against hand counts: forward mode's
 passes, rule counts and tangents (torch.func.jvp), second derivatives (torch), the bytes held for
 backward (nbytes counted by hand, and PyTorch's own saved tensors), two forwards compared (object
 identity, new nodes, structure) and gradient sizes."""

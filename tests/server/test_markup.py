@@ -1,5 +1,5 @@
 """A lying worker cannot put markup in an answer: the server splices its own drawings into the
-worker's JSON text (app/answer.py) and refuses, as a protocol error that is never kept in the shared
+worker's JSON text (app/worker/answer.py) and refuses, as a protocol error that is never kept in the shared
 cache, any answer whose drawings are not exactly the server's, for ``POST /api/run``, ``POST
 /api/open`` and the answers worked out ahead. (The worker's reply is the real one, then changed the
 way a compromised worker could change it.)"""
@@ -13,13 +13,13 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.answer import ForeignDrawing, check_drawings, prepare_answer, splice_answer
 from app.drawing import layout
 from app.drawing.layout import Drawing
 from app.main import create_app
 from app.routes.open_ahead import open_ahead
 from app.routes.shared_answers import open_key, run_key
 from app.settings import AppSettings
+from app.worker.answer import ForeignDrawing, check_drawings, prepare_answer, splice_answer
 
 from .test_open import SHARED
 

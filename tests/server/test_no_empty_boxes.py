@@ -10,7 +10,7 @@ import re
 import pytest
 
 from app.drawing.layout import draw_response
-from app.serialize import serialize_trace
+from app.worker.serialize import serialize_trace
 from engine.runner import run_program
 
 from .test_repeats import DEEP

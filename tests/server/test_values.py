@@ -1,11 +1,11 @@
-"""app/values.py: values in full up to 64 elements, summaries above, JSON-safe numbers."""
+"""app/worker/values.py: values in full up to 64 elements, summaries above, JSON-safe numbers."""
 
 import json
 import math
 
 import numpy as np
 
-from app import values
+from app.worker import values
 
 
 def test_small_tensor_in_full():

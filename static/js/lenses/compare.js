@@ -1,5 +1,5 @@
 /**
- * Two forward passes compared (app/lenses/compare.py): the leaves that are the same objects, the
+ * Two forward passes compared (app/worker/lenses/compare.py): the leaves that are the same objects, the
  * op nodes that are all new, the ops only one of them ran (a structural difference), and what a
  * graph traced once would compute on the second pass's inputs.
  */

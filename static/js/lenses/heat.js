@@ -1,6 +1,6 @@
 /**
  * Gradient heat: every edge coloured by log10 of the norm of the gradient it carried back
- * (app/lenses/heat.py), on a diverging scale with a legend, and the gradient norm that reached
+ * (app/worker/lenses/heat.py), on a diverging scale with a legend, and the gradient norm that reached
  * each parameter, from the input side, as bars whose length grows with the norm (on a log scale).
  * The view colours the drawing as it opens; its switch takes the colours away.
  */

@@ -1,6 +1,6 @@
 /**
  * The saved-tensor memory chart: bytes the graphs hold for backward at each moment of the run
- * (app/lenses/memory.py), a marker at the timeline's frame, click to move there.
+ * (app/worker/lenses/memory.py), a marker at the timeline's frame, click to move there.
  */
 
 import { h } from "../dom.js";

@@ -1,5 +1,5 @@
 /**
- * Forward mode beside reverse mode (app/lenses/modes.py): what each counted (passes, rule
+ * Forward mode beside reverse mode (app/worker/lenses/modes.py): what each counted (passes, rule
  * applications), forward mode's passes one input element at a time with each op's forward-mode
  * rule and its numbers, and the gradients both give.
  */

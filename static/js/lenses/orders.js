@@ -1,6 +1,6 @@
 /**
  * Higher-order gradients: the nodes a create_graph=True backward pass recorded
- * (app/lenses/orders.py), marked on the drawing as their own region, the edges where they read
+ * (app/worker/lenses/orders.py), marked on the drawing as their own region, the edges where they read
  * the forward graph, and the later pass that walks them.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The course views panel: five views of the same run (forward vs reverse mode, higher order,
  * two forwards compared, gradient heat, saved memory), one shown at a time. Its data is the
- * answer's `lenses` (app/lenses/); an example names the view it opens (`lens`).
+ * answer's `lenses` (app/worker/lenses/); an example names the view it opens (`lens`).
  *
  * Plugs into the page through state.js's bus only: listens to "run", "frame", "relayout" and
  * "lang"; asks the player to move with "goto".

@@ -1,6 +1,6 @@
 /**
  * The step panel: explains the current frame in words and numbers, from the answer's explanation
- * model (app/explain/: every rule, name and worked number is the server's; this only lays it out).
+ * model (app/worker/explain/: every rule, name and worked number is the server's; this only lays it out).
  * Forward op: which expression ran, the grad_fn it recorded, what it computes, inputs and output.
  * Backward step: the upstream gradient G (and the fan-out sum), each input's rule in the student's
  * names with the saved values and the worked arithmetic, the gradient sent down; for a leaf,

@@ -3,7 +3,7 @@
  * side: autograd's, a central finite difference the server computed in float64, and, for the
  * built-in examples, the course's hand-derived formula with the numbers filled in; the relative
  * error of each, green within the tolerance of the leaf's dtype. The numbers are the answer's
- * ``grad_check`` (app/gradcheck.py, app/course.py).
+ * ``grad_check`` (app/worker/gradcheck.py, app/worker/course.py).
  */
 
 import { h } from "../dom.js";

@@ -1,6 +1,6 @@
 /**
  * The worked arithmetic of one input of a backward step, from the answer's explanation model
- * (app/explain/): the rule in the student's names, the saved values under the rule's names, each
+ * (app/worker/explain/): the rule in the student's names, the saved values under the rule's names, each
  * operation with its numbers (or its shapes, for a matrix product or a large tensor), the sum over
  * broadcast dims, and the gradient sent down.
  */

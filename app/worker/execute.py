@@ -1,6 +1,6 @@
 """The job a worker process runs for ``POST /api/run``: run the program, serialize what it recorded.
 
-It runs in a sandboxed child (``app.sandbox.jobs.run``). ``run_and_serialize`` returns plain data:
+It runs in a sandboxed child (``app.worker.jobs.run``). ``run_and_serialize`` returns plain data:
 either ``{"response": <RunResponse minus drawings>}`` or ``{"program_error": <ErrorInfo>}`` when the
 program could not run at all.
 """
@@ -14,12 +14,12 @@ from engine.gcpause import gc_paused
 from engine.tensor import Tensor
 from engine.trace import node_id
 
+from ..folding.delta import without_held
+from ..schemas.common import error_info
 from . import values
 from .answer import prepare_answer
 from .course import hand_formulas
-from .folding.delta import without_held
 from .gradcheck import check_passes
-from .schemas.common import error_info
 from .serialize import serialize_trace
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
@@ -62,7 +62,8 @@ def run_and_serialize(source: str, variables: dict | None = None, fold="auto", w
 
 
 def run_for_http(source: str, variables: dict | None = None, fold="auto") -> dict:
-    """``run_and_serialize``, then the answer as JSON text with slots for the drawings (app/answer.py)."""
+    """``run_and_serialize``, then the answer as JSON text with slots for the drawings
+    (app/worker/answer.py)."""
     out = run_and_serialize(source, variables, fold)
     if "program_error" in out:
         return out
@@ -77,7 +78,7 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
                   had: list[str] | None = None) -> dict:
     """``POST /api/open``: run the program again (runs are deterministic) with the parts ``opened``
     of view ``view`` open; that view's nodes, steps and parts as JSON text with a slot for its
-    drawing (app/answer.py), without what a drawing with the parts ``had`` open showed
+    drawing (app/worker/answer.py), without what a drawing with the parts ``had`` open showed
     (app/folding/delta.py), or ``{"program_error": ...}``."""
     out = run_and_serialize(source, variables, {view: list(opened)}, whole=False)
     if "program_error" in out:
@@ -91,7 +92,8 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
 
 def prepared_view(resp: dict, view: int, had: list[str] | None, timings: dict) -> dict:
     """The answer ``POST /api/open`` gives for view ``view`` of a serialized run, prepared as
-    app/answer.py does (without what a drawing with the parts ``had`` open showed), with ``timings``."""
+    app/worker/answer.py does (without what a drawing with the parts ``had`` open showed), with
+    ``timings``."""
     part = view_answer(resp, view)
     prepared = prepare_answer(part, without_held(part, had))
     prepared["timings"] = timings
@@ -167,7 +169,7 @@ def variable(t: Tensor, trace) -> dict:
 def opens_for_http(source: str, variables: dict | None, states: list, seconds: float) -> dict:
     """The program run once more, then the answer ``POST /api/open`` gives for each ``(view, open,
     had)`` of ``states`` in turn, while less than ``seconds`` have gone by since the run ended:
-    ``{"prepared": [each answer prepared as app/answer.py does, with its JSON text]}``, or
+    ``{"prepared": [each answer prepared as app/worker/answer.py does, with its JSON text]}``, or
     ``{"program_error": ...}``."""
     with gc_paused():
         t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 """What the page says about a run, derived from the op table's explanations: each node's label and
 name, what each op computes and its rules, and the worked arithmetic of every backward step.
 
-``annotate(trace, answer, node_view)`` adds it to a serialized answer (app/serialize.py) in place:
+``annotate(trace, answer, node_view)`` adds it to a serialized answer (app/worker/serialize.py) in place:
 ``label``, ``sym``, ``explain`` (and the source span) on graph nodes, ``explain`` on op steps.
 """
 

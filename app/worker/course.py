@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.trace import Trace, ancestry
 
-from .examples import EXAMPLES
+from ..examples import EXAMPLES
 
 
 def _n(x, alone: bool = False) -> str:

@@ -20,10 +20,10 @@ import math
 import secrets
 from typing import TYPE_CHECKING
 
-from .schemas.layout import layout_input
+from ..schemas.layout import layout_input
 
 if TYPE_CHECKING:  # the worker half never imports the drawing
-    from .drawing.layout import Drawing
+    from ..drawing.layout import Drawing
 
 
 def _dumps(obj) -> str:
@@ -55,7 +55,7 @@ def prepare_answer(response: dict, sent: dict | None = None) -> dict:
     response["timings"] = f"@@{nonce}-timings@@"
     try:
         text = _dumps(response)
-    except ValueError:  # a non-finite number app/values.py did not see: written null, as JSON can
+    except ValueError:  # a non-finite number app/worker/values.py did not see: written null, as JSON can
         text = _dumps(_finite(response))
     return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"]),
             "fingerprint": response.get("fingerprint", "")}

@@ -10,12 +10,12 @@ import numpy as np
 
 from engine.trace import LeafNode, OpNode, Trace
 
+from ..folding.plan import Fold, FoldPlan, part_out, plan_folds
+from ..folding.skeleton import compact_events, received_kept, steps_split
+from ..folding.views import View, build_views, trim_views
 from . import values
 from .explain import annotate
 from .explain.names import is_constant
-from .folding.plan import Fold, FoldPlan, part_out, plan_folds
-from .folding.skeleton import compact_events, received_kept, steps_split
-from .folding.views import View, build_views, trim_views
 from .lenses import build_lenses
 
 
@@ -75,7 +75,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass, shown_edges | _link_edges(plan),
                                whole),
     }
-    annotate(trace, out, node_view)  # labels, names and the explanation model (app/explain/)
+    annotate(trace, out, node_view)  # labels, names and the explanation model (app/worker/explain/)
     return out
 
 

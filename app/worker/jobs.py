@@ -11,7 +11,7 @@ def run(source: str, variables: dict | None = None, fold="auto"):
     """``POST /api/run``: the answer's JSON text (with slots for the drawings) as the body, and what
     the server needs to draw and splice as the value; or ``{"program_error": ...}``. ``fold``: the
     level ("auto", "module", "op"), or ``{view: [part ids to open]}`` (``POST /api/open``)."""
-    from ..execute import run_for_http
+    from .execute import run_for_http
 
     if isinstance(fold, dict):  # JSON keys are strings
         fold = {int(k): v for k, v in fold.items()}
@@ -27,7 +27,7 @@ def open_part(source: str, variables: dict | None, view: int, opened: list, had:
     """``POST /api/open``: the program run again with parts of one view open: that view's answer as
     the body (with a slot for its drawing; without what a drawing with the parts ``had`` open
     showed), and what the server draws; or ``{"program_error": ...}``."""
-    from ..execute import open_for_http
+    from .execute import open_for_http
 
     out = open_for_http(source, variables, int(view), [str(p) for p in opened],
                         None if had is None else [str(p) for p in had])
@@ -44,7 +44,7 @@ def opens(source: str, variables: dict | None, states: list, seconds: float):
     answered in turn for about ``seconds``;
     their JSON texts one after the other as the body, what the server draws (each with its text's
     length in characters) as the value; or ``{"program_error": ...}``."""
-    from ..execute import opens_for_http
+    from .execute import opens_for_http
 
     out = opens_for_http(source, variables, [(int(v), [str(p) for p in o], [str(p) for p in h])
                                              for v, o, h in states], float(seconds))
@@ -69,8 +69,8 @@ WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmo
 
 def warm_up() -> None:
     """Import and exercise what every run uses, once, in the template (children inherit it)."""
-    from .. import execute  # noqa: F401 - the imports are the point
     from ..mlp import boundary  # noqa: F401
+    from . import execute  # noqa: F401 - the imports are the point
 
     run(WARM_UP)
     run("(a + b) * c", {"a": {"value": 2.0, "requires_grad": True}, "b": {"value": -1.0},
