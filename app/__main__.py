@@ -8,9 +8,9 @@ import sys
 import uvicorn
 
 from .drawing.dot import dot_problem
-from .http_protocol import NoDelayHTTPProtocol
 from .package import APP
 from .sandbox.confinement import SandboxUnavailable, bwrap_path
+from .server.http_protocol import NoDelayHTTPProtocol
 from .settings import load_settings
 
 
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     problem = sandbox_problem(load_settings().sandbox_mode) or dot_problem()
     if problem:
         sys.exit(f"gradviz: {problem}")
-    # X-Forwarded-For is read by app/clients.py, from GRADVIZ_TRUSTED_PROXIES only (uvicorn's own
+    # X-Forwarded-For is read by app/server/clients.py, from GRADVIZ_TRUSTED_PROXIES only (uvicorn's own
     # reading would trust it from 127.0.0.1)
     uvicorn.run(f"{APP}.main:app", host=args.host, port=args.port, workers=args.workers,
                 log_level=args.log_level, http=NoDelayHTTPProtocol, proxy_headers=False)

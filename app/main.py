@@ -7,14 +7,14 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from .body_limit import BodyLimitMiddleware
-from .clients import ClientMiddleware
-from .csp import HEADER, CspMiddleware, docs_policy
-from .errors import install_error_handlers
-from .metrics import Metrics, MetricsMiddleware
 from .package import STATIC
-from .pool import lifespan
 from .routes import examples, health, layout, limits, metrics, mlp, offline, open_parts, ops, page, run
+from .server.body_limit import BodyLimitMiddleware
+from .server.clients import ClientMiddleware
+from .server.csp import HEADER, CspMiddleware, docs_policy
+from .server.errors import install_error_handlers
+from .server.metrics import Metrics, MetricsMiddleware
+from .server.pool import lifespan
 from .settings import AppSettings, load_settings
 
 

@@ -22,8 +22,8 @@ from functools import lru_cache
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .bundle import bundle
-from .csp import inline_scripts, offline_policy
 from .package import STATIC, TEMPLATES
+from .server.csp import inline_scripts, offline_policy
 
 DATA_OPEN = '<script type="application/json" id="offline-data">'
 CHARSET = '<meta charset="utf-8">'

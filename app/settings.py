@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass, field
 
 from . import package
-from .clients import client_secret
 from .drawing.layout import LayoutSettings
 from .sandbox import SandboxSettings
+from .server.clients import client_secret
 
 
 def _env_int(name: str, default: int) -> int:

@@ -188,8 +188,8 @@ def _call(pool, settings, job: str, *args):
     """``job`` in a sandboxed worker: its reply, or ``ProgramFailed`` with the error the server would
     answer (a timeout, a crash, a reply that broke the protocol)."""
     from app import sandbox
-    from app.pool import run_deadline
     from app.routes.worker_errors import worker_error_response
+    from app.server.pool import run_deadline
 
     failures = (sandbox.PoolBusy, sandbox.RunTimeout, sandbox.WorkerCrashed, sandbox.WorkerProtocolError,
                 sandbox.JobFailed)

@@ -10,11 +10,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
-from ..errors import error_response
 from ..mlp.builder import MlpConfigError, build_program
 from ..sandbox import WorkerProtocolError
 from ..schemas.common import ErrorResponse
 from ..schemas.mlp import BoundaryRequest, BoundaryResponse, MlpConfig, MlpProgram
+from ..server.errors import error_response
 from .worker_calls import UNFIT, call_worker
 from .worker_errors import worker_error_response
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from ..csp import HEADER
 from ..offline import policy, shell
+from ..server.csp import HEADER
 from .page import LANGUAGES
 
 router = APIRouter(tags=["page"])

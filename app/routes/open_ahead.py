@@ -19,12 +19,12 @@ from starlette.background import BackgroundTask
 
 from engine.gcpause import gc_paused
 
-from ..clients import client_of
 from ..drawing.layout import CACHE
 from ..folding.ahead import states_ahead
-from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas.open import OpenResponse
+from ..server.clients import client_of
+from ..server.pool import request_budget, run_deadline
 from .shared_answers import PENDING, keep, open_key
 from .worker_calls import Answer, drawn_answer, prepared_of, worker_seconds
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..errors import error_response
 from ..schemas.common import ErrorResponse
 from ..schemas.open import OpenRequest, OpenResponse
+from ..server.errors import error_response
 from .open_ahead import answered
 from .shared_answers import open_key
 from .worker_calls import answer_once

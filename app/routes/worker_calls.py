@@ -16,13 +16,13 @@ from pydantic import ValidationError
 
 from engine.gcpause import gc_paused
 
-from ..clients import client_of, worker_key_of
 from ..drawing.layout import draw_views, layout_data
-from ..errors import error_response
-from ..pool import request_budget, run_deadline
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas.worker import WorkerRunReply
-from ..worker.answer import ForeignDrawing, check_drawings, splice_answer
+from ..server.clients import client_of, worker_key_of
+from ..server.errors import error_response
+from ..server.pool import request_budget, run_deadline
+from ..server.splice import ForeignDrawing, check_drawings, splice_answer
 from .directions import direction_settings
 from .shared_answers import PENDING, keep, shared_answer
 from .worker_errors import worker_error_response

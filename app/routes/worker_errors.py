@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi.responses import JSONResponse
 
-from ..errors import error_response
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
+from ..server.errors import error_response
 
 
 def worker_error_response(exc: Exception) -> JSONResponse:

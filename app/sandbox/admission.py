@@ -1,6 +1,6 @@
 """Who runs next: fair admission of requests to the worker places.
 
-A client id is ``identity`` or ``identity@group`` (app/clients.py: the session cookie and the
+A client id is ``identity`` or ``identity@group`` (app/server/clients.py: the session cookie and the
 address it came from). Each identity with a record has an *account* of the worker time it used
 recently (decaying with ``half_life_s``, time still running counted too); over ``heavy_after_s``
 it is *heavy*. An identity has a record once one of its requests finished.

@@ -1,6 +1,6 @@
 """Markup from the network never runs in the page, by two layers that each stop it alone: the page
 parses a drawing as inert XML and keeps only what graphviz writes (static/js/safe_svg.js), tested
-with the browser's Content-Security-Policy switched off; and the policy itself (app/csp.py), under
+with the browser's Content-Security-Policy switched off; and the policy itself (app/server/csp.py), under
 which the page, a file written by ``gradviz render`` opened from disk and the notebook's player play
 their runs without a single violation."""
 

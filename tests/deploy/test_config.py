@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.clients import client_address, trusted_networks
+from app.server.clients import client_address, trusted_networks
 from app.settings import AppSettings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,5 @@
-"""app/worker/answer.py: the worker's JSON with slots, completed by the server, equals the direct answer."""
+"""app/worker/answer.py: the worker's JSON with slots, completed by the server (app/server/splice.py),
+equals the direct answer."""
 
 import copy
 import json
@@ -6,7 +7,8 @@ import json
 import engine as torch
 from app.drawing.layout import LayoutCache, draw_response, draw_views, layout_data
 from app.schemas import LayoutInput
-from app.worker.answer import prepare_answer, splice_answer
+from app.server.splice import splice_answer
+from app.worker.answer import prepare_answer
 from app.worker.serialize import serialize_trace
 from engine import trace as T
 

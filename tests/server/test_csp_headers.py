@@ -9,9 +9,9 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.csp import PAGE_POLICY, inline_scripts, script_hash
 from app.main import create_app
 from app.offline import offline_data, page, shell
+from app.server.csp import PAGE_POLICY, inline_scripts, script_hash
 from app.settings import AppSettings
 
 META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')

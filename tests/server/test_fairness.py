@@ -12,11 +12,11 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from app.clients import ClientMiddleware, client_address, issue, trusted_networks, verified
 from app.drawing.layout import DotSlots
 from app.main import create_app
 from app.sandbox import PoolBusy
 from app.sandbox.admission import KNOWN_LIGHT, NEWCOMERS
+from app.server.clients import ClientMiddleware, client_address, issue, trusted_networks, verified
 from app.settings import AppSettings
 
 SLOW = "a = torch.ones(300, 300)\nb = a\nwhile True:\n    b = (b @ a) / 300\n"

@@ -1,8 +1,8 @@
 """A lying worker cannot put markup in an answer: the server splices its own drawings into the
-worker's JSON text (app/worker/answer.py) and refuses, as a protocol error that is never kept in the shared
-cache, any answer whose drawings are not exactly the server's, for ``POST /api/run``, ``POST
-/api/open`` and the answers worked out ahead. (The worker's reply is the real one, then changed the
-way a compromised worker could change it.)"""
+worker's JSON text (app/worker/answer.py, app/server/splice.py) and refuses, as a protocol error that
+is never kept in the shared cache, any answer whose drawings are not exactly the server's, for
+``POST /api/run``, ``POST /api/open`` and the answers worked out ahead. (The worker's reply is the
+real one, then changed the way a compromised worker could change it.)"""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from app.drawing.layout import Drawing
 from app.main import create_app
 from app.routes.open_ahead import open_ahead
 from app.routes.shared_answers import open_key, run_key
+from app.server.splice import ForeignDrawing, check_drawings, splice_answer
 from app.settings import AppSettings
-from app.worker.answer import ForeignDrawing, check_drawings, prepare_answer, splice_answer
+from app.worker.answer import prepare_answer
 
 from .test_open import SHARED
 

@@ -9,8 +9,8 @@ import threading
 
 from fastapi.testclient import TestClient
 
-from app.http_protocol import NoDelayHTTPProtocol
 from app.main import create_app
+from app.server.http_protocol import NoDelayHTTPProtocol
 from app.settings import AppSettings
 
 SLOW = "a = torch.ones(1000, 1000)\nb = a\nfor i in range(2000):\n    b = (b @ a) / 1000\n"

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .schemas.common import error_info
+from ..schemas.common import error_info
 
 log = logging.getLogger("gradviz")
 

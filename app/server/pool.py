@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from .drawing.layout import DOT_SLOTS
+from ..drawing.layout import DOT_SLOTS
 
 
 def run_deadline(settings) -> float:
@@ -29,7 +29,7 @@ def request_budget(settings) -> float:
 async def lifespan(app: FastAPI):
     """Start the pool when the server starts (refusing to start without the OS sandbox unless it
     was switched off on purpose); stop it when the server stops."""
-    from .sandbox import SandboxPool
+    from ..sandbox import SandboxPool
 
     pool = SandboxPool(app.state.settings.sandbox)
     DOT_SLOTS.resize(app.state.settings.sandbox.slots)

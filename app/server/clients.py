@@ -25,7 +25,7 @@ import secrets
 from functools import lru_cache
 from http.cookies import SimpleCookie
 
-from .sandbox.admission import CURRENT
+from ..sandbox.admission import CURRENT
 
 COOKIE = "gv_client"
 TOKEN_HEX = 16  # 64 random bits; and 64 bits of MAC: the cookie stays 32 hex digits

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from .schemas.common import error_info
+from ..schemas.common import error_info
 
 
 class BodyLimitMiddleware:
