@@ -191,6 +191,17 @@ def blur(page) -> None:
     page.evaluate("document.activeElement && document.activeElement.blur()")
 
 
+def every_frame(page) -> list[str]:
+    """The step explanation of every frame, first to last."""
+    blur(page)
+    page.keyboard.press("Home")
+    out = []
+    for _ in range(step_label(page)[1]):
+        out.append(page.locator("#explain").inner_text())
+        page.keyboard.press("ArrowRight")
+    return out
+
+
 def in_viewport(page, locator) -> bool:
     """Is the element's box inside the visible part of the window?"""
     box = locator.bounding_box()

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import blur, pick_example, run_source, step_label
+from .support import blur, every_frame, pick_example, run_source, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -76,17 +76,6 @@ def test_a_number_is_a_constant_written_in_the_programs_order(shown):
     assert en_zh(shown, "Input 2", "输入 2") not in text  # not "Input 2 (4) needs no gradient"
     assert not re.search(r"(^|\n)4 = 4", text)  # not among the values the rule reads
     assert "∂z/∂4" not in details(page) and "∂z/∂4" not in text
-
-
-def every_frame(page) -> list[str]:
-    """The step explanation of every frame, first to last."""
-    blur(page)
-    page.keyboard.press("Home")
-    out = []
-    for _ in range(step_label(page)[1]):
-        out.append(page.locator("#explain").inner_text())
-        page.keyboard.press("ArrowRight")
-    return out
 
 
 @pytest.mark.screens(SCREENS)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .support import CONFIGS, HALF_A, blur, pick_example, run_source, step_label
+from .support import CONFIGS, HALF_A, blur, every_frame, pick_example, run_source, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -70,17 +70,6 @@ def test_no_gradient_label_is_cut_off_at_the_drawings_edge(shown):
             page.keyboard.press("ArrowRight")
 
 
-def frames(page) -> list[str]:
-    """The step explanation of every frame, first to last."""
-    blur(page)
-    page.keyboard.press("Home")
-    out = []
-    for _ in range(step_label(page)[1]):
-        out.append(page.locator("#explain").inner_text())
-        page.keyboard.press("ArrowRight")
-    return out
-
-
 def number(text: str) -> float:
     return float(text.replace("−", "-"))
 
@@ -105,7 +94,7 @@ def test_a_step_after_a_hook_says_which_gradient_is_the_hooks(shown):
     g_b = dc_db + 1  # what b's hook returned
     dc_da = g_b * 2 * A  # what reaches a (through the hooked gradient of b)
     g_a = dc_da * 3
-    said = frames(page)
+    said = every_frame(page)
     steps = [f for f in said if re.match(r"Backward pass \d|第 \d+ 次反向传播，", f)]
     step_b = next(f for f in steps if f.split("\n")[0].endswith("MulBackward0 #1 (b)"))
     # the sum of what came back from b's two uses is ∂c/∂b, not G
@@ -137,7 +126,7 @@ g.backward()
 def test_a_graph_kept_by_create_graph_says_why(shown):
     page = shown.page
     run_source(page, SECOND)
-    said = frames(page)
+    said = every_frame(page)
     first_end = next(f for f in said if re.match(r"Backward pass 1 is finished|第 1 次反向传播结束", f))
     assert "create_graph=True" in first_end and "retain_graph" in first_end
     assert not first_end.strip().split("\n")[-1].startswith("retain_graph=True")  # not what the program wrote
