@@ -135,14 +135,11 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
     result_data = result._data
     if result_data.dtype != target._data.dtype:
         result_data = result_data.astype(target._data.dtype)
-    rec = _trace.ACTIVE
-    known = rec.updating(target) if rec is not None and result._grad_fn is None else None
-    before = target._data.copy() if known is not None else None
+    # no op records a change without a graph node: the trace notes the new value on its own
+    pending = _trace.before_update(target) if result._grad_fn is None else None
     np.copyto(target._data, result_data)
     target._vc[0] += 1
-    if known is not None:  # no op records it: the trace notes the new value on its own
-        rec.updated(target, known, op.name, before)
-    _trace.forget(target)
+    _trace.after_update(target, op.name, pending)
     level = _tangents.ACTIVE
     if level is not None:
         level.set(target, level.get(result))

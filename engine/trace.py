@@ -564,6 +564,24 @@ def _weak(obj):
         return lambda: obj
 
 
+def before_update(tensor):
+    """What ``after_update`` needs when ``tensor`` is about to change in place without a graph op
+    while a recording is active and knows it (the recorder, what it knows, the value before);
+    None otherwise (nothing is copied)."""
+    rec = ACTIVE
+    known = rec.updating(tensor) if rec is not None else None
+    return None if known is None else (rec, known, tensor._data.copy())
+
+
+def after_update(tensor, op: str, pending) -> None:
+    """``tensor`` was changed in place by ``op``: the trace notes its new value (``pending`` from
+    ``before_update``), and its next use records a new node."""
+    if pending is not None:
+        rec, known, before = pending
+        rec.updated(tensor, known, op, before)
+    forget(tensor)
+
+
 def forget(obj) -> None:
     """``obj`` (a tensor) was changed in place: its node keeps the old value, and its next use
     records a new node."""

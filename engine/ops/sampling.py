@@ -28,8 +28,9 @@ def _target(self, fn: str) -> Tensor:
     return self
 
 
-def _written(t: Tensor) -> Tensor:
-    _trace.forget(t)
+def _written(t: Tensor, fn: str, pending) -> Tensor:
+    """``t`` after ``fn`` filled it: the trace notes the new value as any other in-place change."""
+    _trace.after_update(t, fn, pending)
     return t
 
 
@@ -37,16 +38,18 @@ def _written(t: Tensor) -> Tensor:
 def uniform_(self: Tensor, from_=0.0, to=1.0, *, generator=None) -> Tensor:
     """Fill with U[from, to) samples in place."""
     self = _target(self, "uniform_")
+    pending = _trace.before_update(self)
     a, b = A.real(from_, "uniform_", "from", 1), A.real(to, "uniform_", "to", 2)
-    return _written(factory.uniform_(self, a, b, generator))
+    return _written(factory.uniform_(self, a, b, generator), "uniform_", pending)
 
 
 @public("Tensor")
 def normal_(self: Tensor, mean=0.0, std=1.0, *, generator=None) -> Tensor:
     """Fill with N(mean, std²) samples in place."""
     self = _target(self, "normal_")
+    pending = _trace.before_update(self)
     mean, std = A.real(mean, "normal_", "mean", 1), A.real(std, "normal_", "std", 2)
-    return _written(factory.normal_(self, mean, std, generator))
+    return _written(factory.normal_(self, mean, std, generator), "normal_", pending)
 
 
 @public("Tensor")
@@ -54,6 +57,7 @@ def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
     """Fill with integers in place: in [0, to) or [from, to), or without bounds every integer the
     dtype holds from 0 (for a float type, 0 to 2^mantissa digits)."""
     self = _target(self, "random_")
+    pending = _trace.before_update(self)
     gen = G.pick(generator, "random_")
     data = self._data
     if from_ is not None and to is None:
@@ -69,13 +73,14 @@ def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
         values = G.random_from_to(gen, data.size, data.dtype, low, high)
     self._data[...] = values.reshape(data.shape)
     self._vc[0] += 1
-    return _written(self)
+    return _written(self, "random_", pending)
 
 
 @public("Tensor")
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill with 0/1 samples in place: 1 with probability ``p`` (a number, or a tensor of them)."""
     self = _target(self, "bernoulli_")
+    pending = _trace.before_update(self)
     gen = G.pick(generator, "bernoulli_")
     data = self._data
     if isinstance(p, Tensor):
@@ -88,7 +93,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
         values = G.bernoulli_scalar(gen, data.size, p).reshape(data.shape)
     self._data[...] = values
     self._vc[0] += 1
-    return _written(self)
+    return _written(self, "bernoulli_", pending)
 
 
 @public("Tensor")
