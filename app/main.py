@@ -8,7 +8,21 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from .package import STATIC
-from .routes import examples, health, layout, limits, metrics, mlp, offline, open_parts, ops, page, run
+from .routes import (
+    class_api,
+    class_stream,
+    examples,
+    health,
+    layout,
+    limits,
+    metrics,
+    mlp,
+    offline,
+    open_parts,
+    ops,
+    page,
+    run,
+)
 from .server.body_limit import BodyLimitMiddleware
 from .server.clients import ClientMiddleware
 from .server.csp import HEADER, CspMiddleware, docs_policy
@@ -30,7 +44,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.metrics = Metrics()
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     install_error_handlers(app)
-    for module in (page, offline, health, metrics, examples, limits, run, open_parts, layout, mlp, ops):
+    for module in (page, offline, health, metrics, examples, limits, run, open_parts, layout, mlp, ops,
+                   class_api, class_stream):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
     add_docs(app)

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from ..drawing.layout import CACHE
+from ..server.classes import class_gauges
 from .shared_answers import COUNTS
 
 router = APIRouter(tags=["health"])
@@ -36,5 +37,6 @@ async def metrics(request: Request) -> PlainTextResponse:
         "gradviz_answers_waited_total": ("of those, answers that waited for the same request under way",
                                          COUNTS.waited),
     })
+    gauges.update(class_gauges(request.app))
     return PlainTextResponse(request.app.state.metrics.text(gauges),
                              media_type="text/plain; version=0.0.4; charset=utf-8")

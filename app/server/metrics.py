@@ -12,10 +12,19 @@ ROUTES = ("/api/run", "/api/health", "/api/examples", "/api/mlp/program", "/api/
           "/api/layout", "/api/limits", "/metrics", "/")
 
 
+CLASS_ACTIONS = ("join", "events", "state", "reveal", "answers", "guess")
+
+
 def route_label(path: str) -> str:
-    """A bounded label for a path: the known routes by name, the rest as static or other."""
+    """A bounded label for a path: the known routes by name, a live class's by action (its id left
+    out), the rest as static or other."""
     if path in ROUTES:
         return path
+    if path.startswith("/api/class"):
+        action = path.rsplit("/", 1)[-1]
+        return f"/api/class/{action}" if action in CLASS_ACTIONS else "/api/class"
+    if path.startswith("/c/"):
+        return "/c"
     return "static" if path.startswith("/static/") else "other"
 
 
