@@ -61,7 +61,18 @@ def push(level: Level, op, tensors, out, params, extras) -> None:
     for i, key in enumerate(_SLOTS[:len(tensors)]):
         setattr(s, key, tensors[i]._data)
     s.out = out._data
-    shape, dtype = out._data.shape, out._data.dtype
+    shares, total = shares_of(op, s, tangents, out._data.shape, out._data.dtype)
+    level.set(out, total)
+    rec = _trace.ACTIVE
+    if rec is not None:
+        rec.tangent_step(op, tensors[:graph], out, tangents, shares, total)
+
+
+def shares_of(op, s: Saved, tangents: list, shape: tuple, dtype) -> tuple[list, np.ndarray]:
+    """Each input's share of the output's tangent (None for an input without a tangent), broadcast
+    to ``shape``, and their sum as a fresh array of ``dtype``: ``op``'s forward-mode rules applied
+    to ``tangents`` with ``s`` (the op's inputs, output, extras and params). Used by the live engine
+    (``push``) and by a replay of a recorded graph (``engine.replay``)."""
     total = None
     shares = []
     for i, t in enumerate(tangents):
@@ -77,8 +88,4 @@ def push(level: Level, op, tensors, out, params, extras) -> None:
             share = np.broadcast_to(share, shape)
         shares.append(share)
         total = share.astype(dtype) if total is None else total + share
-    total = np.array(total, dtype=dtype)  # a fresh array of its own (shares may be views)
-    level.set(out, total)
-    rec = _trace.ACTIVE
-    if rec is not None:
-        rec.tangent_step(op, tensors[:graph], out, tangents, shares, total)
+    return shares, np.array(total, dtype=dtype)  # a fresh array of its own (shares may be views)
