@@ -18,7 +18,9 @@ import time
 
 import numpy as np
 
-from engine.ops.table import OPS, SAVED_INPUT
+from engine import replay
+from engine.ops.table import OPS
+from engine.replay import TooLarge
 from engine.trace import LeafNode, Trace
 
 from . import values as V
@@ -174,57 +176,14 @@ def _rel(a: np.ndarray, b: np.ndarray) -> float:
     return diff / scale if scale > 0 else 0.0
 
 
-class TooLarge(Exception):
-    pass
-
-
-def _ancestry_within(trace: Trace, root: int, max_ops: int) -> set[int]:
-    """``root`` and every node its value was computed from, or TooLarge as soon as they hold more
-    than ``max_ops`` ops (a long chain is not walked to its end only to be refused)."""
-    seen, todo, ops = set(), [root], 0
-    nodes, edges = trace.nodes, trace.edges
-    while todo:
-        nid = todo.pop()
-        if nid in seen:
-            continue
-        seen.add(nid)
-        node = nodes[nid]
-        if node.kind == "op":
-            ops += 1
-            if ops > max_ops:
-                raise TooLarge
-            todo.extend(edges[e].source for e in node.inputs)
-    return seen
-
-
-class Replay:
-    """The forward ops of one backward pass, replayed in float64 from recorded leaf values."""
+class Replay(replay.Replay):
+    """The forward ops of one backward pass, replayed in float64 from recorded leaf values
+    (``engine.replay``): ``f`` at the recorded leaves, and its central differences."""
 
     def __init__(self, trace: Trace, bp):
-        self.trace = trace
-        self.root = bp.root
+        super().__init__(trace, bp.root, MAX_OPS)
         self.seed = np.asarray(bp.seed, dtype=np.float64)
-        order = sorted(_ancestry_within(trace, bp.root, MAX_OPS))  # ids grow as recorded: sources first
-        self.ops = [nid for nid in order if trace.nodes[nid].kind == "op"]
-        self.base = {nid: _f64(trace.nodes[nid].value) for nid in order if trace.nodes[nid].kind == "leaf"}
-        self.base.update(self._run(dict(self.base), self.ops))
-        self._downstream: dict[int, list[int]] = {}
-
-    def _run(self, vals: dict, ops: list[int]) -> dict:
-        nodes, edges = self.trace.nodes, self.trace.edges
-        for nid in ops:
-            node = nodes[nid]
-            op = OPS[node.op]
-            args = [vals[edges[e].source] for e in node.inputs]
-            if op.aux:
-                saved = {s.name: s.value for s in node.saved}
-                keys = [k for k, i in SAVED_INPUT.items() if i >= len(node.inputs)][:op.aux]
-                args += [saved[k] for k in keys]
-            out = op.forward(*args, **_params(node.params))
-            if isinstance(out, tuple):
-                out = out[0]
-            vals[nid] = _f64(np.asarray(out))
-        return vals
+        self.base = self.values(self.leaf_values())
 
     def f(self, vals: dict) -> float:
         return float(np.sum(self.seed * vals[self.root]))
@@ -239,18 +198,6 @@ class Replay:
         atol = rtol * max(1.0, float(np.max(np.abs(got))))
         return bool(np.allclose(got, recorded.astype(np.float64), rtol=rtol, atol=atol))
 
-    def downstream(self, leaf: int) -> list[int]:
-        """The ops whose value depends on ``leaf``, in order."""
-        if leaf not in self._downstream:
-            dirty = {leaf}
-            out = []
-            for nid in self.ops:
-                if any(self.trace.edges[e].source in dirty for e in self.trace.nodes[nid].inputs):
-                    dirty.add(nid)
-                    out.append(nid)
-            self._downstream[leaf] = out
-        return self._downstream[leaf]
-
     def derivative(self, leaf: int, i: int, budget: Budget) -> float:
         """∂f/∂leaf[i] by a central difference."""
         ops = self.downstream(leaf)
@@ -264,19 +211,5 @@ class Replay:
             moved.reshape(-1)[i] = xi + sign * h
             vals = dict(self.base)
             vals[leaf] = moved
-            sides.append(self.f(self._run(vals, ops)))
+            sides.append(self.f(self.values(vals, ops)))
         return (sides[0] - sides[1]) / (2 * h)
-
-
-def _f64(a: np.ndarray) -> np.ndarray:
-    a = np.asarray(a)
-    return a.astype(np.float64) if a.dtype.kind == "f" else a
-
-
-def _params(params: dict) -> dict:
-    """An op's arguments for the float64 replay: a cast to a floating dtype casts to float64."""
-    out = dict(params)
-    dt = out.get("dtype")
-    if dt is not None and np.dtype(dt).kind == "f":
-        out["dtype"] = np.dtype(np.float64)
-    return out
