@@ -8,7 +8,7 @@ only one of them has (matched by op and source position, in order): a structural
 which only control flow (a loop, an if) can make.
 
 A static graph would trace the first pass once and replay it: ``static_replay`` runs the first
-pass's ops (their forward functions from the op table) on the second pass's inputs and compares
+pass's ops (``engine.replay``, the op table's forward functions) on the second pass's inputs and compares
 its output with what the program really computed.
 """
 
@@ -18,7 +18,7 @@ import difflib
 
 import numpy as np
 
-from engine.ops.table import OPS
+from engine.replay import evaluate
 
 from .. import values
 
@@ -104,7 +104,7 @@ def static_replay(trace, va, fa, vb, fb) -> dict | None:
             fresh_b.remove(other)
         given[n] = nodes[other].value
     try:
-        value = _run_ops(trace, fa["ops"], given, root_a)
+        value = evaluate(trace, fa["ops"], dict(given), float64=False)[root_a]
     except Exception:  # an op that cannot run again from the trace alone: no replay shown
         return None
     real = nodes[root_b].value
@@ -125,16 +125,3 @@ def _is_literal(leaf) -> bool:
     """A Python number the engine wrapped into a tensor (its name is the literal, ``2``)."""
     name = leaf.name
     return not leaf.requires_grad and leaf.shape == () and name is not None and not name.isidentifier()
-
-
-def _run_ops(trace, ops: list[int], given: dict, root: int) -> np.ndarray:
-    vals: dict[int, np.ndarray] = dict(given)
-    for nid in ops:
-        node = trace.nodes[nid]
-        op = OPS[node.op]
-        sources = [trace.edges[e].source for e in node.inputs]
-        args = [vals[src] if src in vals else trace.nodes[src].value for src in sources]
-        aux = [s.value for s in node.saved if s.name in ("a", "b", "c")][len(args):len(args) + op.aux]
-        res = op.forward(*args, *aux, **node.params) if node.params else op.forward(*args, *aux)
-        vals[nid] = np.asarray(res[0] if isinstance(res, tuple) else res)
-    return vals[root]
