@@ -10,8 +10,8 @@ Writing: a key of tensors (and full slices) is IndexPutBackward0; any other key 
 ``torch::autograd::CopySlices``; both run in place through ``dispatch.apply_inplace``.
 
 Non-tensor arguments stay JSON-friendly in ``params`` (the trace shows them): an index key is
-stored encoded (``encode_key``) and decoded into a NumPy index tuple where it is used. Every
-backward here is "scatter the gradient into zeros" (``xp.scatter_add``) or "pick it out"
+stored encoded (``encode_key``, ``engine.ops.keys``) and decoded into a NumPy index tuple where it
+is used. Every backward here is "scatter the gradient into zeros" (``xp.scatter_add``) or "pick it out"
 (``xp.getitem``), so the same rules run in both worlds.
 """
 
@@ -25,61 +25,11 @@ from .. import tangents as _tangents
 from ..dispatch import apply, apply_inplace, check_inplace
 from ..tensor import Tensor, as_tensor_like
 from .explain import G, pick, place, unless_written, vjp
+from .keys import decode_key, encode_key, key_mask, select_key, slice_key
 from .shape import unsqueeze
 from .table import OPS, public, register
 
 _FULL = slice(None)
-
-
-def encode_key(key: tuple) -> tuple:
-    """NumPy index tuple -> JSON-friendly tuple (ints, None, "...", slice dicts, lists of ints)."""
-    out = []
-    for k in key:
-        if k is None:
-            out.append(None)
-        elif k is Ellipsis:
-            out.append("...")
-        elif type(k) is slice:
-            out.append({"start": k.start, "stop": k.stop, "step": k.step})
-        elif isinstance(k, np.ndarray):
-            out.append(k.tolist())
-        else:
-            out.append(int(k))
-    return tuple(out)
-
-
-def decode_key(enc: tuple) -> tuple:
-    """The inverse of ``encode_key``."""
-    out = []
-    for k in enc:
-        if k is None:
-            out.append(None)
-        elif k == "...":
-            out.append(Ellipsis)
-        elif type(k) is dict:
-            out.append(slice(k["start"], k["stop"], k["step"]))
-        elif type(k) is list:
-            out.append(np.asarray(k, dtype=np.int64))
-        else:
-            out.append(k)
-    return tuple(out)
-
-
-def key_mask(shape, key) -> np.ndarray:
-    """Boolean array of ``shape``: True where ``key`` writes."""
-    m = np.zeros(shape, dtype=np.bool_)
-    m[key] = True
-    return m
-
-
-def select_key(p) -> tuple:
-    """The index that ``select(dim, index)`` with params ``p`` takes from its input."""
-    return (_FULL,) * p["dim"] + (p["index"], Ellipsis)
-
-
-def slice_key(p) -> tuple:
-    """The index that a slice along ``p["dim"]`` (start, stop, step) takes from its input."""
-    return (_FULL,) * p["dim"] + (slice(p["start"], p["stop"], p["step"]),)
 
 
 def _put(a, b, key, accumulate):
