@@ -30,7 +30,7 @@ class ExplainValue(BaseModel):
 
 class WorkStep(BaseModel):
     """One worked operation: ``op`` on ``args`` (refs: {"G": 1}, {"name"}, {"num"}, {"step": k}) with
-    ``how``, giving ``value`` (app/worker/explain/steps.py recomputes it)."""
+    ``how``, giving ``value`` (``engine.ops.explain.compute`` recomputes it)."""
 
     op: str
     args: list[dict[str, Any]]

@@ -28,13 +28,27 @@ arithmetic for every op and checks it gives the gradient the engine sent. The na
   ``reshape_back``, ``permute_back``, ``sum_back`` (undo an ``expand``), ``place`` and ``pick``
   (indexing), ``part`` (this input's part of a cat/stack gradient).
 
+``WORDS`` is the one table of the algebra's words: what each computes on float64 arrays (the server
+works every step out with ``compute``, and tests recompute the steps with it) and how the page
+writes a function (``exp(…)``, ``ln …``) or a comparison (``>``). The words with a sentence or a
+shape of their own (``where``, ``place``, ``sum_over``...) are written by the explanation walk
+(app/worker/explain/algebra.py), one method each.
+
 Adding an op: write its ``Explain`` beside its rules, with the same algebra (a test fails for an
-entry without one, and when its arithmetic does not give the gradient the rule sent).
+entry without one, for a word the table lacks, and when its arithmetic does not give the gradient
+the rule sent). A new function or comparison is one line among the words below:
+``tanh = _word("tanh", lambda a: np.tanh(_f(a)), ("tanh ", ""))``.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
+
+from . import explain_arrays as W
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -101,28 +115,91 @@ def extra(name: str) -> Ex:
     return Ex("extra", (name,))
 
 
-# ---- functions ---------------------------------------------------------------------------------------
-def _fn(name):
+# ---- the words ---------------------------------------------------------------------------------------
+# Every operation a worked step may name, with what it computes on float64 arrays (``meaning(*args,
+# **how)``) and, for a function or a comparison, how the page writes it. The page's text of any
+# other word is written by its own rule in app/worker/explain/algebra.py.
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of the explanation algebra (see ``WORDS``)."""
+
+    meaning: Callable
+    written: tuple[str, str] | None = None  # a function: the text before and after its argument
+    sign: str | None = None  # a comparison: the sign between its two sides
+
+
+WORDS: dict[str, Word] = {}
+
+
+def _word(name: str, meaning: Callable, written: tuple[str, str] | None = None, sign: str | None = None):
+    """Add word ``name`` to ``WORDS`` and return the function that writes it into an expression."""
+    WORDS[name] = Word(meaning, written, sign)
+
     def make(*args):
         return Ex(name, tuple(lift(a) for a in args))
 
     make.__name__ = name
+    make.__doc__ = f"The word ``{name}`` applied to its arguments, in an expression."
     return make
 
 
-exp, log, sqrt, sin, cos, sign, sigmoid = (_fn(n) for n in ("exp", "log", "sqrt", "sin", "cos", "sign",
-                                                            "sigmoid"))
-sinh, cosh, absolute, floor = _fn("sinh"), _fn("cosh"), _fn("abs"), _fn("floor")
+_f = W.f64
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+# functions: written around their argument
+exp = _word("exp", lambda a: np.exp(_f(a)), ("exp(", ")"))
+log = _word("log", lambda a: np.log(_f(a)), ("ln ", ""))
+sqrt = _word("sqrt", lambda a: np.sqrt(_f(a)), ("√", ""))
+sin = _word("sin", lambda a: np.sin(_f(a)), ("sin ", ""))
+cos = _word("cos", lambda a: np.cos(_f(a)), ("cos ", ""))
+sinh = _word("sinh", lambda a: np.sinh(_f(a)), ("sinh ", ""))
+cosh = _word("cosh", lambda a: np.cosh(_f(a)), ("cosh ", ""))
+absolute = _word("abs", lambda a: np.abs(_f(a)), ("|", "|"))
+floor = _word("floor", lambda a: np.floor(_f(a)), ("⌊", "⌋"))
+sign = _word("sign", lambda a: np.sign(_f(a)), ("sign(", ")"))
+sigmoid = _word("sigmoid", lambda a: 1.0 / (1.0 + np.exp(-_f(a))), ("σ(", ")"))
+Phi = _word("Phi", lambda a: 0.5 * (1.0 + _erf(_f(a) / math.sqrt(2.0))), ("Φ(", ")"))  # the normal CDF
+phi = _word("phi", lambda a: np.exp(-0.5 * _f(a) ** 2) / math.sqrt(2.0 * math.pi), ("φ(", ")"))  # its density
+# comparisons: their sign between the two sides
+gt = _word("gt", lambda a, b: _f(a) > _f(b), sign=">")
+ge = _word("ge", lambda a, b: _f(a) >= _f(b), sign="≥")
+lt = _word("lt", lambda a, b: _f(a) < _f(b), sign="<")
+le = _word("le", lambda a, b: _f(a) <= _f(b), sign="≤")
+eq = _word("eq", lambda a, b: _f(a) == _f(b), sign="=")
+# the words written by a rule of their own
+both = _word("and", lambda a, b: np.logical_and(a, b))  # both conditions hold
+where = _word("where", lambda c, a, b: np.where(np.asarray(c, dtype=bool), _f(a), _f(b)))  # a where c, else b
+# between(x, P("min"), P("max")): min ≤ x ≤ max (a missing bound is open)
+between = _word("between", W.between)
+share = _word("share", W.share)  # share(cond): 1/k where cond holds (k: how many hold), 0 elsewhere
+clamp_below = _word("clamp_below", lambda a, lo: np.maximum(_f(a), lo))  # clamp_below(x, lo): max(x, lo)
+T = _word("T", W.T)  # swap the last two dims
+outer = _word("outer", lambda g, v: np.multiply.outer(_f(g), _f(v)))  # g vᵀ
 NO_DERIVATIVE = Ex("no_derivative")  # PyTorch defines none: backward() fails before any step
-Phi, phi = _fn("Phi"), _fn("phi")  # the standard normal CDF and density
-gt, ge, lt, le, eq = (_fn(n) for n in ("gt", "ge", "lt", "le", "eq"))
-both = _fn("and")  # both conditions hold
-where = _fn("where")  # where(cond, a, b): a where cond holds, else b
-between = _fn("between")  # between(x, P("min"), P("max")): min ≤ x ≤ max (a missing bound is open)
-share = _fn("share")  # share(cond): 1/k where cond holds (k: how many hold), 0 elsewhere
-clamp_below = _fn("clamp_below")  # clamp_below(x, lo): max(x, lo)
-T = _fn("T")  # swap the last two dims
-outer = _fn("outer")  # g vᵀ
+# the arithmetic of ``Ex``'s operators, and the steps the shape-aware words below are worked out in
+_word("add", lambda a, b: _f(a) + _f(b))
+_word("sub", lambda a, b: _f(a) - _f(b))
+_word("mul", lambda a, b: _f(a) * _f(b))
+_word("div", lambda a, b: _f(a) / _f(b))
+_word("neg", lambda a: -_f(a))
+_word("pow", lambda a, b: np.power(_f(a), _f(b)))
+_word("matmul", lambda a, b: np.matmul(_f(a), _f(b)))
+_word("reshape", lambda a, shape: _f(a).reshape(tuple(shape)))
+_word("permute", lambda a, perm: np.transpose(_f(a), tuple(perm)))
+_word("sum_over", W.sum_over)
+_word("spread", W.spread)
+_word("sum_to", W.sum_to)
+_word("place", W.place)
+_word("pick", W.pick)
+_word("part", W.part)
+_word("unless_written", W.unless_written)
+_word("at_index", W.at_index)
+_word("per_class", W.per_class)
+
+
+def compute(word: str, args: list, how: dict | None = None) -> np.ndarray:
+    """The value of one worked step: ``word`` on ``args`` (arrays or numbers) with ``how``."""
+    return np.asarray(WORDS[word].meaning(*args, **(how or {})))
 
 
 def sum_over(x) -> Ex:

@@ -13,8 +13,9 @@ import pytest
 from oracle_cases import all_cases
 
 import engine
-from app.worker.explain import steps as S
+from app.worker.explain.algebra import Walk
 from app.worker.serialize import serialize_trace
+from engine.ops.explain import WORDS, Ex, compute
 from engine.ops.table import OPS
 from engine.trace import recording
 
@@ -34,6 +35,26 @@ def test_every_op_has_an_explanation_in_both_languages():
         assert CJK.search(spec.about_zh) and spec.about_zh != op.description, name
         assert len(spec.rules()) == (1 if op.variadic else len(op.vjps)), name
         assert spec.forward.count("{") >= 1, name
+
+
+def _words_of(ex):
+    yield ex.op
+    for arg in ex.args:
+        if isinstance(arg, Ex):
+            yield from _words_of(arg)
+
+
+def test_every_word_an_explanation_uses_is_in_the_one_table():
+    """A word an op's explanation uses is a word of engine.ops.explain.WORDS the page can write (a
+    function or a comparison), or one the walk writes by a rule of its own; every word of the table
+    has a meaning."""
+    for name, op in OPS.items():
+        for rule in op.explain.rules():
+            for word in _words_of(rule):
+                known = WORDS.get(word)
+                writable = known is not None and (known.written is not None or known.sign is not None)
+                assert writable or hasattr(Walk, "_" + word), f"{name}: no word {word!r} in the table"
+    assert all(callable(w.meaning) for w in WORDS.values())
 
 
 def _leaves(arrays, dtype):
@@ -88,7 +109,7 @@ def check_step(step: dict, node: dict) -> list[str]:
                     args.append(ref["num"])
                 else:
                     args.append(shown[ref["step"]])
-            value = S.apply(s["op"], args, s.get("how"))
+            value = compute(s["op"], args, s.get("how"))
             got = _array(s["value"])
             sizes = [float(np.max(np.abs(np.asarray(a, dtype=np.float64)))) for a in args
                      if a is not None and np.size(a)] + [float(np.max(np.abs(got))) if got.size else 0.0]

@@ -113,7 +113,7 @@ NOT_STATE = {
 # Module-level containers filled at import and only read afterwards (no program reaches them).
 READ_ONLY = {
     "engine.autograd._NO_PARAMS", "engine.dtypes._BY_NP", "engine.ops.arithmetic._OPERATORS",
-    "engine.ops.shape._T_PERM", "engine.ops.table.OPS", "engine.ops.table.PUBLIC",
+    "engine.ops.explain.WORDS", "engine.ops.shape._T_PERM", "engine.ops.table.OPS", "engine.ops.table.PUBLIC",
     "engine.ops.table.SAVED_INPUT", "engine.printing_options._PROFILES", "engine.runner.checker._REFUSED",
     "engine.runner.expressions.BINOPS", "engine.runner.expressions.COMPARE",
     "engine.runner.expressions.INPLACE", "engine.runner.expressions.UNARY",

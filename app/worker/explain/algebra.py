@@ -5,6 +5,8 @@ step and written out in the student's names, in English and Chinese.
 arrays becomes a worked step (``Walk.worked``), and every named value it reads (a saved input, the
 output, an extra array, the count ``n``) is listed once (``Walk.values``) under the name the text
 uses. Parts that depend only on the op's arguments (``exponent − 1``) are folded into numbers.
+Each step is computed by the engine's table of words (``engine.ops.explain.WORDS``), which also says
+how a function or a comparison is written; the other words have a method here that writes them.
 """
 
 from __future__ import annotations
@@ -13,14 +15,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.ops.explain import Ex
-from engine.ops.indexing import encode_key, select_key, slice_key
+from engine.ops.explain import WORDS, Ex, compute
+from engine.ops.keys import encode_key, select_key, slice_key
 from engine.ops.shape import inverse_permutation
 
 from .. import values as V
-from . import steps as S
-from .names import subscript
-from .text import Text, fmt_num, shape_text, sup
+from .text import Text, dims_text, fmt_num, key_text, right, shape_text, sup, tuple_text, wrap
 
 SAVED_KEY = ("a", "b", "c")
 
@@ -94,9 +94,12 @@ class Walk:
     def term(self, ex) -> Term:
         """The value and text of expression ``ex``."""
         method = getattr(self, "_" + ex.op, None)
-        if method is None:
-            return self._step_fn(ex)
-        return method(*ex.args)
+        if method is not None:
+            return method(*ex.args)
+        word = WORDS.get(ex.op)
+        if word is not None and word.sign is not None:
+            return self._compare(ex.op, word.sign, *ex.args)
+        return self._step_fn(ex)
 
     def _shown(self, value) -> dict:
         """A worked number as the page shows it: to the precision of the op's dtype."""
@@ -145,12 +148,12 @@ class Walk:
     # ---- arithmetic -------------------------------------------------------------------------------
     def _binary(self, op: str, a: Term, b: Term, text: Text, prec: int) -> Term:
         if a.const and b.const:
-            value = S.apply(op, [a.value, b.value])
+            value = compute(op, [a.value, b.value])
             return self._num(_scalar(value))
         return self._record(op, [a, b], text, prec)
 
     def _record(self, op: str, args: list[Term], text: Text, prec: int, how: dict | None = None) -> Term:
-        value = S.apply(op, [t.value for t in args], how)
+        value = compute(op, [t.value for t in args], how)
         step = {"op": op, "args": [t.ref for t in args], "text": text.data(), "value": self._shown(value)}
         if how:
             step["how"] = how
@@ -183,7 +186,7 @@ class Walk:
     def _pow(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)
         if a.const and b.const:
-            return self._num(_scalar(S.apply("pow", [a.value, b.value])))
+            return self._num(_scalar(compute("pow", [a.value, b.value])))
         power = sup(b.value) if b.const else None
         text = Text.join(wrap(a, 5), power) if power else Text.join(wrap(a, 5), "^", wrap(b, 5))
         return self._record("pow", [a, b], text, 4)
@@ -201,19 +204,16 @@ class Walk:
         return self._record("outer", [g, v], Text.join(wrap(g, 2), " · ", wrap(v, 5), "ᵀ"), 2)
 
     # ---- functions ---------------------------------------------------------------------------------
-    FUNCS = {"exp": ("exp(", ")"), "log": ("ln ", ""), "sqrt": ("√", ""), "sin": ("sin ", ""),
-             "cos": ("cos ", ""), "sinh": ("sinh ", ""), "cosh": ("cosh ", ""), "abs": ("|", "|"),
-             "floor": ("⌊", "⌋"), "sign": ("sign(", ")"), "sigmoid": ("σ(", ")"), "Phi": ("Φ(", ")"),
-             "phi": ("φ(", ")")}
-
     def _step_fn(self, ex: Ex) -> Term:
-        if ex.op not in self.FUNCS:
+        """A function word, written around its argument as ``WORDS`` says."""
+        word = WORDS.get(ex.op)
+        if word is None or word.written is None:
             raise KeyError(f"no explanation step for {ex.op!r}")
         a = self.term(ex.args[0])
-        left, right = self.FUNCS[ex.op]
+        left, right = word.written
         inner = a.text if right or a.prec >= 5 else Text.join("(", a.text, ")")
         if a.const:
-            return self._num(_scalar(S.apply(ex.op, [a.value])))
+            return self._num(_scalar(compute(ex.op, [a.value])))
         return self._record(ex.op, [a], Text.join(left, inner, right), 5)
 
     def _no_derivative(self) -> Term:
@@ -225,26 +225,12 @@ class Walk:
 
     # ---- conditions -------------------------------------------------------------------------------
     def _compare(self, op: str, sign: str, a, b) -> Term:
+        """A comparison word (``WORDS``' sign between its sides)."""
         a, b = self.term(a), self.term(b)
         text = Text.join(wrap(a, 1), f" {sign} ", wrap(b, 1))
         if a.const and b.const:
-            return Term(bool(S.apply(op, [a.value, b.value])), text, 0, None, const=True)
+            return Term(bool(compute(op, [a.value, b.value])), text, 0, None, const=True)
         return self._record(op, [a, b], text, 0)
-
-    def _gt(self, a, b):
-        return self._compare("gt", ">", a, b)
-
-    def _ge(self, a, b):
-        return self._compare("ge", "≥", a, b)
-
-    def _lt(self, a, b):
-        return self._compare("lt", "<", a, b)
-
-    def _le(self, a, b):
-        return self._compare("le", "≤", a, b)
-
-    def _eq(self, a, b):
-        return self._compare("eq", "=", a, b)
 
     def _and(self, a, b) -> Term:
         a, b = self.term(a), self.term(b)
@@ -294,7 +280,7 @@ class Walk:
     def _sum_over(self, x) -> Term:
         x = self.term(x)
         axis = _axis(self.ctx)
-        dims = "" if axis is None else f", dim={_dims_text(axis)}"
+        dims = "" if axis is None else f", dim={dims_text(axis)}"
         return self._record("sum_over", [x], Text.join("sum(", x.text, dims, ")"), 5,
                             {"axis": list(axis) if isinstance(axis, tuple) else axis})
 
@@ -313,14 +299,14 @@ class Walk:
     def _reshape_back(self, x) -> Term:
         x = self.term(x)
         shape = list(self.ctx.params["in_shape"])
-        return self._record("reshape", [x], Text.join(wrap(x, 5), f".reshape{_tuple_text(shape)}"), 5,
+        return self._record("reshape", [x], Text.join(wrap(x, 5), f".reshape{tuple_text(shape)}"), 5,
                             {"shape": shape})
 
     def _permute_back(self, x) -> Term:
         x = self.term(x)
         inv = list(inverse_permutation(tuple(self.ctx.params["perm"])))
         text = Text.join(wrap(x, 5), "ᵀ") if self.ctx.op.name == "t" else \
-            Text.join(wrap(x, 5), f".permute{_tuple_text(inv)}")
+            Text.join(wrap(x, 5), f".permute{tuple_text(inv)}")
         return self._record("permute", [x], text, 5, {"perm": inv})
 
     def _sum_back(self, x) -> Term:
@@ -417,17 +403,6 @@ def _same(a, b) -> bool:
     return a is b or (np.ndim(a) == 0 and np.ndim(b) == 0 and bool(a == b))
 
 
-def wrap(t: Term, prec: int) -> Text:
-    """``t``'s text, in parentheses when it binds looser than ``prec``."""
-    return Text.join("(", t.text, ")") if t.prec < prec else t.text
-
-
-def right(t: Term, prec: int) -> Text:
-    """The right operand's text: in parentheses when it binds looser than ``prec`` or starts with a
-    minus sign (``G · (−u²)``, ``a + (−3)``, never ``a + −3``)."""
-    return Text.join("(", t.text, ")") if t.prec < prec or t.prec == 3 else t.text
-
-
 def _scalarish(t: Term) -> bool:
     return t.const or np.ndim(t.value) == 0
 
@@ -460,43 +435,4 @@ def _axis(ctx: Ctx):
     return tuple(dim) if isinstance(dim, (list, tuple)) else dim
 
 
-def _dims_text(axis) -> str:
-    if isinstance(axis, tuple):
-        return str(axis[0]) if len(axis) == 1 else "(" + ", ".join(map(str, axis)) + ")"
-    return str(axis)
-
-
-def _tuple_text(xs) -> str:
-    return "(" + ", ".join(str(x) for x in xs) + ")"
-
-
-def key_text(p: dict, op: str) -> str:
-    """An index key as Python writes it: ``:, 2``, ``1:3``, ``[0, 2]``."""
-    if op == "select":
-        return ":, " * p["dim"] + str(p["index"])
-    if op == "slice":
-        step = "" if p["step"] == 1 else f":{p['step']}"
-        return ":, " * p["dim"] + f"{p['start']}:{p['stop']}{step}"
-    parts = []
-    for k in p.get("key", ()):
-        if k is None:
-            parts.append("None")
-        elif k == "...":
-            parts.append("...")
-        elif isinstance(k, dict):
-            start = "" if k["start"] is None else k["start"]
-            stop = "" if k["stop"] is None else k["stop"]
-            parts.append(f"{start}:{stop}" + ("" if k.get("step") in (None, 1) else f":{k['step']}"))
-        elif isinstance(k, list):
-            parts.append(V_list(k))
-        else:
-            parts.append(str(k))
-    return ", ".join(parts)
-
-
-def V_list(k) -> str:  # noqa: N802 - a list index as Python writes it
-    flat = np.asarray(k).reshape(-1).tolist()
-    return "[" + ", ".join(map(str, flat[:6])) + (", …" if len(flat) > 6 else "") + "]"
-
-
-__all__ = ["Ctx", "Term", "Walk", "count", "key_text", "subscript"]
+__all__ = ["Ctx", "Term", "Walk", "count"]

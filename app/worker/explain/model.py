@@ -17,9 +17,9 @@ from engine.ops.table import OPS
 from engine.trace import OpNode, Trace
 
 from .. import values as V
-from .algebra import Ctx, Term, Walk, key_text
+from .algebra import Ctx, Term, Walk
 from .names import is_constant
-from .text import Text, fmt_num, shape_text, sup
+from .text import Text, fmt_num, key_text, shape_text, sup
 
 RTOL = 1e-4  # the worked numbers (float64) against the gradient sent (the op's dtype)
 MAX_WORKED_ELEMENTS = 4096  # larger tensors get their rules, not their arithmetic
