@@ -2,7 +2,7 @@
 difference in float64 (and, for the built-in examples, the course's hand-derived formula).
 
 It runs in the sandboxed worker, after the program, on the recorded graph: the pass's forward ops
-are replayed in float64 from the table's forward functions with one leaf element moved by ±h, so
+are replayed (``engine.replay``) in float64 with one leaf element moved by ±h, so
 ``(f(x+h) − f(x−h)) / 2h`` needs no second run of the program. ``f`` is the pass's root weighted by
 its seed (the root itself for a scalar loss). Tensors up to ``FULL`` elements are checked element
 by element, larger ones at ``SAMPLE`` positions; only the ops downstream of the moved leaf are

@@ -37,7 +37,7 @@ shape of their own (``where``, ``place``, ``sum_over``...) are written by the ex
 Adding an op: write its ``Explain`` beside its rules, with the same algebra (a test fails for an
 entry without one, for a word the table lacks, and when its arithmetic does not give the gradient
 the rule sent). A new function or comparison is one line among the words below:
-``tanh = _word("tanh", lambda a: np.tanh(_f(a)), ("tanh ", ""))``.
+``tanh = new_word("tanh", lambda a: np.tanh(_f(a)), ("tanh ", ""))``.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ class Word:
 WORDS: dict[str, Word] = {}
 
 
-def _word(name: str, meaning: Callable, written: tuple[str, str] | None = None, sign: str | None = None):
+def new_word(name: str, meaning: Callable, written: tuple[str, str] | None = None, sign: str | None = None):
     """Add word ``name`` to ``WORDS`` and return the function that writes it into an expression."""
     WORDS[name] = Word(meaning, written, sign)
 
@@ -147,54 +147,55 @@ _f = W.f64
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 # functions: written around their argument
-exp = _word("exp", lambda a: np.exp(_f(a)), ("exp(", ")"))
-log = _word("log", lambda a: np.log(_f(a)), ("ln ", ""))
-sqrt = _word("sqrt", lambda a: np.sqrt(_f(a)), ("√", ""))
-sin = _word("sin", lambda a: np.sin(_f(a)), ("sin ", ""))
-cos = _word("cos", lambda a: np.cos(_f(a)), ("cos ", ""))
-sinh = _word("sinh", lambda a: np.sinh(_f(a)), ("sinh ", ""))
-cosh = _word("cosh", lambda a: np.cosh(_f(a)), ("cosh ", ""))
-absolute = _word("abs", lambda a: np.abs(_f(a)), ("|", "|"))
-floor = _word("floor", lambda a: np.floor(_f(a)), ("⌊", "⌋"))
-sign = _word("sign", lambda a: np.sign(_f(a)), ("sign(", ")"))
-sigmoid = _word("sigmoid", lambda a: 1.0 / (1.0 + np.exp(-_f(a))), ("σ(", ")"))
-Phi = _word("Phi", lambda a: 0.5 * (1.0 + _erf(_f(a) / math.sqrt(2.0))), ("Φ(", ")"))  # the normal CDF
-phi = _word("phi", lambda a: np.exp(-0.5 * _f(a) ** 2) / math.sqrt(2.0 * math.pi), ("φ(", ")"))  # its density
+exp = new_word("exp", lambda a: np.exp(_f(a)), ("exp(", ")"))
+log = new_word("log", lambda a: np.log(_f(a)), ("ln ", ""))
+sqrt = new_word("sqrt", lambda a: np.sqrt(_f(a)), ("√", ""))
+sin = new_word("sin", lambda a: np.sin(_f(a)), ("sin ", ""))
+cos = new_word("cos", lambda a: np.cos(_f(a)), ("cos ", ""))
+sinh = new_word("sinh", lambda a: np.sinh(_f(a)), ("sinh ", ""))
+cosh = new_word("cosh", lambda a: np.cosh(_f(a)), ("cosh ", ""))
+absolute = new_word("abs", lambda a: np.abs(_f(a)), ("|", "|"))
+floor = new_word("floor", lambda a: np.floor(_f(a)), ("⌊", "⌋"))
+sign = new_word("sign", lambda a: np.sign(_f(a)), ("sign(", ")"))
+sigmoid = new_word("sigmoid", lambda a: 1.0 / (1.0 + np.exp(-_f(a))), ("σ(", ")"))
+Phi = new_word("Phi", lambda a: 0.5 * (1.0 + _erf(_f(a) / math.sqrt(2.0))), ("Φ(", ")"))  # the normal CDF
+phi = new_word("phi", lambda a: np.exp(-0.5 * _f(a) ** 2) / math.sqrt(2.0 * math.pi), ("φ(", ")"))  # density
 # comparisons: their sign between the two sides
-gt = _word("gt", lambda a, b: _f(a) > _f(b), sign=">")
-ge = _word("ge", lambda a, b: _f(a) >= _f(b), sign="≥")
-lt = _word("lt", lambda a, b: _f(a) < _f(b), sign="<")
-le = _word("le", lambda a, b: _f(a) <= _f(b), sign="≤")
-eq = _word("eq", lambda a, b: _f(a) == _f(b), sign="=")
+gt = new_word("gt", lambda a, b: _f(a) > _f(b), sign=">")
+ge = new_word("ge", lambda a, b: _f(a) >= _f(b), sign="≥")
+lt = new_word("lt", lambda a, b: _f(a) < _f(b), sign="<")
+le = new_word("le", lambda a, b: _f(a) <= _f(b), sign="≤")
+eq = new_word("eq", lambda a, b: _f(a) == _f(b), sign="=")
 # the words written by a rule of their own
-both = _word("and", lambda a, b: np.logical_and(a, b))  # both conditions hold
-where = _word("where", lambda c, a, b: np.where(np.asarray(c, dtype=bool), _f(a), _f(b)))  # a where c, else b
+both = new_word("and", lambda a, b: np.logical_and(a, b))  # both conditions hold
+# where(cond, a, b): a where cond holds, else b
+where = new_word("where", lambda c, a, b: np.where(np.asarray(c, dtype=bool), _f(a), _f(b)))
 # between(x, P("min"), P("max")): min ≤ x ≤ max (a missing bound is open)
-between = _word("between", W.between)
-share = _word("share", W.share)  # share(cond): 1/k where cond holds (k: how many hold), 0 elsewhere
-clamp_below = _word("clamp_below", lambda a, lo: np.maximum(_f(a), lo))  # clamp_below(x, lo): max(x, lo)
-T = _word("T", W.T)  # swap the last two dims
-outer = _word("outer", lambda g, v: np.multiply.outer(_f(g), _f(v)))  # g vᵀ
+between = new_word("between", W.between)
+share = new_word("share", W.share)  # share(cond): 1/k where cond holds (k: how many hold), 0 elsewhere
+clamp_below = new_word("clamp_below", lambda a, lo: np.maximum(_f(a), lo))  # clamp_below(x, lo): max(x, lo)
+T = new_word("T", W.T)  # swap the last two dims
+outer = new_word("outer", lambda g, v: np.multiply.outer(_f(g), _f(v)))  # g vᵀ
 NO_DERIVATIVE = Ex("no_derivative")  # PyTorch defines none: backward() fails before any step
 # the arithmetic of ``Ex``'s operators, and the steps the shape-aware words below are worked out in
-_word("add", lambda a, b: _f(a) + _f(b))
-_word("sub", lambda a, b: _f(a) - _f(b))
-_word("mul", lambda a, b: _f(a) * _f(b))
-_word("div", lambda a, b: _f(a) / _f(b))
-_word("neg", lambda a: -_f(a))
-_word("pow", lambda a, b: np.power(_f(a), _f(b)))
-_word("matmul", lambda a, b: np.matmul(_f(a), _f(b)))
-_word("reshape", lambda a, shape: _f(a).reshape(tuple(shape)))
-_word("permute", lambda a, perm: np.transpose(_f(a), tuple(perm)))
-_word("sum_over", W.sum_over)
-_word("spread", W.spread)
-_word("sum_to", W.sum_to)
-_word("place", W.place)
-_word("pick", W.pick)
-_word("part", W.part)
-_word("unless_written", W.unless_written)
-_word("at_index", W.at_index)
-_word("per_class", W.per_class)
+new_word("add", lambda a, b: _f(a) + _f(b))
+new_word("sub", lambda a, b: _f(a) - _f(b))
+new_word("mul", lambda a, b: _f(a) * _f(b))
+new_word("div", lambda a, b: _f(a) / _f(b))
+new_word("neg", lambda a: -_f(a))
+new_word("pow", lambda a, b: np.power(_f(a), _f(b)))
+new_word("matmul", lambda a, b: np.matmul(_f(a), _f(b)))
+new_word("reshape", lambda a, shape: _f(a).reshape(tuple(shape)))
+new_word("permute", lambda a, perm: np.transpose(_f(a), tuple(perm)))
+new_word("sum_over", W.sum_over)
+new_word("spread", W.spread)
+new_word("sum_to", W.sum_to)
+new_word("place", W.place)
+new_word("pick", W.pick)
+new_word("part", W.part)
+new_word("unless_written", W.unless_written)
+new_word("at_index", W.at_index)
+new_word("per_class", W.per_class)
 
 
 def compute(word: str, args: list, how: dict | None = None) -> np.ndarray:
