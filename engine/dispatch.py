@@ -94,10 +94,22 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
         rec = _trace.ACTIVE
         if rec is not None:
             rec.op_node(node, op, tensors, out, params, extras)
+    elif _trace.ACTIVE is not None:
+        _cuts(op, graph, out, res)
     level = _tangents.ACTIVE
     if level is not None:  # forward mode: the output's tangent from the inputs' (engine.tangents)
         _tangents.push(level, op, tensors, out, params, extras)
     return out
+
+
+def _cuts(op: OpDef, graph, out: Tensor, res: np.ndarray) -> None:
+    """An op whose output needs no grad although an input does (under no_grad, or an integer or
+    boolean result): the recording notes the cut (``trace.Cut``)."""
+    how = "no_grad" if not grad_mode._enabled else "integer" if res.dtype.kind != "f" else None
+    if how is not None:
+        for t in graph:
+            if t._requires_grad:
+                _trace.note_cut(t, out, how, op.name)
 
 
 def _cast(t: Tensor, np_dtype) -> Tensor:

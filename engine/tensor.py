@@ -259,6 +259,8 @@ class Tensor:
     def data(self) -> Tensor:
         """The same storage, detached from the graph."""
         t = Tensor._make(self._data, False)
+        if self._requires_grad and _trace_mod.ACTIVE is not None:
+            _trace_mod.note_cut(self, t, "data")
         return t
 
     @data.setter
@@ -269,7 +271,10 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing storage (and version counter), with no history."""
-        return Tensor._make(self._data, False, self._vc)
+        t = Tensor._make(self._data, False, self._vc)
+        if self._requires_grad and _trace_mod.ACTIVE is not None:
+            _trace_mod.note_cut(self, t, "detach")
+        return t
 
     def detach_(self) -> Tensor:
         self._grad_fn = None
@@ -282,6 +287,8 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if self._requires_grad and _trace_mod.ACTIVE is not None:
+            _trace_mod.note_cut(self, None, "item")
         return self._data.reshape(()).item()
 
     def tolist(self):

@@ -38,6 +38,7 @@ from .ops.table import SAVED_INPUT
 from .trace_records import (  # noqa: F401 - the records are read as engine.trace's
     BackwardPass,
     BackwardStep,
+    Cut,
     Edge,
     Flow,
     ForwardStep,
@@ -580,6 +581,28 @@ def after_update(tensor, op: str, pending) -> None:
         rec, known, before = pending
         rec.updated(tensor, known, op, before)
     forget(tensor)
+
+
+def note_cut(source, result, how: str, op: str | None = None, rec: Recorder | None = None) -> int | None:
+    """A value was taken off the graph from ``source`` (a tensor that requires grad): ``result``
+    (a tensor, or None for a Python number) carries no gradient back to it (see ``Cut``). ``rec``:
+    the recorder (default: the active one). Returns the cut's index (None: nothing recorded)."""
+    rec = rec or ACTIVE
+    if rec is None or rec.open_pass is not None:
+        return None
+    line, col = rec._loc()
+    cuts = rec.trace.cuts
+    cuts.append(Cut(len(cuts), how, rec._node_if_any(source), getattr(source, "_name", None),
+                    None if result is None else rec._object_number(result), op, line, col))
+    return len(cuts) - 1
+
+
+def name_cut(rec: Recorder, index: int, name: str | None) -> None:
+    """The tensor cut off by cut ``index`` was bound to ``name`` after the cut (a recording of real
+    torch names tensors as its block ends)."""
+    cut = rec.trace.cuts[index]
+    if cut.source_name is None:
+        cut.source_name = name
 
 
 def forget(obj) -> None:

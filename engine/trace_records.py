@@ -159,6 +159,23 @@ class Update:
 
 
 @dataclass
+class Cut:
+    """A tensor of the graph gave a value that carries no gradient back to it: ``.detach()``,
+    ``.data``, ``.item()``, an op under ``no_grad``, an integer or boolean result (a cast,
+    ``argmax``, a comparison). ``how`` says which; the value made is the tensor object ``result``
+    (``LeafNode.obj`` of its leaf node once an op reads it; None: a Python number)."""
+
+    index: int
+    how: str  # "detach" | "data" | "item" | "no_grad" | "integer" | "argmax" | "compare"
+    source: int | None  # the node of the tensor cut off (None: a tensor no op had read yet)
+    source_name: str | None  # the name the program bound the tensor cut off to, if any
+    result: int | None
+    op: str | None = None  # the op that ran (its table key or function name), for no_grad / integer
+    line: int | None = None
+    col: int | None = None
+
+
+@dataclass
 class Scope:
     """A stretch of the program that recorded nodes: an ``nn.Module`` call, a loop, or one
     iteration of a loop. Scopes nest (``parent``); a node names the innermost one it was recorded
@@ -222,3 +239,4 @@ class Trace:
     # tensors were freed), as (number of events recorded by then, node id)
     frees: list[tuple[int, int]] = field(default_factory=list)
     scopes: list[Scope] = field(default_factory=list)  # a scope's id is its position
+    cuts: list[Cut] = field(default_factory=list)  # values taken off the graph, in order

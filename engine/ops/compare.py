@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import arguments as A
 from .. import limits
+from .. import trace as _trace
 from ..tensor import Tensor
 from .table import public
 from .wrappers import reflected
@@ -34,11 +35,21 @@ def _elementwise(fn: str, ufunc, doc: str):
         ab = _operands(fn, input, other)
         if ab is None:
             raise TypeError(A.must(fn, "other", 2, "Tensor", other))
-        return Tensor._make(np.asarray(ufunc(*ab)))
+        out = Tensor._make(np.asarray(ufunc(*ab)))
+        _cut(fn, out, input, other)
+        return out
 
     function.__name__ = function.__qualname__ = fn
     function.__doc__ = doc
     return function
+
+
+def _cut(fn: str, out: Tensor, *operands) -> None:
+    """A recording notes each operand that requires grad as cut off by the comparison."""
+    if _trace.ACTIVE is not None:
+        for t in operands:
+            if isinstance(t, Tensor) and t._requires_grad:
+                _trace.note_cut(t, out, "compare", fn)
 
 
 def _comparison(name: str, ufunc):

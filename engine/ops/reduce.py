@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import arguments as A
 from .. import dtypes
+from .. import trace as _trace
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
 from .cascade import torch_mean, torch_sum, torch_var
@@ -301,9 +302,13 @@ def _arg(pick, input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
         idx = np.asarray(pick(input._data))
         if keepdim:
             idx = idx.reshape((1,) * input.ndim)
-        return Tensor._make(idx.astype(np.int64))
-    d = _norm_dim(dim, input.ndim, fn)
-    return Tensor._make(np.asarray(pick(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+        out = Tensor._make(idx.astype(np.int64))
+    else:
+        d = _norm_dim(dim, input.ndim, fn)
+        out = Tensor._make(np.asarray(pick(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+    if input._requires_grad:
+        _trace.note_cut(input, out, "argmax", fn)
+    return out
 
 
 @public("torch", "Tensor")
