@@ -10,6 +10,7 @@ from .common import ErrorInfo, Nested, NestedOut, Num, Said, Summary, Value
 from .graph import Graph, PartOut, ViewOut
 from .lenses import Lenses
 from .steps import BackwardPassOut, ForwardStepOut, GradResetOut, OptimizerStepOut, UpdateOut
+from .why import Why
 
 
 # ---- requests -------------------------------------------------------------------------------------
@@ -135,6 +136,7 @@ class RunResponse(BaseModel):
     forward: list[ForwardStepOut] = Field(default_factory=list, description="forward-mode AD steps, in order")
     iterations: list[IterationSummary] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
+    why: Why | None = Field(default=None, description="each named tensor's suspicious gradient, diagnosed")
     lenses: Lenses | None = Field(
         default=None, description="the course views' data: forward vs reverse mode, higher-order nodes, two "
                                   "forwards compared, gradient sizes, bytes held for backward")

@@ -21,6 +21,7 @@ from .answer import prepare_answer
 from .course import hand_formulas
 from .gradcheck import check_passes
 from .serialize import serialize_trace
+from .why import diagnose_all, engine_subjects
 
 GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
 
@@ -122,6 +123,8 @@ def serialize_result(result, fold="auto", whole: bool = True) -> dict:
     out = serialize_trace(trace, output_node=output, fold=fold, whole=whole)
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
                         if isinstance(t, Tensor)}
+    if whole:
+        out["why"] = diagnose_all(trace, engine_subjects(trace, result.variables or {}))
     kept = {n["id"] for n in out["graph"]["nodes"]}
     for v in out["variables"].values():
         if v["node"] not in kept:  # a node of a training iteration that was summarized away

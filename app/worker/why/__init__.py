@@ -1,0 +1,106 @@
+"""Why is a named tensor's gradient suspicious? Its diagnosis, read off the trace.
+
+For each tensor the program bound to a name whose gradient is None, zero (entirely or in part),
+not finite, or tiny or huge against its value (``symptoms.py`` holds the thresholds), ``diagnose``
+walks the recorded backward pass from the tensor toward the loss and stops at the cause: ``cut``
+(the tensor never reached the loss: a detach, ``.data``, ``.item()``, ``no_grad``, an integer or
+boolean result; or it does not require grad), ``zeroed`` (a ReLU, clamp, where, a hook, a
+``zero_grad`` after the pass), ``vanish`` / ``explode`` (the gradient's size along the path),
+``nonfinite`` (the first op that made inf or NaN) or ``not_yet`` (no pass ran; a non-leaf without
+``retain_grad()``). An op is blamed only for a cause it declares (engine/ops/causes.py). The
+sentences, in English and Chinese, are ``words.py``'s, filled in with the program's names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import search
+from .graph import same_tensor
+from .speak import say
+from .symptoms import HUGE, TINY, scale, symptom
+
+
+@dataclass
+class Subject:
+    """A tensor the program bound to a name, as the run ended."""
+
+    name: str
+    node: int | None
+    requires_grad: bool
+    is_leaf: bool
+    retains_grad: bool
+    grad: np.ndarray | None
+    value: np.ndarray
+
+
+def diagnose_all(trace, subjects: list[Subject]) -> dict:
+    """``why`` of a RunResponse: the thresholds and, by name, each suspicious gradient's diagnosis."""
+    out = {}
+    for s in subjects:
+        if np.asarray(s.value).dtype.kind != "f":
+            continue
+        d = diagnose(trace, s)
+        if d is not None:
+            out[s.name] = d
+    return {"tiny": TINY, "huge": HUGE, "tensors": out}
+
+
+def diagnose(trace, s: Subject) -> dict | None:
+    """The diagnosis of ``s`` (None when its gradient looks healthy)."""
+    sym = symptom(s.grad, s.value)
+    if sym is None:
+        return None
+    found = _find(trace, s, sym) or search.finding("unknown", "unknown", None, [], [])
+    found.update(name=s.name, node=s.node, symptom=sym)
+    found["text"] = say(trace, s.name, found)
+    return found
+
+
+def _find(trace, s: Subject, sym: str) -> dict | None:
+    ids = same_tensor(trace, s.node)
+    if not s.requires_grad:
+        return search.created(trace, s.node)
+    if not s.is_leaf and not s.retains_grad:
+        return search.finding("not_yet", "retain_grad", s.node, sorted(ids), [])
+    if not trace.passes:
+        return search.finding("not_yet", "backward", s.node, sorted(ids), [])
+    bp = _last_pass(trace, ids)
+    if bp is None:
+        return search.unreached(trace, ids, s.name)
+    gone = search.reset(trace, ids, bp)
+    if gone is not None:
+        return gone
+    if sym == "none":
+        return None
+    if sym == "nonfinite":
+        return search.nonfinite(trace, bp, ids)
+    if sym in ("zero", "part_zero"):
+        return search.zeroed(trace, bp, ids)
+    limit = (TINY if sym == "tiny" else HUGE) * scale(s.value)
+    return search.scaled(trace, bp, ids, sym, limit, float(np.abs(np.asarray(s.grad, dtype=np.float64)).mean()))
+
+
+def _last_pass(trace, ids: set[int]):
+    """The last backward pass that wrote the gradient of the tensor (``ids``: its nodes)."""
+    for bp in reversed(trace.passes):
+        if any(st.node in ids and (st.kind == "leaf" or st.retained) for st in bp.steps):
+            return bp
+    return None
+
+
+def engine_subjects(trace, tensors: dict) -> list[Subject]:
+    """The named engine tensors of a run (``RunResult.variables``) as subjects."""
+    from engine.tensor import Tensor
+    from engine.trace import node_id
+
+    out = []
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor):
+            continue
+        grad = t.grad if t.is_leaf or t.retains_grad else None
+        out.append(Subject(name, node_id(trace, t), bool(t.requires_grad), bool(t.is_leaf),
+                           bool(t.retains_grad), None if grad is None else grad._data.copy(), t._data.copy()))
+    return out

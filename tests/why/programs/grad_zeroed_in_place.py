@@ -1,0 +1,9 @@
+# why: w zeroed zero_grad
+import torch
+torch.manual_seed(0)
+x = torch.randn(4, 3)
+w = torch.randn(3, requires_grad=True)
+loss = (x @ w).pow(2).mean()
+loss.backward()
+w.grad.zero_()
+print(w.grad)
