@@ -30,6 +30,7 @@ import ast
 import contextlib
 import inspect
 import linecache
+import os
 import sys
 import textwrap
 import threading
@@ -41,6 +42,8 @@ from .torch_backward import Walk, recorded_hook
 from .torch_parts import Constant, FnView, TensorView, function_entry, op_entry, param_value, to_numpy
 
 _ACTIVE = threading.local()
+_COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
+_DATA_GET = None  # torch.Tensor.data.__get__, once torch is imported
 
 
 def _torch():
@@ -60,6 +63,7 @@ class Recording:
         self.trace = None
         self.source = "# recorded from PyTorch\n"
         self.variables: dict = {}  # name -> VariableOut data
+        self.subjects: list = []  # the same tensors, as the "Why?" diagnosis reads them (app/worker/why)
         self.closed = False
 
     def answer_data(self) -> dict:
@@ -67,10 +71,11 @@ class Recording:
         if not self.closed:
             raise GradvizError("show or render a recording after its with-block has ended")
         from app.worker import serialize
+        from app.worker.why import diagnose_all
 
         out = serialize.serialize_trace(self.trace)
         out.update(variables=self.variables, stdout="", error=None, mode="program", free_names=[],
-                   auto_backward=False, svg="")
+                   auto_backward=False, svg="", why=diagnose_all(self.trace, self.subjects))
         kept = {n["id"] for n in out["graph"]["nodes"]}
         for v in out["variables"].values():
             if v["node"] not in kept:
@@ -87,7 +92,9 @@ class Recording:
 @contextlib.contextmanager
 def record(max_ops: int | None = 20_000):
     """Record real PyTorch run inside the block (this thread, this process)."""
+    global _DATA_GET
     torch = _torch()
+    _DATA_GET = torch.Tensor.data.__get__
     if getattr(_ACTIVE, "session", None) is not None:
         raise GradvizError("gradviz.record() blocks cannot be nested")
     caller = sys._getframe(2)  # the frame of the with-statement (past contextmanager's own)
@@ -122,6 +129,8 @@ class _Session:
         self.outputs: dict[int, TensorView] = {}  # id(Node) -> the view of the tensor it made
         self.pending: list[tuple] = []  # dispatched ops whose grad_fn is not attached yet
         self.paused = 0
+        self.asked = None  # the program called .detach() or read .data (the detach it dispatches is that)
+        self.cut_sources: list[tuple] = []  # (cut index, view of the tensor cut off)
         self.handles: list = []
         self.walks: list[Walk] = []  # the backward passes running now (innermost last)
         self.modules: dict = {}  # nn.Module -> its label, for the module paths
@@ -174,6 +183,10 @@ class _Session:
             setattr(owner, name, original)
         self.resolve()
         self.name_locals(self.caller)
+        from engine.trace import name_cut
+
+        for index, view in self.cut_sources:
+            name_cut(self.rec, index, view._name)
         self.result.source = self.source_lines
         self.result.variables = self.variables()
 
@@ -194,11 +207,73 @@ class _Session:
         out = func(*args, **kwargs)
         results = out if isinstance(out, (tuple, list)) else (out,)
         outs = [o for o in results if isinstance(o, self.torch.Tensor)]
+        self.cuts(func, args, outs)
+        if args and _writes_first(func) and isinstance(args[0], self.torch.Tensor):
+            self.grad_changed(func, args[0], snap[0][0])
         if not outs or not any(o.dtype.is_floating_point for o in outs):
             return out
         self.pending.append((func, args, snap, kwargs, outs, [to_numpy(o) for o in outs], self.where(),
                              self.rec.module))
         return out
+
+    def cuts(self, func, args, outs) -> None:
+        """An op whose result carries no gradient back to an input that requires grad (a detach,
+        ``.data``, ``.item()``, an op under no_grad, an integer or boolean result) is a cut."""
+        asked, self.asked = self.asked, None
+        if any(o.requires_grad for o in outs) or not self.from_user():
+            return
+        name = func.overloadpacket.__name__
+        floating = outs and all(o.dtype.is_floating_point for o in outs)
+        if name == "detach":  # (autograd's own detach, of what an op saves, is not the program's)
+            if asked is None:
+                return
+            how = asked
+        elif name == "_local_scalar_dense":
+            how = "item"
+        elif not self.torch.is_grad_enabled() and floating:
+            how = "no_grad"
+        elif outs and not floating:
+            how = "argmax" if name in ("argmax", "argmin") else "compare" if name in _COMPARE else "integer"
+        else:
+            return
+        from engine.trace import note_cut
+
+        result = self.view_of(outs[0]) if outs else None
+        self.rec.location = self.where()
+        for a in args:
+            if isinstance(a, self.torch.Tensor) and a.requires_grad:
+                view = self.view_of(a)
+                if a.grad_fn is not None and id(a.grad_fn) in self.outputs:
+                    view = self.outputs[id(a.grad_fn)]
+                index = note_cut(view, result, how, name, self.rec)
+                if index is not None:
+                    self.cut_sources.append((index, view))
+
+    def grad_changed(self, func, grad, before) -> None:
+        """An op changed a recorded leaf's ``.grad`` in place (``w.grad.zero_()``): an update of
+        that gradient, as the engine records one."""
+        for view in list(self.tensors.values()):
+            t = view.tensor
+            if t.is_leaf and t.grad is grad:
+                nid = self.rec._node_if_any(view)
+                if nid is not None:
+                    self.rec.location = self.where()
+                    gview = TensorView(grad)
+                    self.rec.updated(gview, (nid, True, gview), func.overloadpacket.__name__.rstrip("_"), before)
+                return
+
+    def from_user(self) -> bool:
+        """Whether the op running now was called by the block's code (through torch's own
+        functions), not by gradviz reading a value or by torch's machinery on its own."""
+        f = sys._getframe(2)
+        while f is not None:
+            if self.is_user(f.f_code):
+                return True
+            name = f.f_code.co_filename
+            if f"{os.sep}torch{os.sep}" not in name and name != __file__:
+                return False
+            f = f.f_back
+        return False
 
     def resolve(self) -> None:
         """Record the ops whose grad_fn autograd has attached since they ran."""
@@ -466,6 +541,8 @@ class _Session:
             return self.backward(func, args, kwargs, "autograd.grad")
         if name == "register_hook" and module.startswith("torch._tensor") and not self.paused:
             return self.register_hook(func, args, kwargs)
+        if (func == _DATA_GET or name == "detach") and not self.paused:
+            self.asked = "data" if func == _DATA_GET else "detach"
         return func(*args, **kwargs)
 
     def backward(self, func, args, kwargs, api: str):
@@ -503,6 +580,7 @@ class _Session:
     def variables(self) -> dict:
         """The tensors the block's own code bound, as the page's named-tensor table shows them."""
         from app.worker import values
+        from app.worker.why import Subject
         from engine.trace import node_id
 
         out = {}
@@ -518,6 +596,9 @@ class _Session:
             if view is not None:
                 fv = self.fns.get(id(value.grad_fn)) if value.grad_fn is not None else None
                 node = node_id(self.rec.trace, _Probe(fv, view))
+            self.result.subjects.append(Subject(
+                name, node, bool(value.requires_grad), bool(value.is_leaf), bool(value.retains_grad),
+                None if grad is None else to_numpy(grad), data))
             out[name] = {
                 "shape": list(data.shape), "dtype": values.dtype_name(data.dtype), "value": v["data"],
                 "value_summary": v["summary"], "grad": g["data"] if g else None,
