@@ -48,10 +48,11 @@ def python_module_args(module: str) -> list[str]:
 @cache
 def code_digest() -> str:
     """A digest of the engine's and the app's source: what computes every answer and drawing (keys
-    in a cache that replicas of different versions may share hold it)."""
+    in a cache that replicas of different versions may share hold it), with the page's catalogue of
+    words (a drawing's legend is written from it)."""
     h = hashlib.sha256()
-    for top in (ROOT / "engine", APP_DIR):  # siblings in either layout
-        for path in sorted(top.rglob("*.py")):
+    for top, pattern in ((ROOT / "engine", "*.py"), (APP_DIR, "*.py"), (STATIC / "js" / "i18n", "*.js")):
+        for path in sorted(top.rglob(pattern)):
             h.update(str(path.relative_to(top)).encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]

@@ -3,6 +3,8 @@ the layout cache's key, so two graphs of the same structure give the same text).
 
 from __future__ import annotations
 
+from ..words.page import legend_words, page_words
+
 # Colours of the legend (and of the drawing).
 COLORS = {
     "input": ("#dbeafe", "#2563eb"),  # leaf that needs no grad (fill, border)
@@ -16,12 +18,10 @@ COLORS = {
     "frame": ("#f8fafc", "#64748b"),  # an open loop's frame
     "ghost": ("#ffffff", "#94a3b8"),  # a copy of a node drawn beside one of its uses
 }
-# The legend under a drawing: (colour, English, Chinese). Graphviz writes the English; a drawing
-# for Chinese readers has it replaced (legend_in; the page does the same: static/js/i18n.js dl_*).
-LEGEND = [("input", "input leaf", "输入叶子"),
-          ("param", "parameter leaf (requires_grad)", "参数叶子（requires_grad）"),
-          ("op", "op (grad_fn)", "运算（grad_fn）"), ("output", "output", "输出"),
-          ("saved", "saved for backward", "为反向传播保存")]
+# The legend under a drawing: (colour, English, Chinese), from the page's catalogue (its dl_<colour>
+# entries, static/js/i18n/): the one place of its words. Graphviz writes the English; a drawing for
+# Chinese readers has it replaced (legend_in); the page does the same (static/js/graph_svg.js).
+LEGEND = legend_words()
 LEGEND_SIZE = 9  # points: no other text of a drawing has this size
 
 
@@ -50,9 +50,10 @@ def node_attrs(n: dict) -> dict:
     return attrs
 
 
-# A 0-d tensor's shape in a node's label. Written in English whatever the page's language (a layout is
-# cached per structure, for every reader): the page writes it in its own (static/js/graph_svg.js).
-SCALAR = "scalar"
+# A 0-d tensor's shape in a node's label (the catalogue's dn_scalar). Written in English whatever the
+# page's language (a layout is cached per structure, for every reader): the page writes it in its own
+# (static/js/graph_svg.js).
+SCALAR = page_words("en")["dn_scalar"]
 
 
 def shape_text(shape: list[int]) -> str:

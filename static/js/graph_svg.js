@@ -82,23 +82,25 @@ export function inBuckets(group) {
 }
 
 // Graphviz writes the drawing's words in English (its layout is cached per structure, whatever
-// the language): the legend under it, in 9-point text (no other text has that size), and a 0-d
-// tensor's shape in its node, "scalar" or "u: scalar". The page writes them in its language, an
-// exported drawing included.
-const LEGEND_KEYS = new Map(Object.entries(STRINGS.en).filter(([k]) => k.startsWith("dl_")).map(([k, v]) => [v, k]));
-const SHAPE_WORD = "scalar";
+// the language): the legend under it, in 9-point text (no other text has that size), its entries in
+// the order of the catalogue's dl_* keys (app/drawing/dot_text.py draws it from them), and a 0-d
+// tensor's shape in its node, "scalar" or "u: scalar" (the catalogue's dn_scalar, which
+// dot_text.py writes too). The page writes them in its language, an exported drawing included.
+const LEGEND_KEYS = Object.keys(STRINGS.en).filter((k) => k.startsWith("dl_"));
 const SHAPE_KEY = "dn_scalar";
+const SHAPE_WORD = STRINGS.en[SHAPE_KEY];
 
-/** The elements of `svg` that hold a word of the drawing, marked with their strings (so that
+/** The elements of `svg` that hold a word of the drawing, marked with their keys (so that
  * i18n.js apply() rewrites those in the document when the language changes); found once. */
 function drawingWords(svg) {
   if (svg.gvWords) return svg.gvWords;
   const words = [];
-  for (const tx of svg.querySelectorAll(':scope > g > text[font-size="9.00"]')) {
-    const key = LEGEND_KEYS.get(tx.textContent);
-    if (!key) continue;
-    tx.setAttribute("data-i18n", key);
-    words.push(tx);
+  const legend = svg.querySelectorAll(':scope > g > text[font-size="9.00"]');
+  if (legend.length === LEGEND_KEYS.length) {
+    legend.forEach((tx, i) => {
+      tx.setAttribute("data-i18n", LEGEND_KEYS[i]);
+      words.push(tx);
+    });
   }
   // (a node's second line: its first is a name, which may be a variable called scalar)
   for (const tx of svg.querySelectorAll("g.node > text:nth-of-type(n+2)")) {

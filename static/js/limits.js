@@ -31,7 +31,7 @@ function amount(name, v) {
   return Number.isInteger(v) ? v.toLocaleString("en-US") : String(v);
 }
 
-/** A limit named in words with its value, e.g. "the time limit of 5 s" / "时间限制 5 秒". */
+/** A limit named in words with its value in the page's language, e.g. "the time limit of 5 s" (lim_timeout_s). */
 export function limitPhrase(name) {
   const v = limits && limits.run ? limits.run[name] : undefined;
   const key = `lim_${name}`;

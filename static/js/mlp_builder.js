@@ -18,9 +18,6 @@ import { errorTexts } from "./errors.js";
 import { apply, getLang, t } from "./i18n.js";
 import { fieldRange, limitPhrase, load as loadLimits, maxSteps, maxStepsLimit } from "./limits.js";
 import { emit } from "./state.js";
-import { registerStrings } from "./training_i18n.js";
-
-registerStrings();
 
 /** Per data set: input size, output size per loss, sensible defaults. */
 const DATASETS = {

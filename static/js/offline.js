@@ -8,37 +8,10 @@
  * button builds the file from GET /offline (the page with its modules inlined) and the run shown.
  */
 
-import { STRINGS, getLang, setLang, t } from "./i18n.js";
+import { getLang, setLang, t } from "./i18n.js";
 
 const FORMAT = 1;
 const DATA_OPEN = '<script type="application/json" id="offline-data">';
-
-const EN = {
-  export_html: "Save as HTML",
-  export_html_hint: "One HTML file with this run: it plays without a server (mail it, open it anywhere)",
-  export_html_busy: "Saving…",
-  export_html_failed: "The HTML file could not be made: {msg}",
-  offline_notice: "An offline copy: it plays the run it holds. Editing and running programs need gradviz itself.",
-  offline_run: "This offline copy plays the program it was saved with; to run another one, open it in gradviz.",
-  offline_layout: "This offline copy holds no such drawing.",
-  offline_only: "Not available in an offline copy.",
-  offline_open: "This offline copy left these boxes closed: it holds the drawing's boxes opened within its size budget (24 drawings, 12 MB) and this one did not fit. Open the file in gradviz to open it.",
-  offline_bad: "This file's data could not be read (it may be damaged, or from another version of gradviz).",
-};
-const ZH = {
-  export_html: "保存为 HTML",
-  export_html_hint: "把这次运行存成一个 HTML 文件：无需服务器即可播放（可以发邮件，任何地方都能打开）",
-  export_html_busy: "正在保存…",
-  export_html_failed: "无法生成 HTML 文件：{msg}",
-  offline_notice: "离线副本：播放其中保存的这次运行。编辑和运行程序需要 gradviz 本身。",
-  offline_run: "这个离线副本只播放保存时的程序；要运行其他程序，请在 gradviz 中打开。",
-  offline_layout: "这个离线副本中没有这种画法。",
-  offline_only: "离线副本中不可用。",
-  offline_open: "这个离线副本没有保存这些方框打开后的样子：文件只在大小预算内（24 张图，12 MB）保存各方框打开后的画面，这一张超出了预算。请在 gradviz 中打开这个文件再打开它。",
-  offline_bad: "无法读取这个文件中的数据（文件可能已损坏，或来自其他版本的 gradviz）。",
-};
-Object.assign(STRINGS.en, EN);
-if (STRINGS.zh) Object.assign(STRINGS.zh, ZH);
 
 function readData() {
   if (typeof document === "undefined") return null;

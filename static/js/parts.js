@@ -5,7 +5,6 @@
  * Plain logic, no DOM.
  */
 
-import "./fold_i18n.js";
 import { t } from "./i18n.js";
 
 export class PartIndex {

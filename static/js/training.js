@@ -33,11 +33,8 @@ import {
   passAtFrame,
   workedUpdate,
 } from "./training_model.js";
-import { registerStrings } from "./training_i18n.js";
 import { FoldToggle } from "./fold.js";
 import { RightTabs } from "./tabs.js";
-
-registerStrings();
 
 const fmt = (x, d = 4) => (x === null || x === undefined || Number.isNaN(Number(x)) ? "—" : Number(Number(x).toPrecision(d)).toString());
 const pct = (x) => (x === null || x === undefined ? "—" : `${(100 * x).toFixed(1)}%`);

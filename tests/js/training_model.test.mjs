@@ -126,7 +126,8 @@ test("boundary frames for passes", () => {
 });
 
 test("every builder and training string exists in English and Chinese", async () => {
-  const { EN, ZH } = await import("../../static/js/training_i18n.js");
+  const { TRAINING: EN } = await import("../../static/js/i18n/en/training.js");
+  const { TRAINING: ZH } = await import("../../static/js/i18n/zh/training.js");
   assert.deepEqual(Object.keys(EN).sort(), Object.keys(ZH).sort());
   for (const [k, v] of Object.entries(ZH)) assert.ok(v.length > 0, k);
 });

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # The same in both languages on purpose: code and API names, symbols, a language's name for itself.
 SAME = {"col_rg", "col_grad", "error_noloc", "none", "gc_autograd", "mlp_relu", "mlp_tanh", "mlp_sigmoid",
-        "mlp_sgd", "mlp_adam", "mlp_style_sequential", "tr_iteration_of"}
+        "mlp_sgd", "mlp_adam", "mlp_style_sequential", "tr_iteration_of", "ho_badge_short",
+        "gh_param_row"}
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +32,7 @@ def page_strings() -> dict:
     if node is None:
         pytest.skip("node is not installed")
     script = ("const i = await import('./static/js/i18n.js');"
-              "const tr = await import('./static/js/training_i18n.js');"
-              "const en = {...i.STRINGS.en, ...tr.EN}, zh = {...i.STRINGS.zh, ...tr.ZH};"
-              "console.log(JSON.stringify({en, zh}));")
+              "console.log(JSON.stringify(i.STRINGS));")
     out = subprocess.run([node, "--input-type=module", "-e", script], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -103,3 +102,58 @@ def test_the_mlp_builders_comments_follow_the_page(page_strings):
                 assert CJK.search(line.partition("#")[2]), line
                 seen += 1
     assert seen > 100
+
+
+@pytest.fixture(scope="module")
+def catalogue_files() -> dict:
+    """Each file of the page's catalogue (static/js/i18n/), by its path under a language, in each
+    language: {"en": {"en.js": {...}, "en/training.js": {...}}, "zh": {...}}, as node reads them."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = ("const out = {};"
+              "for (const lang of ['en', 'zh']) {"
+              "  const files = {};"
+              "  for (const f of process.argv.slice(1).filter((f) => f.startsWith(lang))) {"
+              "    const m = await import('./static/js/i18n/' + f);"
+              "    files[f] = Object.values(m)[0];"
+              "  }"
+              "  out[lang] = files;"
+              "}"
+              "console.log(JSON.stringify(out));")
+    base = ROOT / "static" / "js" / "i18n"
+    files = sorted(str(p.relative_to(base)) for p in base.rglob("*.js"))
+    out = subprocess.run([node, "--input-type=module", "-e", script, *files], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_every_file_of_the_catalogue_has_its_twin_with_the_same_keys(catalogue_files):
+    en, zh = catalogue_files["en"], catalogue_files["zh"]
+    assert len(en) >= 3 and {f.replace("en", "zh", 1) for f in en} == set(zh)
+    for name, words in en.items():
+        twin = zh[name.replace("en", "zh", 1)]
+        assert list(words) == list(twin), name  # same keys, in the same order
+
+
+def test_no_page_module_outside_the_catalogue_holds_chinese():
+    js = ROOT / "static" / "js"
+    held = [str(p.relative_to(js)) for p in sorted(js.rglob("*.js"))
+            if p.parent != js / "i18n" and js / "i18n" not in p.parents and CJK.search(p.read_text())]
+    assert not held, held
+    assert len(list(js.rglob("*.js"))) > 40  # the walk finds the modules
+
+
+def test_the_server_reads_every_word_of_the_catalogue_it_draws_with(catalogue_files):
+    from app.drawing.dot_text import LEGEND, SCALAR
+    from app.words.page import page_words
+
+    for lang in ("en", "zh"):
+        main = catalogue_files[lang][f"{lang}.js"]
+        parts = [w for f, w in catalogue_files[lang].items() if f != f"{lang}.js"]
+        own = {k: v for k, v in main.items() if not any(k in w for w in parts)}
+        assert page_words(lang) == own
+    en = catalogue_files["en"]["en.js"]
+    assert [words for _, words, _ in LEGEND] == [v for k, v in en.items() if k.startswith("dl_")]
+    assert SCALAR == en["dn_scalar"]

@@ -16,9 +16,6 @@ import { clear } from "./marks.js";
 import { MemoryLens } from "./memory.js";
 import { ModesLens } from "./modes.js";
 import { OrdersLens } from "./orders.js";
-import { registerStrings } from "./strings.js";
-
-registerStrings();
 
 const ORDER = ["modes", "orders", "compare", "heat", "memory"];
 const TESTIDS = { modes: "lens-modes", orders: "lens-orders", compare: "lens-compare", heat: "lens-heat", memory: "lens-memory" };
