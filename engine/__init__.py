@@ -55,6 +55,15 @@ from .factory import (  # noqa: F401
 )
 from .generator import Generator, default_generator, get_rng_state, initial_seed, set_rng_state  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .legacy_tensors import (  # noqa: F401
+    BoolTensor,
+    ByteTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+)
 from .ops.api import *  # noqa: F403  (torch's op functions: add, exp, matmul, max, ...)
 from .printing_options import set_printoptions  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401

@@ -131,12 +131,29 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return Tensor._make(arr)
 
 
-def _size(size, fn: str) -> tuple[int, ...]:
+def _size(size, fn: str, keyword=None) -> tuple[int, ...]:
+    """The shape of a factory call: its positional sizes, or ``size=`` given by keyword (d2l's
+    ``torch.randn(size=(), requires_grad=True)``), with PyTorch's errors for both or an int."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{fn}() received an invalid combination of arguments - got positional sizes "
+                            "and size=")
+        if not isinstance(keyword, (tuple, list)):
+            raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {type(keyword).__name__}")
+        size = (keyword,)
     shape = A.shape_args(size, fn)
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     return shape
+
+
+def _size_keyword(fn: str, keywords: dict):
+    """``size=`` among a factory's keywords (the only one it takes beyond its named ones)."""
+    for name in keywords:
+        if name != "size":
+            raise TypeError(f"{fn}() got an unexpected keyword argument '{name}'")
+    return keywords.get("size")
 
 
 def _alloc(shape, dtype, default=None) -> np.dtype:
@@ -145,24 +162,24 @@ def _alloc(shape, dtype, default=None) -> np.dtype:
     return dt
 
 
-def _filled(fn: str, make, size, dtype, requires_grad, device=None) -> Tensor:
+def _filled(fn: str, make, size, dtype, requires_grad, device=None, keyword=None) -> Tensor:
     dtype = A.dtype(dtype, fn)
     _device(device, fn)
     requires_grad = A.flag(requires_grad, fn, "requires_grad")
-    shape = _size(size, fn)
+    shape = _size(size, fn, keyword)
     return _finish(make(shape, _alloc(shape, dtype)), None, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled("zeros", np.zeros, size, dtype, requires_grad, device)
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False, **keywords) -> Tensor:
+    return _filled("zeros", np.zeros, size, dtype, requires_grad, device, _size_keyword("zeros", keywords))
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled("ones", np.ones, size, dtype, requires_grad, device)
+def ones(*size, dtype=None, device=None, requires_grad: bool = False, **keywords) -> Tensor:
+    return _filled("ones", np.ones, size, dtype, requires_grad, device, _size_keyword("ones", keywords))
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled("empty", np.zeros, size, dtype, requires_grad, device)
+def empty(*size, dtype=None, device=None, requires_grad: bool = False, **keywords) -> Tensor:
+    return _filled("empty", np.zeros, size, dtype, requires_grad, device, _size_keyword("empty", keywords))
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -261,9 +278,10 @@ def _float_kind(np_dtype: np.dtype, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
-def _random(fn: str, kernel: str, draw, size, dtype, requires_grad, device, generator) -> Tensor:
+def _random(fn: str, kernel: str, draw, size, dtype, requires_grad, device, generator,
+            keyword=None) -> Tensor:
     _device(device, fn)
-    shape = _size(size, fn)
+    shape = _size(size, fn, keyword)
     dtype = A.dtype(dtype, fn)
     requires_grad = A.flag(requires_grad, fn, "requires_grad")
     gen = G.pick(generator, fn)
@@ -273,16 +291,16 @@ def _random(fn: str, kernel: str, draw, size, dtype, requires_grad, device, gene
     return _finish(draw(gen, n, dt).reshape(shape), None, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, **keywords) -> Tensor:
     """N(0, 1) samples, PyTorch's for the same generator state."""
     return _random("randn", "normal_kernel_cpu", lambda g, n, dt: G.normal(g, n, dt, 0.0, 1.0), size, dtype,
-                   requires_grad, device, generator)
+                   requires_grad, device, generator, _size_keyword("randn", keywords))
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, **keywords) -> Tensor:
     """U[0, 1) samples, PyTorch's for the same generator state."""
     return _random("rand", "check_uniform_bounds", lambda g, n, dt: G.uniform(g, n, dt, 0.0, 1.0), size,
-                   dtype, requires_grad, device, generator)
+                   dtype, requires_grad, device, generator, _size_keyword("rand", keywords))
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,

@@ -4,6 +4,8 @@ instance of ``Variable``."""
 
 from __future__ import annotations
 
+import warnings
+
 from .. import arguments as A
 from ..naming import torch_path
 from ..tensor import Tensor
@@ -21,6 +23,9 @@ class Variable(metaclass=_VariableMeta):
     """``Variable(data, requires_grad=False)``: a tensor (a new leaf sharing ``data``'s storage)."""
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
         if data is None:
             from ..factory import tensor
 

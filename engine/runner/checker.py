@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..errors import NOT_SUPPORTED
 from .libraries import LIBRARIES, library_has
-from .policy import READABLE_DUNDERS, TORCH_MODULES, Policy
+from .policy import READABLE_DUNDERS, READABLE_PRIVATE, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
 from .torch_names import MODULES as TORCH_NAMES
@@ -131,7 +131,8 @@ def _check_node(node, in_fn, in_loop, in_class, settings, policy, pos) -> None:
                         "(names starting with '__' are reserved)", pos.of(node))
     elif kind is ast.Attribute:
         if node.attr.startswith("_") and not _is_super_init(node) and not (
-                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
+                (node.attr in READABLE_DUNDERS or node.attr in READABLE_PRIVATE)
+                and isinstance(node.ctx, ast.Load)):
             raise _fail("ForbiddenError", f"attribute '{node.attr}' is not available in gradviz "
                         "(attributes starting with '_' are private)", pos.of(node))
     elif kind is ast.FunctionDef:

@@ -96,8 +96,11 @@ _NAMED_TUPLES = ((_ReturnType, frozenset({"values", "indices", "count", "index"}
 # Engine objects every run shares (``torch.float32``, a tensor's ``.device``), immutable as in PyTorch.
 IMMUTABLE = (dtypes.dtype, device, Size)
 # Names starting with an underscore that a program may read: the name of a class, function or
-# module (``type(acc).__name__``). An object's class comes from ``type(obj)`` only.
-READABLE_DUNDERS = frozenset({"__name__"})
+# module (``type(acc).__name__``) and an object's class (``m.__class__``, what ``type(m)`` gives).
+READABLE_DUNDERS = frozenset({"__name__", "__class__"})
+# A tensor's read-only facts PyTorch spells with one underscore: its version counter and, for a
+# view, the tensor whose storage it shares (the lessons on in-place changes print both).
+READABLE_PRIVATE = frozenset({"_version", "_base"})
 
 # Receivers whose engine methods user code may call whatever their type's other bases.
 _ENGINE_RECEIVERS = (Tensor, Node, AccumulateGrad)
@@ -271,6 +274,8 @@ class Policy:
             return obj.get(name)
         if name in READABLE_DUNDERS:
             return self._dunder(obj, name)
+        if name in READABLE_PRIVATE and isinstance(obj, Tensor):
+            return getattr(obj, name)
         if name == "__init__" and isinstance(obj, type) and (
                 obj in self.user_classes or (self.module_base is not None and obj in self.engine_classes
                                              and issubclass(obj, self.module_base))):
@@ -303,7 +308,9 @@ class Policy:
 
     @staticmethod
     def _dunder(obj, name: str):
-        """``obj.__name__`` for a class, function or module."""
+        """``obj.__name__`` for a class, function or module; ``obj.__class__`` (as ``type(obj)``)."""
+        if name == "__class__":
+            return type(obj)
         if isinstance(obj, types.ModuleType):
             return torch_name(obj)
         if isinstance(obj, type) or callable(obj):

@@ -12,7 +12,7 @@ HOSTILE: list[tuple] = [
     # ---- dunder attribute escapes ----------------------------------------------------------------
     ("class-bases", "().__class__.__bases__[0].__subclasses__()", "ForbiddenError"),
     ("tensor-dict", "x = torch.ones(1)\nx.__dict__", "ForbiddenError"),
-    ("fstring-class", "x = 1\nprint(f'{x.__class__}')", "ForbiddenError"),
+    ("fstring-class", "x = 1\nprint(f'{x.__class__.__mro__}')", "ForbiddenError"),
     ("format-class", "print('{0.__class__}'.format(1))", "ForbiddenError"),
     ("format-globals", "'{0.__init__.__globals__}'.format(torch.ones(1))", "ForbiddenError"),
     ("format-kw-attr", "'{a.real}'.format(a=1)", "ForbiddenError"),
@@ -33,7 +33,7 @@ HOSTILE: list[tuple] = [
     ("generator-frame", "m = torch.nn.Linear(1, 1)\nm.parameters().gi_frame", "ForbiddenError"),
     ("iterator-attr", "g = (x for x in [1])\ng.gi_frame", "ForbiddenError"),
     ("class-attr-of-engine", "torch.nn.Linear.forward", "ForbiddenError"),
-    ("state-dict-class", "torch.nn.Linear(1, 1).state_dict().__class__", "ForbiddenError"),
+    ("state-dict-class", "torch.nn.Linear(1, 1).state_dict().__class__.__bases__", "ForbiddenError"),
     ("private-attr", "torch.Tensor._make", "ForbiddenError"),
     ("super-foreign", "super(int, 1)", "ForbiddenError"),
     ("init-of-builtin", "x = [1]\nx.__init__([2])", "ForbiddenError"),

@@ -60,9 +60,12 @@ def test_tensor_attributes_keep_every_refusal():
     for name in ("tofile", "base", "ctypes", "dump", "mro"):
         assert _error(f"x = torch.ones(1)\nx.{name}").type in ("ForbiddenError", "AttributeError"), name
     policy = Policy(set(), None)
-    for name in ("_data", "__dict__", "__class__", "_grad_fn", "tofile", "base"):
+    for name in ("_data", "__dict__", "__bases__", "_grad_fn", "_vc", "tofile", "base"):
         with pytest.raises(ForbiddenError):
             policy.get_attr(engine.ones(1), name)
+    x = engine.ones(1)
+    assert policy.get_attr(x, "__class__") is type(x)  # what type(x) gives, no more
+    assert policy.get_attr(x, "_version") == 0 and policy.get_attr(x, "_base") is None
     assert run_program("x = torch.ones(2)\nprint(x.shape, x.requires_grad)").stdout == \
         "torch.Size([2]) False\n"
 

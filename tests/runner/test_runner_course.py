@@ -40,7 +40,13 @@ def test_type_gives_pytorch_s_class_names():
 @pytest.mark.parametrize("source, kind", [
     ("type('A', (), {})", "TypeError"),
     ("type(print)('x')", "ForbiddenError"),
-    ("x = torch.ones(1)\nx.__class__", "ForbiddenError"),
+    ("print.__class__('x')", "ForbiddenError"),
+    ("torch.nn.Linear(1, 1).state_dict().__class__(a=1).popitem.__self__", "ForbiddenError"),
+    ("x = torch.ones(1)\nx.__class__.__bases__", "ForbiddenError"),
+    ("x = torch.ones(1)\nx.__class__ = int", "ForbiddenError"),
+    ("x = torch.ones(1)\nx._version = 3", "ForbiddenError"),
+    ("x = torch.ones(1)\nx.__class__.__subclasses__()", "ForbiddenError"),
+    ("x = [1]\nx._version", "ForbiddenError"),
     ("x = torch.ones(1)\nx.__name__", "AttributeError"),
     ("x = torch.ones(1)\nx.__name__ = 'y'", "ForbiddenError"),
 ])
