@@ -65,6 +65,15 @@ OPTIMIZERS = {
     "adam-amsgrad": lambda lib, ps: lib.optim.Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6, amsgrad=True),
     "adam-beta1-low": lambda lib, ps: lib.optim.Adam(ps, lr=0.01, betas=(0.3, 0.9)),
     "adamw": lambda lib, ps: lib.optim.AdamW(ps, lr=0.01),
+    "rmsprop": lambda lib, ps: lib.optim.RMSprop(ps, lr=0.01),
+    "rmsprop-momentum-wd": lambda lib, ps: lib.optim.RMSprop(ps, lr=0.005, momentum=0.9, weight_decay=0.01),
+    "rmsprop-centered": lambda lib, ps: lib.optim.RMSprop(
+        ps, lr=0.01, alpha=0.9, centered=True, momentum=0.5
+    ),
+    "adagrad": lambda lib, ps: lib.optim.Adagrad(ps, lr=0.1),
+    "adagrad-decay": lambda lib, ps: lib.optim.Adagrad(
+        ps, lr=0.1, lr_decay=0.01, weight_decay=0.01, initial_accumulator_value=0.1, eps=1e-8
+    ),
 }
 
 
@@ -246,9 +255,27 @@ def test_repr_matches_torch():
     a = optim.SGD([nn.Parameter(engine.zeros(1))], lr=0.1, momentum=0.9)
     b = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1, momentum=0.9)
     assert repr(a) == repr(b)
-    a = optim.Adam([nn.Parameter(engine.zeros(1))])
-    b = torch.optim.Adam([torch.nn.Parameter(torch.zeros(1))])
-    assert repr(a) == repr(b)
+    for name in ("Adam", "AdamW", "RMSprop", "Adagrad"):
+        a = getattr(optim, name)([nn.Parameter(engine.zeros(1))])
+        b = getattr(torch.optim, name)([torch.nn.Parameter(torch.zeros(1))])
+        assert repr(a) == repr(b), name
+
+
+def test_adagrad_and_rmsprop_state_is_torch_s():
+    for make in (OPTIMIZERS["adagrad-decay"], OPTIMIZERS["rmsprop-centered"]):
+        states = []
+        for lib in (engine, torch):
+            w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+            opt = make(lib, [w])
+            before = {k: v.tolist() for k, v in opt.state_dict()["state"].get(0, {}).items()}
+            (w * w).sum().backward()
+            opt.step()
+            after = {k: v.tolist() for k, v in opt.state_dict()["state"][0].items()}
+            states.append((before, after))
+        assert states[0][0] == states[1][0]
+        assert states[0][1].keys() == states[1][1].keys()
+        for k in states[0][1]:
+            np.testing.assert_allclose(states[0][1][k], states[1][1][k], rtol=1e-6)
 
 
 ERRORS = {
@@ -258,6 +285,12 @@ ERRORS = {
     "nesterov": lambda lib: lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1, nesterov=True),
     "beta": lambda lib: lib.optim.Adam([lib.zeros(1, requires_grad=True)], betas=(1.0, 0.9)),
     "eps": lambda lib: lib.optim.Adam([lib.zeros(1, requires_grad=True)], eps=-1.0),
+    "rmsprop-alpha": lambda lib: lib.optim.RMSprop([lib.zeros(1, requires_grad=True)], alpha=-0.5),
+    "rmsprop-momentum": lambda lib: lib.optim.RMSprop([lib.zeros(1, requires_grad=True)], momentum=-1),
+    "adagrad-lr-decay": lambda lib: lib.optim.Adagrad([lib.zeros(1, requires_grad=True)], lr_decay=-1),
+    "adagrad-initial": lambda lib: lib.optim.Adagrad(
+        [lib.zeros(1, requires_grad=True)], initial_accumulator_value=-1
+    ),
     "non-leaf": lambda lib: lib.optim.SGD([lib.zeros(1, requires_grad=True) * 2], lr=0.1),
     "duplicate": lambda lib: lib.optim.SGD(
         [{"params": [p := lib.zeros(1, requires_grad=True)]}, {"params": [p]}], lr=0.1
@@ -349,7 +382,8 @@ def test_recording_off_records_nothing():
     assert w._trace is None and engine.trace.ACTIVE is None
 
 
-@pytest.mark.parametrize("name", ["sgd-nesterov", "adam-amsgrad", "adamw"])
+@pytest.mark.parametrize("name", ["sgd-nesterov", "adam-amsgrad", "adamw", "rmsprop-centered",
+                                  "adagrad-decay"])
 def test_float32_training_tracks_torch(name):
     rng = np.random.default_rng(5)
     x, y = rng.normal(size=(16, 3)), rng.integers(0, 2, size=16)
