@@ -15,20 +15,25 @@ from . import trace as _trace
 from .utils.hooks import RemovableHandle
 
 _LEAF: dict[int, tuple] = {}  # id(leaf) -> (weak reference to it, {handle id: (hook, location)})
+# Hooks that run after AccumulateGrad wrote a leaf's .grad (register_post_accumulate_grad_hook),
+# the same way by leaf.
+_POST: dict[int, tuple] = {}
 
 
-def register(tensor, hook) -> RemovableHandle:
-    """Add ``hook`` to ``tensor`` (which requires grad); the handle removes it again."""
+def register(tensor, hook, table: dict | None = None) -> RemovableHandle:
+    """Add ``hook`` to ``tensor`` (which requires grad); the handle removes it again. ``table``:
+    the leaves' table to add it to (default: hooks on the gradient before it is accumulated)."""
     fn = tensor._grad_fn
-    if fn is not None:
+    if fn is not None and table is None:
         if fn.hooks is None:
             fn.hooks = {}
         hooks = fn.hooks
     else:
-        entry = _LEAF.get(id(tensor))
+        table = _LEAF if table is None else table
+        entry = table.get(id(tensor))
         if entry is None or entry[0]() is not tensor:
             entry = (weakref.ref(tensor, _forget), {})
-            _LEAF[id(tensor)] = entry
+            table[id(tensor)] = entry
         hooks = entry[1]
     handle = RemovableHandle(hooks)
     rec = _trace.ACTIVE
@@ -38,17 +43,35 @@ def register(tensor, hook) -> RemovableHandle:
 
 def _forget(ref) -> None:
     """A hooked leaf was freed: drop its hooks (few leaves have hooks, so a scan is fine)."""
-    for key, entry in list(_LEAF.items()):
-        if entry[0] is ref:
-            del _LEAF[key]
+    for table in (_LEAF, _POST):
+        for key, entry in list(table.items()):
+            if entry[0] is ref:
+                del table[key]
 
 
-def of_leaf(tensor) -> dict | None:
-    """The hooks of a leaf tensor, if it has any."""
-    entry = _LEAF.get(id(tensor))
+def of_leaf(tensor, table: dict | None = None) -> dict | None:
+    """The hooks of a leaf tensor (in ``table``, default the gradient hooks), if it has any."""
+    entry = (_LEAF if table is None else table).get(id(tensor))
     if entry is None or entry[0]() is not tensor or not entry[1]:
         return None
     return entry[1]
+
+
+def register_post_accumulate(tensor, hook) -> RemovableHandle:
+    """``tensor.register_post_accumulate_grad_hook(hook)``: ``hook(tensor)`` after each write of
+    ``.grad`` by the backward walk (a leaf only, as in PyTorch)."""
+    if tensor._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return register(tensor, hook, _POST)
+
+
+def run_post_accumulate(tensor) -> None:
+    """Call the post-accumulate hooks of ``tensor`` (after AccumulateGrad wrote its ``.grad``)."""
+    hooks = of_leaf(tensor, _POST)
+    if hooks:
+        for hook, _ in list(hooks.values()):
+            if hook(tensor) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def name_of(hook) -> str:

@@ -356,6 +356,16 @@ class Tensor:
 
         return register(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after every backward pass writes this leaf's ``.grad``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not callable(hook):
+            raise TypeError(f"'{type(hook).__name__}' object is not callable")
+        from .hooks import register_post_accumulate
+
+        return register_post_accumulate(self, hook)
+
 
 def _norm_dim(dim: int, ndim: int, fn: str = "dim") -> int:
     if type(dim) is not int:

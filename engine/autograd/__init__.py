@@ -21,6 +21,7 @@ from sys import getrefcount
 import numpy as np
 
 from .. import arguments, errors, grad_mode
+from .. import hooks as _hooks
 from .. import trace as _trace
 from ..dispatch import _cast
 from ..errors import not_supported
@@ -356,6 +357,8 @@ def _accumulate(task: GraphTask, var: Tensor, g, arrived) -> None:
     var._grad = after = task.world.added(before, g)
     if task.rec is not None:
         task.rec.leaf_step(var, g, arrived, before, after)
+    if _hooks._POST:
+        _hooks.run_post_accumulate(var)
 
 
 def _retain(task: GraphTask, var: Tensor, g, step) -> None:

@@ -15,6 +15,7 @@ from .. import arguments as A
 from .. import trace as _trace
 from ..naming import torch_path
 from ..tensor import Tensor
+from .module_hooks import ModuleHooks, call_with_hooks, has_hooks
 from .parameter import Parameter
 from .tracing import name_module, traced_call  # noqa: F401  (the runner imports name_module from here)
 
@@ -38,7 +39,7 @@ def _addindent(s: str, n: int) -> str:
 
 
 @torch_path("torch.nn.modules.module")
-class Module:
+class Module(ModuleHooks):
     """Base class of every layer and model (``class Net(nn.Module)``)."""
 
     training: bool
@@ -385,6 +386,11 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         rec = _trace.ACTIVE
+        if has_hooks(self):
+            return call_with_hooks(self, lambda a, k: self._run_forward(_trace.ACTIVE, a, k), args, kwargs)
+        return self._run_forward(rec, args, kwargs)
+
+    def _run_forward(self, rec, args, kwargs):
         if rec is None:
             return self.forward(*args, **kwargs)
         return traced_call(self, rec, args, kwargs)

@@ -22,14 +22,11 @@ def _step(st: dict) -> float:
     return float(st["step"]._data)
 
 
-_LABELS = {"lr": "learning rate", "eps": "epsilon value", "alpha": "alpha value"}
-
-
 def _check(**values: float) -> None:
     """torch's ValueError for the first negative hyperparameter."""
     for key, value in values.items():
         if value < 0.0:
-            label = _LABELS.get(key, key + " value")
+            label = {"lr": "learning rate", "eps": "epsilon value"}.get(key, key + " value")
             raise ValueError(f"Invalid {label}: {value}")
 
 

@@ -83,6 +83,7 @@ STATE: tuple[Entry, ...] = (
     _module_global("numpy.random generator", libraries, "_RANDOM_STATE", lambda s: [_generator(0)]),
     _module_global("dual level", tangents, "ACTIVE", lambda s: None),
     _module_global("leaf hooks", hooks, "_LEAF", lambda s: {}),
+    _module_global("post-accumulate hooks", hooks, "_POST", lambda s: {}),
     _module_global("hook handle ids", handles, "_ids", lambda s: itertools.count()),
     _module_global("transforms running", func, "_DEPTH", lambda s: [0]),
     _module_global("module calls running", tracing, "_ROOT_PATHS", lambda s: []),
