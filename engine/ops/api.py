@@ -16,12 +16,15 @@ from . import (  # noqa: F401  (each fills the table and publishes its functions
     convert,
     elementwise,
     fill,
+    gathering,
     indexing,
     linalg,
     losses,
     norm,
+    pieces,
     reduce,
     sampling,
+    scans,
     shape,
 )
 from .table import PUBLIC

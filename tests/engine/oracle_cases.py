@@ -1,7 +1,7 @@
 """Oracle cases: every op of ``engine.ops.table.OPS`` run by the engine and by PyTorch.
 
-THE CASE FORMAT (tests/engine/oracle_cases_nn.py follows it too and exports ``CASES``; ``all_cases()``
-gives both lists):
+THE CASE FORMAT (tests/engine/oracle_cases_nn.py and oracle_cases_ops.py follow it too and export ``CASES``;
+``all_cases()`` gives every list):
 
     Case(op, fn, inputs, label="", second_order=True, finite_diff=True)
 
@@ -378,5 +378,6 @@ CASES += [
 def all_cases() -> list[Case]:
     """Every oracle case: this module's and those of oracle_cases_nn (which builds on this one)."""
     from oracle_cases_nn import CASES as NN_CASES
+    from oracle_cases_ops import CASES as OPS_CASES
 
-    return CASES + NN_CASES
+    return CASES + NN_CASES + OPS_CASES

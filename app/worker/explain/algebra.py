@@ -20,6 +20,7 @@ from engine.ops.keys import encode_key, select_key, slice_key
 from engine.ops.shape import inverse_permutation
 
 from .. import values as V
+from .scan_words import ScanWords
 from .text import Text, dims_text, fmt_num, key_text, right, shape_text, sup, tuple_text, wrap
 
 SAVED_KEY = ("a", "b", "c")
@@ -71,7 +72,7 @@ class Term:
 
 
 @dataclass
-class Walk:
+class Walk(ScanWords):
     ctx: Ctx
     worked: list = field(default_factory=list)
     values: list = field(default_factory=list)
@@ -326,7 +327,7 @@ class Walk:
         else:
             key = tuple(p["key"])
         at = f"{ctx.in_syms[0]}[{key_text(p, name)}]"
-        add = name == "index"
+        add = any(type(k) is list for k in key)  # an advanced index may repeat positions
         text = Text(f"{x.text.en} put back at {at}, zeros elsewhere" + (" (repeated indices add up)" * add),
                     f"{x.text.zh} 放回 {at} 的位置，其余为 0" + ("（重复的下标相加）" * add))
         how = {"shape": list(p["in_shape"]), "key": list(key), "add": add}

@@ -1,0 +1,15 @@
+# Splitting a tensor into pieces: chunk and split (as an LSTM's gates are split)
+import torch
+
+torch.manual_seed(0)
+W = torch.arange(24.0).view(4, 6).requires_grad_()
+i, f = W.chunk(2, dim=1)
+print(i)
+print(f.grad_fn)
+a, b, c = torch.split(W, [1, 2, 1])
+print(b, c.grad_fn)
+parts = W.split(3, dim=1)
+print(len(parts), parts[1].shape)
+((i * 2).sum() + (f ** 2).sum() + b.sum() * 3).backward()
+print(W.grad)
+print(torch.arange(7).chunk(3))
