@@ -33,24 +33,26 @@ CAUSES: dict[str, frozenset[str]] = {
     # masks: some elements get 0
     **dict.fromkeys(("relu", "clamp", "clamp_min", "clamp_max", "max", "min", "max_dim", "min_dim",
                      "maximum", "minimum", "where", "index", "index_put", "copy_slices", "select",
-                     "slice", "abs", "nll_loss", "nll_loss2d"), frozenset({"zeroed"})),
+                     "slice", "abs", "nll_loss", "nll_loss2d", "index_select", "gather", "diagonal", "topk",
+                     "split", "split_with_sizes", "scatter", "scatter_value"), frozenset({"zeroed"})),
     # saturating activations
     **dict.fromkeys(("sigmoid", "tanh", "erf", "gelu", "silu", "softplus", "elu", "elu_", "leaky_relu",
                      "leaky_relu_", "atan", "sin", "cos", "softmax", "log_softmax",
                      "binary_cross_entropy_with_logits"), _SATURATES | {"zeroed"}),
     # products and their relatives
-    **dict.fromkeys(("mul", "mm", "mv", "bmm", "addmm", "dot"), _PRODUCT),
+    **dict.fromkeys(("mul", "mm", "mv", "bmm", "addmm", "dot", "prod", "prod_dim"), _PRODUCT),
     **dict.fromkeys(("div", "div_scalar", "pow", "pow_scalar", "rpow_scalar", "reciprocal"), _ALL_BUT_CUT),
     **dict.fromkeys(("exp", "expm1", "sinh", "cosh", "tan"), _SCALE | {"nonfinite"}),
     **dict.fromkeys(("log", "log10", "log2", "log1p", "sqrt", "rsqrt", "asin", "acos", "norm", "std",
                      "var", "binary_cross_entropy", "mse_loss"), _SCALE | {"nonfinite"}),
-    **dict.fromkeys(("sum", "sum_dim", "mean", "mean_dim", "expand"), _SCALE | {"nonfinite"}),
+    **dict.fromkeys(("sum", "sum_dim", "mean", "mean_dim", "expand", "cumsum"), _SCALE | {"nonfinite"}),
     **dict.fromkeys(("add_alpha", "sub_alpha", "remainder", "remainder_scalar", "to_copy"),
                     frozenset({"zeroed"}) | _SCALE),
     # what only routes the gradient
     **dict.fromkeys(("add", "sub", "neg", "rsub_scalar", "alias", "clone", "cat", "stack", "permute",
                      "transpose", "t", "view", "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim",
-                     "squeeze_dims", "squeeze_tuple", "unsqueeze", "gelu_backward"), _ROUTE),
+                     "squeeze_dims", "squeeze_tuple", "unsqueeze", "gelu_backward", "sort", "diag_embed"),
+                    _ROUTE),
 }
 
 
