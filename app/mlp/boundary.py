@@ -12,6 +12,7 @@ import numpy as np
 
 from ..schemas.common import error_info
 from ..schemas.mlp import MlpConfig
+from ..words.messages import own_message
 from .builder import Plan, build_program, plan
 
 
@@ -53,8 +54,7 @@ def check_shapes(weights: list[np.ndarray], p: Plan) -> None:
         expected += [(b, a), (b,)]
     got = [tuple(w.shape) for w in weights]
     if got != expected:
-        raise BoundaryError(f"the program's parameters {got} do not match the form's layers {expected}: "
-                            "rebuild from the form to see the decision boundary")
+        raise BoundaryError(own_message("boundary_layers", got, expected))
 
 
 def forward(weights: list[np.ndarray], activation: str, x: np.ndarray) -> np.ndarray:
@@ -104,7 +104,7 @@ def boundary_job(config: dict, source: str | None, grid: int, frames: int) -> di
     empty = {"x_range": [0.0, 1.0], "y_range": [0.0, 1.0], "grid": grid, "classes": p.classes,
              "points": [], "labels": [], "frames": []}
     if p.task != "classification":
-        return dict(empty, error=error_info("ValueError", "the data set is not 2-D classification"))
+        return dict(empty, error=error_info("ValueError", own_message("boundary_not_2d")))
     if source is None:
         source = build_program(cfg)[0]
     try:
@@ -122,12 +122,12 @@ def _frames(result, p: Plan, cfg: MlpConfig, grid: int, frames: int) -> dict:
     names = result.variables or {}
     x, y = names.get("X"), names.get("y")
     if x is None or y is None or tuple(x.shape)[1:] != (2,):
-        raise BoundaryError("the program has no 2-D inputs X and labels y")
+        raise BoundaryError(own_message("boundary_no_xy"))
     points = np.asarray(x.detach().numpy(), dtype=np.float64)
     labels = np.asarray(y.detach().numpy()).astype(int).ravel()
     steps = result.trace.optimizer_steps
     if not steps:
-        raise BoundaryError("the program took no optimizer step")
+        raise BoundaryError(own_message("boundary_no_step"))
     cells, xr, yr = grid_points(points, grid)
     out_frames = []
     for s in snapshot_steps(len(steps), frames):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..schemas.mlp import MlpConfig
+from ..words.messages import own_message
 from .comments import localize
 
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid"}
@@ -61,17 +62,16 @@ def parse_hidden(hidden: str | list[int]) -> tuple[int, ...]:
             if not p:
                 continue
             if not p.isdigit():
-                raise MlpConfigError(f"hidden sizes must be whole numbers separated by commas, got {p!r}",
-                                     "hidden")
+                raise MlpConfigError(own_message("mlp_hidden_sizes", repr(p)), "hidden")
             sizes.append(int(p))
     else:
         sizes = list(hidden)
     if len(sizes) > MAX_HIDDEN_LAYERS:
-        raise MlpConfigError(f"at most {MAX_HIDDEN_LAYERS} hidden layers", "hidden")
+        raise MlpConfigError(own_message("mlp_hidden_layers", MAX_HIDDEN_LAYERS), "hidden")
     lo, hi = HIDDEN_SIZES
     for s in sizes:
         if not lo <= s <= hi:
-            raise MlpConfigError(f"each hidden size must be between {lo} and {hi}, got {s}", "hidden")
+            raise MlpConfigError(own_message("mlp_hidden_size", lo, hi, s), "hidden")
     return tuple(sizes)
 
 
@@ -118,8 +118,7 @@ def check_steps(cfg: MlpConfig, p: Plan) -> None:
     name = min(limits, key=limits.get)
     most = max(1, limits[name])
     if cfg.steps > most:
-        raise MlpConfigError(f"at most {most} steps for this network and data: the page keeps every op and "
-                             f"tensor of every step (limit: {name})", "steps")
+        raise MlpConfigError(own_message("mlp_steps", most, name), "steps")
 
 
 def plan(cfg: MlpConfig) -> Plan:
@@ -133,28 +132,24 @@ def _plan(cfg: MlpConfig) -> Plan:
     hidden = parse_hidden(cfg.hidden)
     if cfg.dataset == "linear":
         if cfg.input_size != 1:
-            raise MlpConfigError("linear regression has 1 input: set input size to 1", "input_size")
+            raise MlpConfigError(own_message("mlp_linear_inputs"), "input_size")
         if cfg.output_size != 1:
-            raise MlpConfigError("linear regression has 1 output: set output size to 1", "output_size")
+            raise MlpConfigError(own_message("mlp_linear_outputs"), "output_size")
         if cfg.loss != "mse":
-            raise MlpConfigError("linear regression needs the MSE loss", "loss")
+            raise MlpConfigError(own_message("mlp_linear_loss"), "loss")
         return Plan("regression", 0, 1, hidden, 1, "y", None)
     k = cfg.classes if cfg.dataset == "blobs" else 2
     if cfg.input_size != 2:
-        raise MlpConfigError(f"the {DATASET_TITLES[cfg.dataset]} data set has 2 inputs: set input size to 2",
-                             "input_size")
+        raise MlpConfigError(own_message("mlp_2d_inputs", DATASET_TITLES[cfg.dataset]), "input_size")
     if cfg.loss == "cross_entropy":
         if cfg.output_size != k:
-            raise MlpConfigError(f"cross-entropy needs one output per class: set output size to {k}",
-                                 "output_size")
+            raise MlpConfigError(own_message("mlp_ce_outputs", k), "output_size")
         return Plan("classification", k, 2, hidden, k, "y", None)
     if cfg.loss == "bce":
         if k != 2:
-            raise MlpConfigError("binary cross-entropy needs 2 classes: use cross-entropy for more",
-                                 "loss")
+            raise MlpConfigError(own_message("mlp_bce_classes"), "loss")
         if cfg.output_size != 1:
-            raise MlpConfigError("binary cross-entropy needs 1 output (a logit): set output size to 1",
-                                 "output_size")
+            raise MlpConfigError(own_message("mlp_bce_outputs"), "output_size")
         return Plan("classification", 2, 2, hidden, 1, "float_column", 0.0)
     # MSE on classes: one output per class (one-hot targets), or one output for two classes.
     if cfg.output_size == k:
@@ -162,9 +157,8 @@ def _plan(cfg: MlpConfig) -> Plan:
     if cfg.output_size == 1 and k == 2:
         return Plan("classification", 2, 2, hidden, 1, "float_column", 0.5)
     if k == 2:
-        raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets) or 1",
-                             "output_size")
-    raise MlpConfigError(f"MSE on {k} classes needs output size {k} (one-hot targets)", "output_size")
+        raise MlpConfigError(own_message("mlp_mse_outputs_or_1", k, k), "output_size")
+    raise MlpConfigError(own_message("mlp_mse_outputs", k, k), "output_size")
 
 
 # ---- sections ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from ..sandbox import WorkerProtocolError
 from ..schemas.common import ErrorResponse
 from ..schemas.mlp import BoundaryRequest, BoundaryResponse, MlpConfig, MlpProgram
 from ..server.errors import error_response
+from ..words.messages import own_message
 from .worker_calls import UNFIT, call_worker
 from .worker_errors import worker_error_response
 
@@ -25,7 +26,7 @@ ERRORS = {422: {"model": ErrorResponse, "description": "the form's values do not
 
 def config_error(exc: MlpConfigError) -> JSONResponse:
     """A 422 with the usual error shape; the message names the field to change."""
-    return error_response(422, "ConfigError", f"{exc.field}: {exc}")
+    return error_response(422, "ConfigError", own_message("config_field", exc.field, exc))
 
 
 @router.post("/program", response_model=MlpProgram, responses=ERRORS)

@@ -23,11 +23,12 @@ from ..server.clients import client_of, worker_key_of
 from ..server.errors import error_response
 from ..server.pool import request_budget, run_deadline
 from ..server.splice import ForeignDrawing, check_drawings, splice_answer
+from ..words.messages import own_message
 from .directions import direction_settings
 from .shared_answers import PENDING, keep, shared_answer
 from .worker_errors import worker_error_response
 
-UNFIT = "the worker's answer did not fit the schema"
+UNFIT = own_message("worker_answer_unfit")
 log = logging.getLogger("gradviz")
 
 
@@ -122,7 +123,7 @@ def prepared_of(reply, views: int | None = None):
     prepared = out.prepared
     if prepared is None or reply.body is None or prepared.views != len(prepared.layout.views) \
             or (views is not None and prepared.views != views):
-        return worker_error_response(WorkerProtocolError("the worker's answer was incomplete"))
+        return worker_error_response(WorkerProtocolError(own_message("worker_answer_incomplete")))
     return prepared, reply.body
 
 

@@ -7,20 +7,21 @@ from fastapi.responses import JSONResponse
 
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..server.errors import error_response
+from ..words.messages import own_message
 
 
 def worker_error_response(exc: Exception) -> JSONResponse:
     """The error answer for one of the pool's failures."""
     if isinstance(exc, PoolBusy):
-        resp = error_response(503, "ServerBusy", f"{exc} (every worker is busy)")
+        resp = error_response(503, "ServerBusy", own_message("workers_busy", exc))
         resp.headers["Retry-After"] = str(exc.retry_after_s)
         return resp
     if isinstance(exc, RunTimeout):
-        return error_response(400, "TimeoutError", f"{exc} (limit: timeout_s)", exc.line, exc.col)
+        return error_response(400, "TimeoutError", own_message("limit_timeout_note", exc), exc.line, exc.col)
     if isinstance(exc, WorkerCrashed):
-        return error_response(400, "RuntimeError", f"the program stopped its worker process: {exc}")
+        return error_response(400, "RuntimeError", own_message("worker_stopped_by_program", exc))
     if isinstance(exc, WorkerProtocolError):
-        return error_response(400, "SandboxError", f"the worker was stopped: {exc}")
+        return error_response(400, "SandboxError", own_message("worker_stopped", exc))
     if isinstance(exc, JobFailed):
-        return error_response(400, "InternalError", f"gradviz could not handle this request ({exc})")
+        return error_response(400, "InternalError", own_message("internal_error", exc))
     raise TypeError(f"not a worker failure: {exc!r}")

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from ..words.messages import own_message
+
 MAX_CLIENTS = 10_000  # accounts kept (least recently seen dropped first)
 NEWCOMERS = "+"  # prefix of a group's newcomer account (identities never start with it)
 KNOWN_LIGHT, NEWCOMER, HEAVY = 0, 1, 2  # ranks: lower goes first
@@ -47,7 +49,7 @@ class PoolBusy(Exception):
     """Every place is taken and stayed taken while the call waited: the server is overloaded."""
 
     def __init__(self, retry_after_s: int):
-        super().__init__(f"the server is busy; try again in {retry_after_s} s")
+        super().__init__(own_message("server_busy", retry_after_s))
         self.retry_after_s = retry_after_s
 
 

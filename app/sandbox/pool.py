@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 from .. import package
+from ..words.messages import own_message
 from . import channel, confinement, lockdown
 from .admission import Admission, AdmissionSettings, PoolBusy
 
@@ -366,7 +367,7 @@ class SandboxPool:
                 except _TemplateStuck:
                     self._replace(self._template)
                     if attempt == 2:
-                        raise WorkerCrashed("the worker process could not be started") from None
+                        raise WorkerCrashed(own_message("worker_not_started")) from None
             raise AssertionError("unreachable")
         finally:
             self.admission.release(ticket)
@@ -383,17 +384,17 @@ class SandboxPool:
                     self._kill(spare)
                     if time.monotonic() < deadline - 0.05:
                         raise _TemplateStuck() from None
-                    raise RunTimeout("the program did not start before its deadline") from None
+                    raise RunTimeout(own_message("run_not_started")) from None
                 if hello.get("type") != "hello":
                     self._kill(spare)
-                    raise WorkerProtocolError("the worker's first message was not a greeting")
+                    raise WorkerProtocolError(own_message("worker_no_greeting"))
             started = time.monotonic()
             try:
                 channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
                                           "deadline_s": max(0.05, deadline - started), "yield": heavy})
             except OSError:
                 self._kill(spare)
-                raise WorkerCrashed("the worker process ended before it took the request") from None
+                raise WorkerCrashed(own_message("worker_ended_early")) from None
             reply = self._answer(spare, reader, deadline, started)
             reply.fresh = spare.served == 0
             answered = True
@@ -462,14 +463,13 @@ class SandboxPool:
                 if where == (None, None):
                     where = self._late_line(reader)
                 self._kill(spare)
-                raise RunTimeout("the program ran past its deadline and was stopped", *where) from None
+                raise RunTimeout(own_message("run_past_deadline"), *where) from None
             except channel.ChannelClosed:
                 self._kill(spare)
-                raise WorkerCrashed("the worker process ended without answering (it may have run out "
-                                    "of memory or CPU time)") from None
+                raise WorkerCrashed(own_message("worker_ended_silent")) from None
             except channel.ChannelError as e:
                 self._kill(spare)
-                raise WorkerProtocolError(f"the worker's answer was not data: {e}") from None
+                raise WorkerProtocolError(own_message("worker_answer_not_data", e)) from None
             kind = header.get("type")
             if kind == "line":
                 line, col = header.get("line"), header.get("col")
@@ -482,7 +482,7 @@ class SandboxPool:
                 err = header["error"]
                 raise JobFailed(str(err.get("type", "RuntimeError"))[:100],
                                 str(err.get("message", ""))[:2000])
-            raise WorkerProtocolError("the worker's answer was not one of the agreed messages")
+            raise WorkerProtocolError(own_message("worker_answer_unknown"))
 
     @staticmethod
     def _kill(spare: _Spare) -> None:

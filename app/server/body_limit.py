@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from ..schemas.common import error_info
+from ..words.messages import own_message
 
 
 class BodyLimitMiddleware:
@@ -49,7 +50,7 @@ class BodyLimitMiddleware:
 
     async def _refuse(self, send) -> None:
         kb = self.max_bytes // 1024
-        error = error_info("RequestTooLarge", f"the request body is over {kb} KB")
+        error = error_info("RequestTooLarge", own_message("body_too_large", kb))
         payload = json.dumps({"error": error}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),

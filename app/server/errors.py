@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..schemas.common import error_info
+from ..words.messages import own_message
 
 log = logging.getLogger("gradviz")
 
@@ -40,7 +41,7 @@ def validation_error(exc: RequestValidationError) -> JSONResponse:
             line = doc.count("\n", 0, pos) + 1
             col = pos - (doc.rfind("\n", 0, pos) + 1) + 1
         detail = (first.get("ctx") or {}).get("error", "")
-        message = "the request body is not valid JSON" + (f": {detail}" if detail else "")
+        message = own_message("body_not_json_detail", detail) if detail else own_message("body_not_json")
         return error_response(422, "JSONDecodeError", message, line, col)
     parts = []
     for err in errors[:5]:
@@ -70,4 +71,4 @@ def install_error_handlers(app: FastAPI) -> None:
 def internal_error(exc: BaseException) -> JSONResponse:
     """Our own bug: say so plainly, without a traceback."""
     return error_response(400, "InternalError",
-                          f"gradviz could not handle this request ({type(exc).__name__}: {exc})")
+                          own_message("internal_error_typed", type(exc).__name__, exc))

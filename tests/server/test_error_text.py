@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.error_text import FOREIGN, OWN, OWN_BY_TYPE, explain_error, translate
+from app.error_text import FOREIGN, FRAMES, explain_error, translate
 from app.schemas import error_info
+from app.words import en, zh
 from engine.runner import ProgramError, run_program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,6 +61,10 @@ def own_messages() -> set[str]:
                 kind, arg = _constant(node.args[1]), node.args[2]
             elif (name.endswith("Error") or name in OWN_CLASSES or name == "__init__") and node.args:
                 arg = node.args[0]
+            elif name == "own_message" and node.args:  # the app's own messages, by id
+                key = _constant(node.args[0])
+                found.add(en.MESSAGES.get(key, f"<no message has the id {key!r}>"))
+                continue
             elif name == "not_supported" and node.args:  # "not supported in gradviz: <what>"
                 what = _skeleton(node.args[0])
                 if what and " " in what:  # words (code, such as Tensor.unfold, stays as it is)
@@ -76,18 +81,30 @@ def own_messages() -> set[str]:
 def test_every_message_of_ours_has_its_chinese():
     messages = own_messages()
     assert len(messages) > 80
-    keys = set(OWN) | {k for _, k in OWN_BY_TYPE}
+    keys = set(en.MESSAGES.values())
     missing = sorted(m for m in messages if m not in keys and m.replace("{{}}", "{}") not in keys)
     assert not missing, missing
-    for en, zh in [*OWN.items(), *((k, v) for (_, k), v in OWN_BY_TYPE.items())]:
-        frame = not re.sub(r"\{\d\}|\(limit: \w+\)|[\s：:]", "", zh)  # only what it frames (said in words)
-        assert zh != en and (CJK.search(zh) or frame), en
-        assert zh.count("{") == en.count("{}") or "{{" in en, en  # every varying part has its place
+    for key, english in en.MESSAGES.items():
+        chinese = zh.MESSAGES[key]
+        # a frame holds only what it frames (said in words); every varying part has its place
+        frame = not re.sub(r"\{\d\}|\(limit: \w+\)|[\s：:]", "", chinese)
+        assert chinese != english and (CJK.search(chinese) or frame), key
+        assert chinese.count("{") == english.count("{}") or "{{" in english, key
+
+
+def test_the_server_catalogues_have_the_same_ids_in_both_languages():
+    for table in ("MESSAGES", "NOTES", "EXPLAINED", "BY_TYPE"):
+        assert list(getattr(en, table)) == list(getattr(zh, table)), table
+    assert set(FRAMES) <= set(en.MESSAGES) and set(en.NOTES) <= set(en.MESSAGES)
+    assert [key for key, _ in FOREIGN] == list(en.EXPLAINED)
+    assert len(set(en.MESSAGES.values())) == len(en.MESSAGES)  # one id per message
 
 
 def test_every_pytorch_or_python_text_has_a_sentence_in_both_languages():
-    for _, en, zh in FOREIGN:
-        assert en and CJK.search(zh)
+    for key in en.EXPLAINED:
+        assert en.EXPLAINED[key] and CJK.search(zh.EXPLAINED[key]), key
+    for key in en.BY_TYPE:
+        assert en.BY_TYPE[key] and CJK.search(zh.BY_TYPE[key]), key
 
 
 def program_error(source: str) -> dict:

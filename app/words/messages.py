@@ -1,0 +1,12 @@
+"""The app's own messages by id: ``own_message("server_busy", 3)`` is the English of ``server_busy`` in the
+server's catalogue (en.py) with its ``{}`` filled in order; app/error_text.py says it in Chinese from
+zh.py when it is answered."""
+
+from __future__ import annotations
+
+from . import en
+
+
+def own_message(key: str, *parts: object) -> str:
+    """The English message ``key`` with ``parts`` in its ``{}`` places, in order."""
+    return en.MESSAGES[key].format(*parts)
