@@ -21,6 +21,9 @@ from .words import en, zh
 # Messages of ours that are only a frame for others: their id -> the one error type they frame
 # (never matched otherwise).
 FRAMES: dict[str, str] = {"config_field": "ConfigError"}
+# Ids of what follows "not supported in gradviz: " (ns_...): only ever a part of that message, never a
+# whole one (``{} with src of another shape than index`` would otherwise take the whole message in).
+PART = "ns_"
 
 # ---- PyTorch's and Python's texts: how each explained one is recognized (its id in the catalogues) ----
 FOREIGN: list[tuple[str, str]] = [
@@ -76,7 +79,7 @@ def translate(message: str, type_: str | None = None, depth: int = 0) -> str | N
     if depth > 3 or not message:
         return None
     for pattern, key, only in _patterns():
-        if only is not None and only != type_:
+        if (only is not None and only != type_) or (depth == 0 and key.startswith(PART)):
             continue
         m = pattern.match(message)
         if m is None:

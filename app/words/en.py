@@ -86,7 +86,8 @@ MESSAGES: dict[str, str] = {
     "refused_star_width": "'*' widths in % formatting are not supported by gradviz",
     # what the engine does not support
     "not_supported": "not supported in gradviz: {}",
-    # what follows "not supported in gradviz: " when it is words rather than code
+    # what follows "not supported in gradviz: " when it is words rather than code (ids ns_...: only
+    # ever a part of that message)
     "ns_dataloader_samplers": "DataLoader samplers",
     "ns_function_outputs": "an autograd.Function whose forward returns several outputs",
     "ns_complex_arange": "complex numbers in arange()",
@@ -101,6 +102,10 @@ MESSAGES: dict[str, str] = {
     "ns_nuclear_norm": "the nuclear norm (p='nuc')",
     "ns_nested_jvp": "torch.func.jvp inside another forward-mode level",
     "ns_where_one": "where(condition) with one argument",
+    "ns_hooks_several_inputs": "full backward hooks on a module called with several tensors",
+    "ns_hooks_several_outputs": "full backward hooks on a module that returns several tensors",
+    "ns_prod_second_derivative": "the second derivative of prod where an element is zero",
+    "ns_scatter_src_shape": "{} with src of another shape than index",
     "ns_batching": "batching items of type {}",
     "ns_matrix_norm": "matrix norms (linalg.norm with ord={}); use linalg.vector_norm",
     "ns_device": "the '{}' device (gradviz computes on the CPU)",

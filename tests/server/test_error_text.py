@@ -188,3 +188,9 @@ def test_the_supported_operations_are_listed(client):
     for lang, word in (("en", "What gradviz supports"), ("zh", "gradviz 支持的运算")):
         page = client.get(f"/ops?lang={lang}")
         assert page.status_code == 200 and word in page.text and "MmBackward0" in page.text
+
+
+def test_what_follows_not_supported_is_said_inside_that_message():
+    said = translate("not supported in gradviz: scatter_ with src of another shape than index")
+    assert said == "gradviz 不支持：src 与 index 形状不同的 scatter_"
+    assert translate("scatter_ with src of another shape than index") is None  # never a whole message
