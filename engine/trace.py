@@ -12,7 +12,11 @@ so recording off costs one attribute read per op.
 The ``Recorder`` is the only writer of a Trace: the engine tells it what happened through its
 named methods (an op ran, a pass started, a node's rule ran, a leaf's ``.grad`` was written, an
 optimizer stepped, ...), and readers (the app) only read the dataclasses. A tensor or grad_fn is
-linked to its node by a tag in its ``_trace`` slot, which only this module reads or writes.
+linked to its node by a tag in its ``_trace`` slot, which only the trace's modules read or write.
+
+Its parts: the records and their readers (``ancestry``, ``node_id``) in engine/trace_records.py,
+the recorder's place in the program (location, modules, scopes) in engine/trace_scopes.py, the
+steps of one backward pass in engine/trace_pass.py; the rest of the recorder is here.
 
 What the program runner sets on the active recorder:
 - ``rec.at_node(node)`` before evaluating a statement or call (``rec.position_of(node)`` gives its
@@ -35,7 +39,8 @@ from functools import partial
 import numpy as np
 
 from .ops.table import SAVED_INPUT
-from .trace_records import (  # noqa: F401 - the records are read as engine.trace's
+from .trace_pass import PassRecorder, copy_now
+from .trace_records import (  # noqa: F401 - the records and their readers are read as engine.trace's
     BackwardPass,
     BackwardStep,
     Cut,
@@ -50,19 +55,13 @@ from .trace_records import (  # noqa: F401 - the records are read as engine.trac
     ScopeFrame,
     Trace,
     Update,
+    ancestry,
+    node_id,
 )
+from .trace_scopes import ProgramPlace
 
 # The active recorder, or None. Read by the engine on every op: keep it a plain global.
 ACTIVE: Recorder | None = None
-
-
-def _copy(x) -> np.ndarray | None:
-    """A copy of an array (or a NumPy scalar, or a Tensor's array), taken now (None stays None)."""
-    if x is None:
-        return None
-    if type(x) is np.ndarray:
-        return x.copy()
-    return np.array(getattr(x, "_data", x), copy=True)
 
 
 _COMMUTED = ("add", "mul")  # ops a number written first runs with its operands swapped (__radd__, __rmul__)
@@ -92,7 +91,7 @@ def _save_plan(op) -> tuple:
     return plan
 
 
-class Recorder:
+class Recorder(ProgramPlace):
     """Collects a Trace. Created by ``recording()``; the engine calls its methods.
 
     A tensor or grad_fn belongs to this trace when its ``_trace`` tag is ``(this recorder,
@@ -131,81 +130,6 @@ class Recorder:
         # (``w.data -= ...``, ``w.detach().zero_()``) is the change of that tensor
         self._storage: dict[int, tuple] = {}
 
-    # ---- where the program is ------------------------------------------------------------
-    @property
-    def location(self) -> tuple[int, int] | None:
-        """(line, col) of the expression running now: what nodes and steps recorded now carry."""
-        if self._pending is not None:
-            self._location = self.position_of(self._pending)
-            self._pending = None
-        return self._location
-
-    @location.setter
-    def location(self, where: tuple[int, int] | None) -> None:
-        self._location = where
-        self._pending = None
-
-    def at_node(self, node) -> None:
-        """The program runner evaluates AST ``node`` now (its position is worked out only if
-        something asks for it: most expressions record nothing)."""
-        self._pending = node
-        self.location_node = node
-
-    @property
-    def module(self) -> str | None:
-        return self.module_stack[-1] if self.module_stack else None
-
-    def push_module(self, path: str, type_name: str | None = None) -> None:
-        """An ``nn.Module`` call starts (``type_name``: its class): ops recorded until
-        ``pop_module`` ran inside it."""
-        self.module_stack.append(path)
-        line, col = self._loc()
-        self.frames.append(ScopeFrame("module", path, line, col, None, type_name))
-
-    def pop_module(self) -> None:
-        self.module_stack.pop()
-        self.frames.pop()
-
-    def open_scope(self, kind: str, label: str, line: int | None = None, col: int | None = None,
-                   index: int | None = None, frame: ScopeFrame | None = None) -> ScopeFrame:
-        """A loop (``kind="loop"``) or one of its iterations (``"iteration"``, ``index`` its
-        number) starts; pass an earlier ``frame`` to open the same scope again. Close it with
-        ``close_scope``."""
-        if frame is None:
-            frame = ScopeFrame(kind, label, line, col, index)
-        self.frames.append(frame)
-        return frame
-
-    def close_scope(self, frame: ScopeFrame) -> None:
-        """The scope ``frame`` (and any scope a failure left open inside it) is over."""
-        frames = self.frames
-        while frames:
-            if frames.pop() is frame:
-                return
-
-    def _scope(self, depth: int | None = None) -> int | None:
-        """The innermost open scope (or the ``depth``-th, from 1) as a ``Scope`` id, making
-        ``Scope``s of the open frames that have recorded nothing yet; None outside every scope."""
-        frames = self.frames if depth is None else self.frames[:depth]
-        if not frames:
-            return None
-        last = frames[-1]
-        if last.id is not None:
-            return last.id
-        scopes = self.trace.scopes
-        parent = None
-        for f in frames:
-            if f.id is None:
-                f.id = len(scopes)
-                scopes.append(Scope(id=f.id, kind=f.kind, label=f.label, parent=parent, line=f.line,
-                                    col=f.col, index=f.index, type_name=f.type_name))
-            parent = f.id
-        return last.id
-
-    def _loc(self) -> tuple[int | None, int | None]:
-        loc = self.location
-        return loc if loc is not None else (None, None)
-
     def _mine(self, obj) -> int | None:
         tag = obj._trace
         return tag[1] if tag is not None and tag[0] is self else None
@@ -226,7 +150,7 @@ class Recorder:
         nid = len(self.trace.nodes)
         self.trace.nodes.append(LeafNode(
             id=nid, name=tensor._name, shape=tuple(tensor._data.shape), dtype=tensor.dtype.name,
-            requires_grad=tensor.requires_grad, is_param=tensor._is_param, value=_copy(tensor),
+            requires_grad=tensor.requires_grad, is_param=tensor._is_param, value=copy_now(tensor),
             line=line, col=col, module=self.module, scope=self._leaf_scope(tensor),
             obj=self._object_number(tensor)))
         tensor._trace = (self, nid)
@@ -287,7 +211,7 @@ class Recorder:
         if extras:
             for key, extra in extras.items():
                 if isinstance(extra, np.ndarray):
-                    saved.append(SavedTensor(key, extra.shape, _copy(extra)))
+                    saved.append(SavedTensor(key, extra.shape, copy_now(extra)))
         line, col = self._loc()
         bp = self.open_pass
         node = self.location_node
@@ -316,21 +240,6 @@ class Recorder:
         if not self.closed:
             self._alive.pop(nid, None)
             self.trace.frees.append((len(self.trace.events), nid))
-
-    def _leaf_scope(self, tensor) -> int | None:
-        """The scope a new leaf node belongs to: where the program bound it to a name, while that
-        scope is still open (a tensor made before a loop and read in it), else where it is read."""
-        if not self.frames:
-            return None
-        entry = self._bound.pop(id(tensor), None)
-        if entry is not None and entry[0]() is tensor:
-            frame = entry[1]
-            if frame is None:
-                return None
-            for depth, f in enumerate(self.frames, 1):
-                if f is frame:
-                    return self._scope(depth)
-        return self._scope()
 
     def name_tensor(self, tensor, name: str, bound: bool = True) -> None:
         """The user bound ``tensor`` to ``name``: label its node (the first name wins). ``bound``
@@ -364,7 +273,7 @@ class Recorder:
             grad = getattr(leaf, "_grad", None)
             data = getattr(grad, "_data", None)  # (None for what the recorder of real torch hands over)
             if grad is None or (data is not None and not data.any()):
-                reset.append((nid, None if grad is None else _copy(data)))
+                reset.append((nid, None if grad is None else copy_now(data)))
         self.trace.events.append(("zero_grad", len(self.trace.zero_grads)))
         self.trace.zero_grads.append(reset)
 
@@ -373,7 +282,7 @@ class Recorder:
         """A backward pass from ``root`` starts: its steps go to the returned ``PassRecorder``."""
         line, col = self._loc()
         bp = BackwardPass(index=len(self.trace.passes), root=self.node_of(root), api=api,
-                          retain_graph=retain_graph, create_graph=create_graph, seed=_copy(seed),
+                          retain_graph=retain_graph, create_graph=create_graph, seed=copy_now(seed),
                           line=line, col=col)
         self.trace.passes.append(bp)
         self.trace.events.append(("backward", bp.index))
@@ -393,8 +302,8 @@ class Recorder:
         self.trace.forward_steps.append(ForwardStep(
             index=len(self.trace.forward_steps), op=op.name, formulas=list(op.jvp_formulas),
             inputs=[self._node_if_any(t) for t in tensors], node=self._mine(fn) if fn is not None else None,
-            tangents=[_copy(t) for t in tangents], shares=[_copy(x) for x in shares], tangent=_copy(tangent),
-            line=line, col=col))
+            tangents=[copy_now(t) for t in tangents], shares=[copy_now(x) for x in shares],
+            tangent=copy_now(tangent), line=line, col=col))
 
     def _node_if_any(self, tensor) -> int | None:
         fn = tensor._grad_fn
@@ -442,7 +351,7 @@ class Recorder:
         index = len(self.trace.updates)
         name = self.trace.nodes[nid].name if is_grad else tensor._name
         self.trace.updates.append(Update(index=index, node=nid, name=name, op=op, before=before,
-                                         after=_copy(tensor), grad=is_grad, line=line, col=col))
+                                         after=copy_now(tensor), grad=is_grad, line=line, col=col))
         self.trace.events.append(("update", index))
         if is_grad or tensor._grad_fn is not None:
             return  # a .grad is no graph node; a non-leaf keeps its node (its grad_fn)
@@ -469,7 +378,7 @@ class Recorder:
         entries = []
         for p, value, grad in before:
             entries.append({"node": self._mine(p), "name": p._name, "before": value, "grad": grad,
-                            "after": _copy(p)})
+                            "after": copy_now(p)})
             if grad is not None:
                 p._trace = None
         line, col = self._loc()
@@ -477,84 +386,6 @@ class Recorder:
         self.trace.optimizer_steps.append(OptimizerStep(index=index, optimizer=optimizer, rule=rule,
                                                         params=entries, line=line, col=col))
         self.trace.events.append(("optim", index))
-
-
-class PassRecorder:
-    """Records the steps of one backward pass, in the order the walk visits nodes. ``received``
-    lists what arrived at a node as ``(consumer grad_fn, input index, gradient)``."""
-
-    def __init__(self, rec: Recorder, bpass: BackwardPass):
-        self.rec = rec
-        self.steps = bpass.steps
-        # edge id -> the copy its sender's step took of the gradient sent along it, until it arrives:
-        # what arrives is what was sent, so the arrival shares that copy (a trace's arrays are
-        # never written to)
-        self._in_flight: dict[int, np.ndarray] = {}
-
-    def _flows(self, received) -> list[Flow]:
-        out = []
-        if not received:
-            return out
-        rec, in_flight, nodes = self.rec, self._in_flight, self.rec.trace.nodes
-        for src, i, g in received:
-            tag = src._trace  # rec._mine(src), inline: every gradient of every pass comes here
-            if tag is not None and tag[0] is rec:
-                edge = nodes[tag[1]].inputs[i]
-                sent = in_flight.pop(edge, None)
-                out.append(Flow(edge, sent if sent is not None else _copy(g)))
-        return out
-
-    def _step(self, nid: int, kind: str, upstream, received) -> BackwardStep:
-        flows = self._flows(received)
-        if len(flows) == 1 and received[0][2] is upstream:  # one arrival, unchanged: the sum is it
-            kept = flows[0].grad
-        else:
-            kept = _copy(upstream)
-        step = BackwardStep(len(self.steps), nid, kind, flows, kept)
-        self.steps.append(step)
-        return step
-
-    def op_step(self, fn, upstream, received, sent) -> BackwardStep | None:
-        """``fn``'s rules turned ``upstream`` into ``sent`` (one gradient or None per input)."""
-        tag = fn._trace  # self.rec._mine(fn), inline: every op step comes here
-        if tag is None or tag[0] is not self.rec:
-            return None
-        nid = tag[1]
-        step = self._step(nid, "op", upstream, received)
-        in_flight = self._in_flight
-        flows = []
-        for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
-            if g is not None:
-                g = in_flight[e] = _copy(g)
-            flows.append(Flow(e, g))
-        step.sent = flows
-        return step
-
-    def leaf_step(self, tensor, upstream, received, before, after) -> None:
-        """AccumulateGrad wrote ``tensor.grad``: ``before`` (Tensor or None) became ``after``."""
-        nid = self.rec._mine(tensor)
-        if nid is not None:
-            step = self._step(nid, "leaf", upstream, received)
-            step.grad_before, step.grad_after = _copy(before), _copy(after)
-            self.rec._wrote_grad(nid, after, tensor)
-
-    def hook_step(self, target, name: str, where, before, after) -> None:
-        """A tensor hook ``name`` (registered at ``where``) ran on the gradient ``before`` reaching
-        ``target`` (a grad_fn, or a leaf tensor) and returned ``after`` (None: nothing)."""
-        nid = self.rec._mine(target)
-        if nid is None:
-            return
-        step = self._step(nid, "hook", before, None)
-        step.grad_before, step.grad_after = _copy(before), _copy(after)
-        step.hook = name
-        step.hook_line, step.hook_col = where if where is not None else (None, None)
-
-    def retained(self, step: BackwardStep | None, before, after) -> None:
-        """The non-leaf of an op step keeps its gradient (``retain_grad``): ``before`` became ``after``."""
-        if step is not None:
-            step.retained = True
-            step.grad_before, step.grad_after = _copy(before), _copy(after)
-            self.rec._wrote_grad(step.node, after)
 
 
 def _weak(obj):
@@ -614,30 +445,6 @@ def forget(obj) -> None:
 def share_node(copy, original) -> None:
     """``copy`` stands for ``original`` as it is now (the snapshot an in-place op reads)."""
     copy._trace = original._trace
-
-
-def ancestry(trace: Trace, root: int) -> set[int]:
-    """The ids of ``root`` and of every node its value was computed from."""
-    nodes, edges = trace.nodes, trace.edges
-    seen, todo = {root}, [root]
-    while todo:
-        node = nodes[todo.pop()]
-        if node.kind == "op":
-            for e in node.inputs:
-                source = edges[e].source
-                if source not in seen:
-                    seen.add(source)
-                    todo.append(source)
-    return seen
-
-
-def node_id(trace: Trace, tensor) -> int | None:
-    """The node of ``tensor`` in ``trace`` (its grad_fn's node, else its leaf node), if it has one."""
-    for obj in (tensor._grad_fn, tensor):
-        tag = getattr(obj, "_trace", None) if obj is not None else None
-        if tag is not None and tag[0].trace is trace:
-            return tag[1]
-    return None
 
 
 @contextmanager

@@ -1,6 +1,8 @@
 """The records of a Trace (engine/trace.py): plain dataclasses with stable integer ids (a counter
 per Trace, never ``id()``). Arrays in them are copies taken at record time, never written to
-afterwards. Only the ``Recorder`` of engine/trace.py builds or changes them; readers only read."""
+afterwards. Only the ``Recorder`` of engine/trace.py builds or changes them; readers only read. Two
+readers live here too: ``ancestry`` (the nodes a value was computed from) and ``node_id`` (a tensor's
+node)."""
 
 from __future__ import annotations
 
@@ -240,3 +242,27 @@ class Trace:
     frees: list[tuple[int, int]] = field(default_factory=list)
     scopes: list[Scope] = field(default_factory=list)  # a scope's id is its position
     cuts: list[Cut] = field(default_factory=list)  # values taken off the graph, in order
+
+
+def ancestry(trace: Trace, root: int) -> set[int]:
+    """The ids of ``root`` and of every node its value was computed from."""
+    nodes, edges = trace.nodes, trace.edges
+    seen, todo = {root}, [root]
+    while todo:
+        node = nodes[todo.pop()]
+        if node.kind == "op":
+            for e in node.inputs:
+                source = edges[e].source
+                if source not in seen:
+                    seen.add(source)
+                    todo.append(source)
+    return seen
+
+
+def node_id(trace: Trace, tensor) -> int | None:
+    """The node of ``tensor`` in ``trace`` (its grad_fn's node, else its leaf node), if it has one."""
+    for obj in (tensor._grad_fn, tensor):
+        tag = getattr(obj, "_trace", None) if obj is not None else None
+        if tag is not None and tag[0].trace is trace:
+            return tag[1]
+    return None
