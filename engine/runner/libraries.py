@@ -8,6 +8,10 @@ function here reads its arguments through the engine's argument gate first: numb
 numeric arrays and nested lists of numbers only, so no object of the program ever reaches NumPy
 or runs its own methods; sizes are checked against the run's limits before anything is allocated
 and integer results against its integer limit before they are computed.
+
+Here: the ``numpy`` subset (with ``numpy.random`` and ``numpy.linalg``) and the index of both
+(``LIBRARIES``, ``CALLABLES``, ``library_has``); the ``math`` subset is in library_math.py, the
+gate for their arguments in library_gate.py.
 """
 
 from __future__ import annotations
@@ -20,182 +24,10 @@ import numpy as _np
 
 from .. import arguments as A
 from .. import limits
-from ..errors import LimitError
 from ..tensor import Tensor
+from .library_gate import array_arg, axis_arg, check_alloc, dtype_arg, number_arg, refuse, shape_arg
+from .library_math import math_module
 from .safe_builtins import BuiltinType
-
-# ---- the gate for library arguments -------------------------------------------------------------------
-
-
-def _refuse(fn: str):
-    def refuse(value):
-        return TypeError(f"{fn}(): unsupported argument of type {A.type_name(value)} (numbers, tensors, "
-                         "numeric arrays and lists of numbers only)")
-
-    return refuse
-
-
-def _array(value, fn: str) -> _np.ndarray:
-    """An array argument: a copy of the data of a number, tensor, numeric array or nested list."""
-    arr = A.to_array(value, _refuse(fn))
-    return _np.array(arr, copy=True) if isinstance(value, Tensor) else arr
-
-
-def _number(value, fn: str):
-    """A number argument (a one-element tensor or array gives its number)."""
-    if A.is_number(value):
-        return value
-    if isinstance(value, Tensor) or A.kind(value) is A.ARRAY:
-        return value  # the library's own conversion (``float(t)``) runs engine code or NumPy's
-    raise TypeError(f"must be real number, not {A.type_name(value)}")
-
-
-def _int_bits(bits: int) -> None:
-    b = limits.ACTIVE
-    cap = b.max_int_bits if b is not None else None
-    if cap is not None and bits > cap:
-        raise LimitError(f"an integer of about {bits:,} bits is over the limit of {cap:,} bits "
-                         "(limit: max_int_bits)")
-
-
-def _axis(axis, fn: str):
-    if axis is None:
-        return None
-    if type(axis) in (tuple, list):
-        return A.ints(axis, fn, "axis")
-    return A.integer(axis, fn, "axis")
-
-
-_DTYPES = {"float64": _np.float64, "float32": _np.float32, "float16": _np.float16, "int64": _np.int64,
-           "int32": _np.int32, "int16": _np.int16, "int8": _np.int8, "uint8": _np.uint8, "bool": _np.bool_,
-           "float": _np.float64, "int": _np.int64, "double": _np.float64}
-
-
-def _dtype(dtype, fn: str):
-    """A ``dtype=`` argument: None, one of the library's numeric dtypes, or its name."""
-    if dtype is None:
-        return None
-    if type(dtype) is str and dtype in _DTYPES:
-        return _DTYPES[dtype]
-    if isinstance(dtype, BuiltinType):
-        dtype = dtype.pytype
-    if dtype in (float, int, bool):
-        return {float: _np.float64, int: _np.int64, bool: _np.bool_}[dtype]
-    if isinstance(dtype, type) and dtype in _DTYPES.values():
-        return dtype
-    if type(dtype) is _np.dtype and dtype.kind in "biuf":
-        return dtype
-    raise TypeError(f"{fn}(): dtype {dtype!r} is not one of the numeric dtypes gradviz's numpy offers")
-
-
-def _shape(shape, fn: str) -> tuple:
-    dims = A.ints(shape, fn, "shape")
-    if any(d < 0 for d in dims):
-        raise ValueError("negative dimensions are not allowed")
-    return dims
-
-
-def _alloc(shape, dtype=_np.float64) -> None:
-    limits.check_alloc(tuple(shape), _np.dtype(dtype).itemsize)
-
-
-# ---- math -----------------------------------------------------------------------------------------------
-_MATH_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "copysign", "cos", "cosh",
-               "degrees", "erf", "erfc", "exp", "expm1", "fabs", "floor", "fmod", "frexp", "gamma", "hypot",
-               "isfinite", "isinf", "isnan", "lgamma", "log", "log10", "log1p", "log2", "modf", "pow",
-               "radians", "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "isclose", "ldexp",
-               "copysign", "dist", "exp2", "cbrt")
-
-
-def _math_function(name: str):
-    real = getattr(_math, name)
-
-    def function(*args, **kwargs):
-        args = [_number(a, name) if not isinstance(a, (list, tuple)) else a for a in args]
-        kwargs = {k: _number(v, name) for k, v in kwargs.items()}
-        if name == "ldexp" and len(args) == 2 and type(args[1]) is int and args[1] > 100_000:
-            raise OverflowError("math range error")
-        if name == "dist":
-            args = [[_number(v, name) for v in A.items(a, _refuse(name))] for a in args]
-        return real(*args, **kwargs)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = real.__doc__
-    try:
-        function.__signature__ = inspect.signature(real)  # the real one's parameters, for readers and tools
-    except (TypeError, ValueError):
-        pass
-    return function
-
-
-def _nonnegative_int(value, fn: str) -> int:
-    value = A.integer(value, fn, "n")
-    if value < 0:
-        raise ValueError(f"{fn}() not defined for negative values")
-    return value
-
-
-def factorial(n):
-    n = _nonnegative_int(n, "factorial")
-    _int_bits(int(n * _math.log2(n + 1)) if n > 1 else 1)
-    return _math.factorial(n)
-
-
-def comb(n, k):
-    n, k = _nonnegative_int(n, "comb"), _nonnegative_int(k, "comb")
-    _int_bits(n)
-    return _math.comb(n, k)
-
-
-def perm(n, k=None):
-    n = _nonnegative_int(n, "perm")
-    _int_bits(int(n * _math.log2(n + 1)) if n > 1 else 1)
-    return _math.perm(n, k if k is None else _nonnegative_int(k, "perm"))
-
-
-def _ints(values, fn: str) -> list:
-    return [A.integer(v, fn, "integers") for v in values]
-
-
-def gcd(*integers):
-    return _math.gcd(*_ints(integers, "gcd"))
-
-
-def lcm(*integers):
-    values = _ints(integers, "lcm")
-    _int_bits(sum(abs(v).bit_length() for v in values))
-    return _math.lcm(*values)
-
-
-def isqrt(n):
-    return _math.isqrt(_nonnegative_int(n, "isqrt"))
-
-
-def prod(iterable, *, start=1):
-    """The product of the items (numbers), with the integer limit checked at each step."""
-    total = _number(start, "prod")
-    for v in A.items(iterable, _refuse("prod")):
-        v = _number(v, "prod")
-        if type(total) is int and type(v) is int:
-            _int_bits(total.bit_length() + v.bit_length())
-        total = total * v
-    return total
-
-
-def fsum(iterable):
-    return _math.fsum(_number(v, "fsum") for v in A.items(iterable, _refuse("fsum")))
-
-
-def _math_module() -> types.ModuleType:
-    mod = types.ModuleType("math", "gradviz's read-only subset of Python's math module")
-    for name in _MATH_FLOAT:
-        if hasattr(_math, name):
-            setattr(mod, name, _math_function(name))
-    for fn in (factorial, comb, perm, gcd, lcm, isqrt, prod, fsum):
-        setattr(mod, fn.__name__, fn)
-    for name in ("pi", "e", "tau", "inf", "nan"):
-        setattr(mod, name, getattr(_math, name))
-    return mod
 
 
 # ---- numpy ------------------------------------------------------------------------------------------------
@@ -207,11 +39,11 @@ def _ufunc(name: str, arity: int = 1):
         if len(args) != arity:
             raise TypeError(f"{name}() takes {arity} positional argument{'s' if arity > 1 else ''} but "
                             f"{len(args)} were given")
-        arrays = [_array(a, name) for a in args]
+        arrays = [array_arg(a, name) for a in args]
         if arity > 1:
             limits.check_shape(_np.broadcast_shapes(*(a.shape for a in arrays)))
         out = real(*arrays)
-        return out if dtype is None else _np.asarray(out).astype(_dtype(dtype, name))
+        return out if dtype is None else _np.asarray(out).astype(dtype_arg(dtype, name))
 
     function.__name__ = function.__qualname__ = name
     names = ("x",) if arity == 1 else ("x1", "x2")
@@ -230,21 +62,21 @@ def _reduction(name: str):
             extra["ddof"] = A.integer(kwargs.pop("ddof"), name, "ddof")
         if kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        return real(_array(a, name), axis=_axis(axis, name), keepdims=A.flag(keepdims, name, "keepdims"),
-                    **extra)
+        keepdims = A.flag(keepdims, name, "keepdims")
+        return real(array_arg(a, name), axis=axis_arg(axis, name), keepdims=keepdims, **extra)
 
     function.__name__ = function.__qualname__ = name
     return function
 
 
 def cumsum(a, axis=None):
-    return _np.cumsum(_array(a, "cumsum"), axis=_axis(axis, "cumsum"))
+    return _np.cumsum(array_arg(a, "cumsum"), axis=axis_arg(axis, "cumsum"))
 
 
 def array(object, dtype=None, copy=True, ndmin=0):  # noqa: A002 - NumPy's argument name
     """A new array of the data (numbers, nested lists, tensors or arrays)."""
-    arr = _array(object, "array")
-    dt = _dtype(dtype, "array")
+    arr = array_arg(object, "array")
+    dt = dtype_arg(dtype, "array")
     return _np.array(arr, dtype=dt, copy=True)
 
 
@@ -253,9 +85,9 @@ def asarray(a, dtype=None):
 
 
 def _filled(fn: str, fill, shape, dtype):
-    dims = _shape(shape, fn)
-    dt = _dtype(dtype, fn) or _np.float64
-    _alloc(dims, dt)
+    dims = shape_arg(shape, fn)
+    dt = dtype_arg(dtype, fn) or _np.float64
+    check_alloc(dims, dt)
     return _np.full(dims, fill, dtype=dt)
 
 
@@ -272,17 +104,17 @@ def empty(shape, dtype=None):
 
 
 def full(shape, fill_value, dtype=None):
-    value = _number(fill_value, "full")
-    dims = _shape(shape, "full")
-    dt = _dtype(dtype, "full")
-    _alloc(dims, dt or _np.float64)
+    value = number_arg(fill_value, "full")
+    dims = shape_arg(shape, "full")
+    dt = dtype_arg(dtype, "full")
+    check_alloc(dims, dt or _np.float64)
     return _np.full(dims, value, dtype=dt)
 
 
 def _like(fn: str, fill, a, dtype):
-    arr = _array(a, fn)
-    dt = _dtype(dtype, fn) or arr.dtype
-    _alloc(arr.shape, dt)
+    arr = array_arg(a, fn)
+    dt = dtype_arg(dtype, fn) or arr.dtype
+    check_alloc(arr.shape, dt)
     return _np.full(arr.shape, fill, dtype=dt)
 
 
@@ -297,21 +129,21 @@ def ones_like(a, dtype=None):
 def eye(N, M=None, k=0, dtype=None):  # noqa: N803 - NumPy's names
     n = A.integer(N, "eye", "N")
     m = n if M is None else A.integer(M, "eye", "M")
-    dt = _dtype(dtype, "eye") or _np.float64
-    _alloc((n, m), dt)
+    dt = dtype_arg(dtype, "eye") or _np.float64
+    check_alloc((n, m), dt)
     return _np.eye(n, m, A.integer(k, "eye", "k"), dtype=dt)
 
 
 def arange(start, stop=None, step=1, dtype=None):
-    start, step = _number(start, "arange"), _number(step, "arange")
+    start, step = number_arg(start, "arange"), number_arg(step, "arange")
     if stop is not None:
-        stop = _number(stop, "arange")
+        stop = number_arg(stop, "arange")
     lo, hi = (0, start) if stop is None else (start, stop)
     if step == 0:
         raise ZeroDivisionError("division by zero")
     n = max(int(_math.ceil((hi - lo) / step)), 0)
-    dt = _dtype(dtype, "arange")
-    _alloc((n,), dt or _np.float64)
+    dt = dtype_arg(dtype, "arange")
+    check_alloc((n,), dt or _np.float64)
     return _np.arange(lo, hi, step, dtype=dt)
 
 
@@ -319,14 +151,14 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     num = A.integer(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dt = _dtype(dtype, "linspace")
-    _alloc((num,), dt or _np.float64)
-    return _np.linspace(_number(start, "linspace"), _number(stop, "linspace"), num,
+    dt = dtype_arg(dtype, "linspace")
+    check_alloc((num,), dt or _np.float64)
+    return _np.linspace(number_arg(start, "linspace"), number_arg(stop, "linspace"), num,
                         endpoint=A.flag(endpoint, "linspace", "endpoint"), dtype=dt)
 
 
 def _product(fn: str, a, b):
-    x, y = _array(a, fn), _array(b, fn)
+    x, y = array_arg(a, fn), array_arg(b, fn)
     if x.ndim >= 2 and y.ndim >= 2:
         limits.check_shape(_np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1]))
     elif x.ndim == 0 or y.ndim == 0:
@@ -343,13 +175,13 @@ def matmul(a, b):
 
 
 def outer(a, b):
-    x, y = _array(a, "outer").ravel(), _array(b, "outer").ravel()
+    x, y = array_arg(a, "outer").ravel(), array_arg(b, "outer").ravel()
     limits.check_shape((x.size, y.size))
     return _np.outer(x, y)
 
 
 def _joined(fn: str, arrays, axis=0):
-    parts = [_array(a, fn) for a in A.items(arrays, _refuse(fn))]
+    parts = [array_arg(a, fn) for a in A.items(arrays, refuse(fn))]
     limits.check_shape((sum(p.size for p in parts),))
     return getattr(_np, fn)(parts, axis=A.integer(axis, fn, "axis")) if fn in ("concatenate", "stack") \
         else getattr(_np, fn)(parts)
@@ -372,30 +204,30 @@ def hstack(tup):
 
 
 def reshape(a, newshape):
-    return _array(a, "reshape").reshape(A.ints(newshape, "reshape", "newshape"))
+    return array_arg(a, "reshape").reshape(A.ints(newshape, "reshape", "newshape"))
 
 
 def transpose(a, axes=None):
-    return _array(a, "transpose").transpose(None if axes is None else A.ints(axes, "transpose", "axes"))
+    return array_arg(a, "transpose").transpose(None if axes is None else A.ints(axes, "transpose", "axes"))
 
 
 def where(condition, x, y):
-    c, a, b = _array(condition, "where"), _array(x, "where"), _array(y, "where")
+    c, a, b = array_arg(condition, "where"), array_arg(x, "where"), array_arg(y, "where")
     limits.check_shape(_np.broadcast_shapes(c.shape, a.shape, b.shape))
     return _np.where(c, a, b)
 
 
 def clip(a, a_min, a_max):
-    return _np.clip(_array(a, "clip"), None if a_min is None else _number(a_min, "clip"),
-                    None if a_max is None else _number(a_max, "clip"))
+    return _np.clip(array_arg(a, "clip"), None if a_min is None else number_arg(a_min, "clip"),
+                    None if a_max is None else number_arg(a_max, "clip"))
 
 
 def round(a, decimals=0):  # noqa: A001 - NumPy's name
-    return _np.round(_array(a, "round"), A.integer(decimals, "round", "decimals"))
+    return _np.round(array_arg(a, "round"), A.integer(decimals, "round", "decimals"))
 
 
 def _close(fn: str, a, b, rtol, atol, equal_nan):
-    x, y = _array(a, fn), _array(b, fn)
+    x, y = array_arg(a, fn), array_arg(b, fn)
     limits.check_shape(_np.broadcast_shapes(x.shape, y.shape))
     return getattr(_np, fn)(x, y, rtol=A.real(rtol, fn, "rtol"), atol=A.real(atol, fn, "atol"),
                             equal_nan=A.flag(equal_nan, fn, "equal_nan"))
@@ -410,15 +242,15 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2):
-    return bool(_np.array_equal(_array(a1, "array_equal"), _array(a2, "array_equal")))
+    return bool(_np.array_equal(array_arg(a1, "array_equal"), array_arg(a2, "array_equal")))
 
 
 def sort(a, axis=-1):
-    return _np.sort(_array(a, "sort"), axis=_axis(axis, "sort"))
+    return _np.sort(array_arg(a, "sort"), axis=axis_arg(axis, "sort"))
 
 
 def argsort(a, axis=-1):
-    return _np.argsort(_array(a, "argsort"), axis=_axis(axis, "argsort"))
+    return _np.argsort(array_arg(a, "argsort"), axis=axis_arg(axis, "argsort"))
 
 
 def _seed(seed=None):
@@ -426,8 +258,8 @@ def _seed(seed=None):
 
 
 def _random_shape(args, fn: str) -> tuple:
-    dims = _shape(args[0] if len(args) == 1 and type(args[0]) in (tuple, list) else args, fn)
-    _alloc(dims)
+    dims = shape_arg(args[0] if len(args) == 1 and type(args[0]) in (tuple, list) else args, fn)
+    check_alloc(dims)
     return dims
 
 
@@ -444,12 +276,12 @@ def _random_sized(fn: str, size):
 
 
 def _uniform(low=0.0, high=1.0, size=None):
-    low, high = _number(low, "uniform"), _number(high, "uniform")
+    low, high = number_arg(low, "uniform"), number_arg(high, "uniform")
     return _RANDOM_STATE[0].uniform(low, high, _random_sized("uniform", size))
 
 
 def _normal(loc=0.0, scale=1.0, size=None):
-    loc, scale = _number(loc, "normal"), _number(scale, "normal")
+    loc, scale = number_arg(loc, "normal"), number_arg(scale, "normal")
     return _RANDOM_STATE[0].normal(loc, scale, _random_sized("normal", size))
 
 
@@ -474,13 +306,13 @@ _RANDOM_STATE = [_np.random.default_rng(0)]  # numpy.random's generator: seed 0 
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
-    arr = _array(x, "norm")
+    arr = array_arg(x, "norm")
     if ord is not None and type(ord) is not str:
-        ord = _number(ord, "norm")  # noqa: A001
+        ord = number_arg(ord, "norm")  # noqa: A001
     elif ord is not None and ord not in ("fro",):
         raise ValueError(f"Invalid norm order '{ord}' for gradviz's numpy")
     keepdims = A.flag(keepdims, "norm", "keepdims")
-    return _np.linalg.norm(arr, ord=ord, axis=_axis(axis, "norm"), keepdims=keepdims)
+    return _np.linalg.norm(arr, ord=ord, axis=axis_arg(axis, "norm"), keepdims=keepdims)
 
 
 def _linalg_module() -> types.ModuleType:
@@ -510,7 +342,7 @@ def _scalar_type(name: str) -> BuiltinType:
     real = getattr(_np, name)
 
     def make(value=0):
-        return real(_number(value, name) if not isinstance(value, Tensor) else float(value))
+        return real(number_arg(value, name) if not isinstance(value, Tensor) else float(value))
 
     return BuiltinType(f"numpy.{name}", real, make)
 
@@ -537,7 +369,7 @@ def _numpy_module() -> types.ModuleType:
     return mod
 
 
-MATH = _math_module()
+MATH = math_module()
 NUMPY = _numpy_module()
 LIBRARIES = {"math": MATH, "numpy": NUMPY, "numpy.random": NUMPY.random, "numpy.linalg": NUMPY.linalg}
 

@@ -120,7 +120,7 @@ READ_ONLY = {
     "engine.ops.table.SAVED_INPUT", "engine.printing_options._PROFILES", "engine.runner.checker._REFUSED",
     "engine.runner.expressions.BINOPS", "engine.runner.expressions.COMPARE",
     "engine.runner.expressions.INPLACE", "engine.runner.expressions.UNARY",
-    "engine.runner.libraries.LIBRARIES", "engine.runner.libraries._DTYPES",
+    "engine.runner.libraries.LIBRARIES", "engine.runner.library_gate.DTYPES",
     "engine.runner.policy.TORCH_MODULES", "engine.runner.run._INTERNAL_NAMES",
 }
 _MUTABLE_CALLS = {"dict", "list", "set", "count", "default_rng", "PrinterOptions", "defaultdict",
