@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (each fills the table and publishes its functions
     indexing,
     linalg,
     losses,
+    losses_binary,
     norm,
     pieces,
     reduce,

@@ -1,6 +1,7 @@
 """The losses of ``torch.nn.functional``: nll_loss (and cross_entropy on it), mse_loss, l1_loss,
-binary_cross_entropy and binary_cross_entropy_with_logits. Their table entries, then the functions
-with torch's argument checks, error texts and op structure.
+and what every loss shares (``reduction_mode``, ``reduce_loss``, ``mean_scaled``, ``reduced_like``,
+``loss_inputs``). Their table entries, then the functions with torch's argument checks, error texts
+and op structure. The binary losses are in engine/ops/losses_binary.py.
 
 Integer targets and loss weights are not graph inputs in PyTorch (its grad_fn has no edge for
 them), so they travel as params: nested tuples, which the trace can show and serialize.
@@ -20,19 +21,17 @@ from ..tensor import Tensor
 from .activations import log_softmax
 from .arithmetic import mul, neg, sub
 from .cascade import nll_sum, torch_mean, torch_sum
-from .elementwise import abs, logistic
-from .explain import X0, X1, Ex, G, P, clamp_below, extra, if_param, log, scaled, sigmoid, vjp, weighted
+from .elementwise import abs
+from .explain import X0, X1, Ex, G, extra, scaled, vjp
 from .reduce import mean, sum
 from .shape import expand, reshape
 from .table import OPS, public, register
 from .wrappers import check_broadcast
 
-BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_backward is a float
-LOG_FLOOR = -100.0  # torch clamps log terms of binary_cross_entropy at -100
-
 
 # ---- reductions shared by the losses ------------------------------------------------------------
-def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
+def reduce_loss(loss: np.ndarray, reduction: str) -> np.ndarray:
+    """A loss's elementwise values reduced as ``reduction`` says ("mean", "sum" or "none")."""
     if reduction == "mean":
         return torch_mean(loss)
     if reduction == "sum":
@@ -40,7 +39,7 @@ def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
     return loss
 
 
-def _scale(g, s, n_shape):
+def mean_scaled(g, s, n_shape):
     """Upstream gradient ready for elementwise use: divided by n for ``mean``."""
     if s.p["reduction"] == "mean":
         n = int(np.prod(n_shape, dtype=np.int64))
@@ -114,7 +113,7 @@ def _nll_vjp(g, s):
     return g * xp.const(coef, xp.data(g))
 
 
-def _summed(x, s):
+def reduced_like(x, s):
     """A loss's elementwise share of tangent, reduced as the loss is (the 1/n of "mean" is in it)."""
     return x if s.p["reduction"] == "none" else s.xp.sum(x)
 
@@ -147,141 +146,26 @@ register("nll_loss2d", "NllLoss2DBackward0", _nll,
 # ---- mse_loss -----------------------------------------------------------------------------------
 def _mse(a, b, reduction):
     d = a - b
-    return _reduce(d * d, reduction)
+    return reduce_loss(d * d, reduction)
 
 
 def _mse_vjp_a(g, s):
-    return 2 * (s.a - s.b) * _scale(g, s, s.xp.data(s.a).shape)
+    return 2 * (s.a - s.b) * mean_scaled(g, s, s.xp.data(s.a).shape)
 
 
 def _mse_vjp_b(g, s):
-    return -2 * (s.a - s.b) * _scale(g, s, s.xp.data(s.a).shape)
+    return -2 * (s.a - s.b) * mean_scaled(g, s, s.xp.data(s.a).shape)
 
 
 register("mse_loss", "MseLossBackward0", _mse,
          [_mse_vjp_a, _mse_vjp_b],
          ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
          saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced",
-         jvps=[lambda t, s: _summed(_mse_vjp_a(t, s), s), lambda t, s: _summed(_mse_vjp_b(t, s), s)],
+         jvps=[lambda t, s: reduced_like(_mse_vjp_a(t, s), s),
+               lambda t, s: reduced_like(_mse_vjp_b(t, s), s)],
          jvp_formulas=["2(x−y)·ẋ (÷ n for mean), reduced", "−2(x−y)·ẏ (÷ n for mean), reduced"],
          explain=vjp("mse_loss({0}, {1})", "均方误差 (x − y)²，再归约",
                      2 * (X0 - X1) * scaled(G), -2 * (X0 - X1) * scaled(G)))
-
-
-# ---- binary_cross_entropy -----------------------------------------------------------------------
-def _weight(w, like):
-    return None if w is None else np.asarray(w, dtype=like.dtype)
-
-
-def _bce(a, t, weight, reduction):
-    if np.any((a < 0) | (a > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if np.any((t < 0) | (t > 1)):
-        raise RuntimeError("all elements of target should be between 0 and 1")
-    loss = (t - 1) * np.maximum(np.log1p(-a), LOG_FLOOR) - t * np.maximum(np.log(a), LOG_FLOOR)
-    w = _weight(weight, a)
-    if w is not None:
-        loss = loss * w
-    return _reduce(loss.astype(a.dtype, copy=False), reduction)
-
-
-def _weighted(x, s):
-    w = s.p["weight"]
-    if w is None:
-        return x
-    return x * s.xp.const(np.asarray(w), s.xp.data(x))
-
-
-def _bce_vjp_input(g, s):
-    xp = s.xp
-    a = s.a
-    d = (1 - a) * a
-    d = xp.where(d > BCE_EPS, d, xp.const(BCE_EPS, xp.data(d)))
-    return _weighted(_scale(g, s, xp.data(a).shape) * (a - s.b) / d, s)
-
-
-def _bce_vjp_target(g, s):
-    xp = s.xp
-    a = s.a
-    logit = xp.log(a) - xp.log(1 - a)
-    return _weighted(-logit * _scale(g, s, xp.data(a).shape), s)
-
-
-register("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce,
-         [_bce_vjp_input, _bce_vjp_target],
-         ["∂bce/∂p = w(p − y) / max(p(1 − p), 1e-12) (÷ n for mean)",
-          "∂bce/∂y = −w·log(p / (1 − p)) (÷ n for mean)"],
-         saves=("a", "b"), promote=True,
-         description="binary cross-entropy −w[y·log p + (1−y)·log(1−p)], logs clamped at −100",
-         jvps=[lambda t, s: _summed(_bce_vjp_input(t, s), s), lambda t, s: _summed(_bce_vjp_target(t, s), s)],
-         jvp_formulas=["w(p − y)·ṗ / max(p(1 − p), 1e-12) (÷ n for mean), reduced",
-                       "−w·log(p / (1 − p))·ẏ (÷ n for mean), reduced"],
-         explain=vjp("binary_cross_entropy({0}, {1})",
-                     "二元交叉熵 −w[y·log p + (1−y)·log(1−p)]，对数截断于 −100",
-                     weighted(scaled(G) * (X0 - X1) / clamp_below(X0 * (1 - X0), BCE_EPS)),
-                     weighted(-(log(X0) - log(1 - X0)) * scaled(G))))
-
-
-# ---- binary_cross_entropy_with_logits -----------------------------------------------------------
-def _log_sigmoid_np(x):
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-
-
-def _bce_logits(a, t, weight, pos_weight, reduction):
-    ls = _log_sigmoid_np(a)
-    if pos_weight is not None:
-        ls = ls * ((np.asarray(pos_weight, dtype=a.dtype) - 1) * t + 1)
-    loss = (1 - t) * a - ls
-    w = _weight(weight, a)
-    if w is not None:
-        loss = loss * w
-    return _reduce(loss.astype(a.dtype, copy=False), reduction)
-
-
-def _log_sigmoid_xp(xp, x):
-    zero = xp.const(0.0, xp.data(x))
-    neg_abs = xp.where(x < 0, x, -x)
-    return xp.where(x < 0, x, zero) - xp.log(1 + xp.exp(neg_abs))
-
-
-def _bcel_vjp_input(g, s):
-    xp = s.xp
-    x, t = s.a, s.b
-    pw = s.p["pos_weight"]
-    if pw is None:
-        core = logistic(xp, x) - t
-    else:
-        pwt = xp.const(np.asarray(pw), xp.data(x)) * t
-        core = (pwt + 1 - t) * logistic(xp, x) - pwt
-    return _weighted(core * _scale(g, s, xp.data(x).shape), s)
-
-
-def _bcel_vjp_target(g, s):
-    xp = s.xp
-    x = s.a
-    pw = s.p["pos_weight"]
-    if pw is None:
-        core = -x
-    else:
-        core = _log_sigmoid_xp(xp, -x) - _log_sigmoid_xp(xp, x) * xp.const(np.asarray(pw), xp.data(x))
-    return _weighted(core * _scale(g, s, xp.data(x).shape), s)
-
-
-register("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
-         [_bcel_vjp_input, _bcel_vjp_target],
-         ["∂bce(σ(x), y)/∂x = w(σ(x) − y) (÷ n for mean)", "∂bce(σ(x), y)/∂y = −w·x (÷ n for mean)"],
-         saves=("a", "b"), promote=True,
-         description="binary cross-entropy on logits: (1−y)·x − log σ(x), weighted, reduced",
-         jvps=[lambda t, s: _summed(_bcel_vjp_input(t, s), s),
-               lambda t, s: _summed(_bcel_vjp_target(t, s), s)],
-         jvp_formulas=["w(σ(x) − y)·ẋ (÷ n for mean), reduced", "−w·x·ẏ (÷ n for mean), reduced"],
-         explain=vjp("binary_cross_entropy_with_logits({0}, {1})",
-                     "基于 logits 的二元交叉熵：(1−y)·x − log σ(x)，加权后归约",
-                     weighted(if_param("pos_weight", sigmoid(X0) - X1,
-                                       (P("pos_weight") * X1 + 1 - X1) * sigmoid(X0) - P("pos_weight") * X1)
-                              * scaled(G)),
-                     weighted(if_param("pos_weight", -X0,
-                                       log(sigmoid(-X0)) - log(sigmoid(X0)) * P("pos_weight")) * scaled(G))))
 
 
 # ---- reductions of the losses -------------------------------------------------------------------
@@ -303,7 +187,7 @@ def reduction_mode(size_average, reduce, reduction: str, fn: str = "loss") -> st
     return reduction
 
 
-def _inputs(fn: str, input, target, weight=None) -> tuple:
+def loss_inputs(fn: str, input, target, weight=None) -> tuple:
     """A loss's tensors, checked: input, target and the optional weight."""
     return (A.tensor(input, fn, "input", 1), A.tensor(target, fn, "target", 2),
             A.optional_tensor(weight, fn, "weight", 3))
@@ -323,7 +207,7 @@ def _no_grad_weight(w: Tensor | None, fn: str):
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices (NllLossBackward0); ``input`` holds log-probabilities."""
-    input, target, weight = _inputs("nll_loss", input, target, weight)
+    input, target, weight = loss_inputs("nll_loss", input, target, weight)
     ignore_index = A.integer(ignore_index, "nll_loss", "ignore_index")
     reduction = reduction_mode(size_average, reduce, reduction, "nll_loss")
     _check_nll_shapes(input, target)
@@ -400,7 +284,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim, then nll_loss (class indices) or −Σ p·log q (probabilities)."""
-    input, target, weight = _inputs("cross_entropy", input, target, weight)
+    input, target, weight = loss_inputs("cross_entropy", input, target, weight)
     ignore_index = A.integer(ignore_index, "cross_entropy", "ignore_index")
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
     reduction = reduction_mode(size_average, reduce, reduction, "cross_entropy")
@@ -453,7 +337,7 @@ def _expand_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Mean squared error (MseLossBackward0)."""
-    input, target, _ = _inputs("mse_loss", input, target)
+    input, target, _ = loss_inputs("mse_loss", input, target)
     reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
     if weight is not None:
         raise not_supported("mse_loss with weight")
@@ -467,7 +351,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 @public("F")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Mean absolute error: |x − y| reduced (composite, as torch: AbsBackward0 then Mean/Sum)."""
-    input, target, _ = _inputs("l1_loss", input, target)
+    input, target, _ = loss_inputs("l1_loss", input, target)
     reduction = reduction_mode(size_average, reduce, reduction, "l1_loss")
     if tuple(target.shape) != tuple(input.shape):
         _warn_broadcast(input, target)
@@ -477,50 +361,3 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     if reduction == "sum":
         return sum(loss)
     return loss
-
-
-def _same_size(input: Tensor, target: Tensor) -> None:
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
-                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
-
-
-def _weight_like(w: Tensor | None, input: Tensor, fn: str):
-    if w is None:
-        return None
-    if w.requires_grad:
-        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'weight'. "
-                           "This input cannot have requires_grad True.")
-    return np.broadcast_to(w._data, tuple(input.shape)).tolist()
-
-
-@public("F")
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-                         reduce=None, reduction: str = "mean") -> Tensor:
-    """−w[y·log p + (1−y)·log(1−p)] with the logs clamped at −100 (BinaryCrossEntropyBackward0)."""
-    input, target, weight = _inputs("binary_cross_entropy", input, target, weight)
-    reduction = reduction_mode(size_average, reduce, reduction, "binary_cross_entropy")
-    _same_size(input, target)
-    params = {"weight": _weight_like(weight, input, "binary_cross_entropy"), "reduction": reduction}
-    return apply(OPS["binary_cross_entropy"], (input, target), params)
-
-
-@public("F")
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     size_average=None, reduce=None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
-    """Binary cross-entropy on logits, computed stably (BinaryCrossEntropyWithLogitsBackward0)."""
-    fn = "binary_cross_entropy_with_logits"
-    input, target, weight = _inputs(fn, input, target, weight)
-    pos_weight = A.optional_tensor(pos_weight, fn, "pos_weight")
-    reduction = reduction_mode(size_average, reduce, reduction, fn)
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    pw = None
-    if pos_weight is not None:
-        if pos_weight.requires_grad:
-            raise not_supported("pos_weight that requires grad")
-        pw = np.broadcast_to(pos_weight._data, tuple(input.shape)).tolist()
-    params = {"weight": _weight_like(weight, input, "binary_cross_entropy_with_logits"), "pos_weight": pw,
-              "reduction": reduction}
-    return apply(OPS["binary_cross_entropy_with_logits"], (input, target), params)

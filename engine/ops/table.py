@@ -19,9 +19,10 @@ the op runs, so nothing needs saving). The shares are broadcast to the output an
 place (``engine.tangents``).
 
 Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``linalg``, ``shape``, ``indexing``,
-``combine``, ``fill``, ``convert``, ``activations``, ``losses``) holds its entries and, beside
-each, its public function: derived from the entry (``atan = math_function(register(...))``), or
-written out with its argument checks and published with ``@public(...)``. ``engine.ops.api``
+``combine``, ``fill``, ``convert``, ``activations``, ``losses``, ``losses_binary``) holds its
+entries and, beside each, its public function: derived from the entry
+(``atan = math_function(register(...))``), or written out with its argument checks and published
+with ``@public(...)``. ``engine.ops.api``
 builds ``torch``'s functions, the Tensor's methods and ``torch.nn.functional`` from those
 registrations, so a new op is its entry (with its explanation for the page, ``explain=``, see
 ``engine.ops.explain``) and its oracle case (tests/engine/oracle_cases*.py).
