@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from app.sandbox import WorkerProtocolError, channel, pool
+from app.sandbox import WorkerProtocolError, channel, pool, template_process
 
 from .pools import make_pool, raw
 
@@ -281,7 +281,8 @@ def test_a_child_starts_no_thread_beyond_its_watchdog(os_pool):
     assert out["started"] == 0 and out["error"], out
     assert out["threads"] == 2  # the run's thread and the watchdog
     assert out["clone"] == -1 and out["clone3"] == -1
-    expected = max(pool.MIN_PROCESSES, pool.PROCESSES_PER_PLACE * os_pool.settings.places)
+    tp = template_process
+    expected = max(tp.MIN_PROCESSES, tp.PROCESSES_PER_PLACE * os_pool.settings.places)
     assert out["nproc"] == [str(expected)] * 2 and not out["raised"]
     assert raw(os_pool, THREAD_FROM_WATCHDOG, timeout=10) == {"watchdog": "refused: can't start new thread"}
 
@@ -330,11 +331,11 @@ result = {"results": results, "own": own, "after": os.getpriority(os.PRIO_PROCES
 def test_workers_run_below_the_server_and_cannot_climb_back(os_pool):
     out = os_pool.call("raw", NICE, timeout=30, client="nice").value["result"]  # a client not heavy
     server = os.getpriority(os.PRIO_PROCESS, 0)
-    assert out["template"] == out["template_after"] == min(19, server + pool.WORKER_NICE)
+    assert out["template"] == out["template_after"] == min(19, server + template_process.WORKER_NICE)
     assert out["own"] == out["after"] == out["template"]
     assert out["rlimit"] == [0, 0]
     if out["group"][0] is not None:  # the sandbox's session weighs less than the server's as a whole
-        assert out["group"] == [pool.WORKER_NICE] * 2
+        assert out["group"] == [template_process.WORKER_NICE] * 2
     assert not refused(out["results"]), out["results"]
 
 
