@@ -8,7 +8,7 @@ ready nodes the most recently created runs first (PyTorch's sequence numbers) an
 AccumulateGrad runs as soon as it is ready. A node runs its table rules in one of two worlds,
 chosen once per pass: ``ArrayWorld`` (NumPy arrays: a first-order pass) or ``TensorWorld``
 (engine Tensors, ``create_graph=True``: the rules themselves are recorded, so gradients can be
-differentiated again).
+differentiated again), both in engine/autograd/worlds.py.
 """
 
 from __future__ import annotations
@@ -16,20 +16,17 @@ from __future__ import annotations
 import itertools
 import warnings
 from heapq import heappop, heappush
-from sys import getrefcount
 
 import numpy as np
 
 from .. import arguments, errors, grad_mode
 from .. import hooks as _hooks
 from .. import trace as _trace
-from ..dispatch import _cast
 from ..errors import not_supported
 from ..function import AccumulateGrad, Node
 from ..hooks import name_of, of_leaf
-from ..ops.table import NP, Saved, sum_to_shape
-from ..ops.tensor_xp import TX
 from ..tensor import Tensor
+from .worlds import ArrayWorld, TensorWorld
 
 # ``torch.autograd`` for programs: the walk's own classes below are the engine's, not theirs.
 __all__ = ["backward", "grad"]  # and, at the end, the modules and classes built on the walk
@@ -367,105 +364,6 @@ def _retain(task: GraphTask, var: Tensor, g, step) -> None:
     var._grad = after = task.world.added(before, g)
     if task.rec is not None:
         task.rec.retained(step, before, after)
-
-
-# ---- the two worlds the rules run in ---------------------------------------------------------------
-
-
-_NO_PARAMS: dict = {}  # shared, never written: what a rule sees as ``s.p`` for an op without params
-
-
-class ArrayWorld:
-    """A first-order pass: gradients and saved values are NumPy arrays, rules use ``NP``."""
-
-    @staticmethod
-    def data(g) -> np.ndarray:
-        return g
-
-    @staticmethod
-    def saved(fn: Node) -> Saved:
-        """What ``fn``'s rules see: its saved arrays, params, extras and ``NP``."""
-        s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
-        if fn.op.saves:
-            for key, t, _ in fn.checked_saves():
-                setattr(s, key, t._data)
-        return s
-
-    @staticmethod
-    def fit(g, shape: tuple, dtype) -> np.ndarray:
-        """A rule's result as the gradient of an input: an array, broadcasting undone, cast."""
-        if type(g) is not np.ndarray:
-            g = np.asarray(g)
-        if g.shape != shape:
-            g = sum_to_shape(g, shape)
-        if g.dtype is not dtype and g.dtype != dtype:
-            g = g.astype(dtype)
-        return g
-
-    @staticmethod
-    def added(before: Tensor | None, g: np.ndarray) -> Tensor:
-        """``.grad`` after adding ``g``: before + g, or the first time ``g`` itself when nothing
-        else can see it (PyTorch's AccumulateGrad steals it too), else a copy."""
-        if before is not None:
-            return Tensor._make(np.asarray(before._data + g))  # 0-d arrays add up to NumPy scalars
-        # References to g while the walk adds it: _execute's, _accumulate's, this call's and
-        # getrefcount's argument. One more means a buffer, a capture or a record still holds it.
-        if type(g) is np.ndarray and getrefcount(g) == 4 and _own_memory(g):
-            return Tensor._make(g)
-        return Tensor._make(np.array(g, copy=True))
-
-
-def _own_memory(g: np.ndarray) -> bool:
-    """Is ``g``'s memory its own (or that of a base only ``g`` holds, as a transposed matmul
-    result), writable and compact, so that ``.grad`` may be changed in place?"""
-    flags = g.flags
-    if not flags.writeable or not (flags.c_contiguous or flags.f_contiguous):
-        return False
-    base = g.base
-    # References to base: ``g``'s, this local's and getrefcount's argument.
-    return base is None or (type(base) is np.ndarray and base.base is None and base.size == g.size
-                            and getrefcount(base) == 3)
-
-
-class TensorWorld:
-    """A ``create_graph=True`` pass: gradients and saved values are Tensors, rules use ``TX``, so
-    every rule is recorded as ops of its own."""
-
-    @staticmethod
-    def data(g: Tensor) -> np.ndarray:
-        return g._data
-
-    @staticmethod
-    def saved(fn: Node) -> Saved:
-        """What ``fn``'s rules see: its saved tensors (its own output re-attached to it, see
-        ``function._output_alias``), params, extras and ``TX``."""
-        s = Saved(TX, fn.params or {}, fn.extras)
-        if fn.op.saves:
-            for key, t, _ in fn.checked_saves():
-                if key == "out":
-                    t = Tensor._make(t._data, True, t._vc)
-                    t._grad_fn = fn
-                setattr(s, key, t)
-        return s
-
-    @staticmethod
-    def fit(g: Tensor, shape: tuple, dtype) -> Tensor:
-        """A rule's result as the gradient of an input: broadcasting undone, cast (both recorded)."""
-        g = TX.sum_to(g, shape)
-        return g if g._data.dtype == dtype else _cast(g, dtype)
-
-    @staticmethod
-    def added(before: Tensor | None, g: Tensor) -> Tensor:
-        """``.grad`` after adding ``g``: the first time a copy of ``g`` that keeps its graph (PyTorch's
-        CopyBackwards), else before + g."""
-        if before is not None:
-            return before + g
-        if not g._requires_grad:
-            return g
-        from ..dispatch import apply_inplace
-        from ..ops.table import OPS
-
-        return apply_inplace(OPS["copy"], Tensor._make(np.zeros_like(g._data)), (g,))
 
 
 # ---- the rest of torch.autograd ---------------------------------------------------------------------------
