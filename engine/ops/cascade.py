@@ -12,8 +12,8 @@ What decides the order, as in PyTorch: the TensorIterator's dimension order (red
 then by stride), its coalescing of dims, the kernel chosen for the innermost two dims (inner or
 outer reduction, vectorized or scalar), and for a full reduction of at least 32768 elements the
 split among threads (``THREADS``: PyTorch's default intra-op thread count, one per core).
-``nll_sum``, ``torch_norm`` and ``torch_var`` follow the kernels of nll_loss, vector_norm and
-var/std, which add in orders of their own.
+``nll_sum``, ``torch_norm`` and ``torch_var`` (engine/ops/cascade_kernels.py) follow the kernels of
+nll_loss, vector_norm and var/std, which add in orders of their own.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ THREADS = max(1, os.cpu_count() or 1)
 _CASCADED = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _ceil_log2(n: int) -> int:
+def ceil_log2(n: int) -> int:
+    """⌈log₂ n⌉ (0 for n ≤ 1)."""
     return 0 if n <= 1 else (n - 1).bit_length()
 
 
@@ -60,7 +61,7 @@ def _runs(x: np.ndarray) -> np.ndarray:
     return _run(x.swapaxes(0, 1))
 
 
-def _multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray:
+def multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray:
     """``multi_row_sum``: the cascade over axis 0 of ``x`` (every trailing element a sum of its own).
 
     Running sums of ``step`` rows feed level 1; levels 1 to ``levels`` − 2 pass their sum up every
@@ -71,7 +72,7 @@ def _multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray
     rest = x.shape[1:]
     if size == 0:
         return np.zeros(rest, dtype=x.dtype)
-    step = 1 << max(min_power, _ceil_log2(size) // levels)
+    step = 1 << max(min_power, ceil_log2(size) // levels)
     if size < step:
         return _run(x)
     nb = size // step
@@ -94,7 +95,7 @@ def _row_sum(x: np.ndarray) -> np.ndarray:
     added to the first, then the four added in order."""
     size = x.shape[0]
     n4 = size // 4
-    parts = _multi_row(x[:n4 * 4].reshape((n4, 4) + x.shape[1:]))  # (4, *rest)
+    parts = multi_row(x[:n4 * 4].reshape((n4, 4) + x.shape[1:]))  # (4, *rest)
     if n4 * 4 < size:
         parts = np.concatenate((parts[:1], x[n4 * 4:], parts[1:]))
     return _run(parts)  # first + leftovers + second + third + fourth
@@ -124,11 +125,11 @@ def _down_columns(t: np.ndarray, width: int) -> np.ndarray:
     cols = t.shape[-1]
     split = cols // width * width
     if split == cols:
-        return _multi_row(t)
+        return multi_row(t)
     if split == 0:
         return _row_sum(t)
     out = np.empty(t.shape[1:], dtype=t.dtype)
-    out[..., :split] = _multi_row(t[..., :split])
+    out[..., :split] = multi_row(t[..., :split])
     out[..., split:] = _row_sum(t[..., split:])
     return out
 
@@ -187,7 +188,7 @@ def _loop2d(v: np.ndarray, in0: int, in1: int, lanes: int) -> np.ndarray:
     return _columns(v, 4)
 
 
-def _iterator_dims(shape, strides, reduced):
+def iterator_dims(shape, strides, reduced):
     """TensorIterator's dims for the reduction, innermost first: size-1 dims dropped, reduced dims
     moved to the front, then ordered by the output's and the input's strides, then coalesced.
     Each dim is [size, input stride, output stride, original axes (innermost first)]."""
@@ -235,7 +236,8 @@ def _iterator_dims(shape, strides, reduced):
     return dims
 
 
-def _reduced(ndim: int, axis) -> set:
+def reduced_dims(ndim: int, axis) -> set:
+    """The axes ``axis`` names in an array of ``ndim`` dims (every one for None), as a set."""
     if axis is None:
         return set(range(ndim))
     if not ndim:
@@ -243,13 +245,13 @@ def _reduced(ndim: int, axis) -> set:
     return {d % ndim for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis)}
 
 
-def _iterated(a: np.ndarray, dims) -> np.ndarray:
+def iterated(a: np.ndarray, dims) -> np.ndarray:
     """``a`` seen through the iterator's dims: outermost first, the innermost (a reduced dim) last."""
     return np.lib.stride_tricks.as_strided(
         a, shape=[d[0] for d in reversed(dims)], strides=[d[1] for d in reversed(dims)], writeable=False)
 
 
-def _to_output(r: np.ndarray, a: np.ndarray, kept, out_shape) -> np.ndarray:
+def to_output(r: np.ndarray, a: np.ndarray, kept, out_shape) -> np.ndarray:
     """Results laid out along the kept iterator dims ``kept`` (outermost first) put back in the
     order of the original axes, shaped as the output."""
     sizes, axes = [], []
@@ -263,9 +265,9 @@ def _to_output(r: np.ndarray, a: np.ndarray, kept, out_shape) -> np.ndarray:
     return r.reshape(out_shape)
 
 
-def _prepared(a: np.ndarray, axis, keepdims: bool):
+def prepared(a: np.ndarray, axis, keepdims: bool):
     """(array, reduced axes, output shape): a PyTorch-like array (no negative strides: a copy)."""
-    reduced = _reduced(a.ndim, axis)
+    reduced = reduced_dims(a.ndim, axis)
     if not a.flags.c_contiguous and any(s < 0 for s in a.strides):
         a = np.ascontiguousarray(a)
     out_shape = tuple(1 if d in reduced else n for d, n in enumerate(a.shape) if keepdims or d not in reduced)
@@ -282,13 +284,13 @@ def torch_sum(a: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
         return np.sum(a, axis=axis, keepdims=keepdims)
     if a.size <= 1:
         return np.add(np.add.reduce(a, axis=axis, keepdims=keepdims), 0, dtype=a.dtype)
-    a, reduced, out_shape = _prepared(a, axis, keepdims)
+    a, reduced, out_shape = prepared(a, axis, keepdims)
     lanes = VECTOR_BYTES // a.dtype.itemsize
     if a.flags.c_contiguous and reduced:
         r = _contiguous(a, sorted(reduced), lanes)
         if r is not None:
             return np.asarray(r).reshape(out_shape)
-    dims = _iterator_dims(a.shape, a.strides, reduced)
+    dims = iterator_dims(a.shape, a.strides, reduced)
     if not dims or dims[0][2] != 0:  # nothing of size > 1 reduced: a copy (0 + x)
         return np.add(a, 0, dtype=a.dtype).reshape(out_shape)
     if len(dims) == 1:
@@ -297,7 +299,7 @@ def torch_sum(a: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
             return np.asarray(_full(flat, lanes)).reshape(out_shape)
         if a.size >= GRAIN_SIZE and THREADS > 1:
             return np.asarray(_two_pass(flat, lanes)).reshape(out_shape)
-    view = _iterated(a, dims)
+    view = iterated(a, dims)
     in1 = dims[1][1] if len(dims) > 1 else 0
     if len(dims) == 1:
         view = view[None]
@@ -309,63 +311,7 @@ def torch_sum(a: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
     r = np.transpose(r, keep + red)
     r = r.reshape(r.shape[:len(keep)] + (-1,))
     r = np.add.accumulate(r, axis=-1)[..., -1] + a.dtype.type(0)
-    return _to_output(r, a, [order[i] for i in keep], out_shape)
-
-
-def torch_norm(a: np.ndarray, ord: float, axis=None, keepdims: bool = False):  # noqa: A002
-    """The vector p-norm of a float32 ``a`` (p finite and not 0) as PyTorch's CPU kernels add it, or
-    None for what they do not cover here (other dtypes and orders: exact or left to NumPy).
-
-    p = 2 over one contiguous innermost dim (a row, or a whole contiguous tensor) runs on vectors
-    of 8 lanes: x·x added per lane, the lanes added in order, then the leftover elements, the first
-    in fours (a product rounded, then added), the last one to three with a fused multiply-add.
-    Otherwise each output is a running sum of |x|ᵖ over its elements in the iterator's order (for
-    a single output of 32768 or more elements, one running sum per thread, then added)."""
-    a = np.asarray(a)
-    if a.dtype != np.float32 or ord == 0 or not np.isfinite(ord) or a.size == 0:
-        return None
-    a, reduced, out_shape = _prepared(a, axis, keepdims)
-    dims = _iterator_dims(a.shape, a.strides, reduced)
-    nred = sum(1 for d in dims if d[2] == 0)
-    f32 = np.float32
-    if nred == 0:  # only dims of size 1 reduced: PyTorch gives |x| as it is
-        return np.abs(a).reshape(out_shape) if reduced else None
-    view = _iterated(a, dims)
-    kept = list(reversed(dims[nred:]))
-    if ord == 2 and nred == 1 and dims[0][1] == a.itemsize:
-        n = view.shape[-1]
-        nv = n // 8
-        vec = view[..., :nv * 8].reshape(view.shape[:-1] + (nv, 8))
-        sq = vec * vec
-        lanes = np.add.accumulate(sq, axis=-2)[..., -1, :] if nv else np.zeros(view.shape[:-1] + (8,), f32)
-        acc = np.add.accumulate(lanes, axis=-1)[..., -1]
-        tail = nv * 8
-        for k in range(tail, n):
-            x = view[..., k]
-            if k < tail + (n - tail) // 4 * 4:
-                acc = acc + x * x
-            else:  # fused: one rounding of acc + x² (exact in float64, then to float32)
-                acc = (acc.astype(np.float64) + np.square(x.astype(np.float64))).astype(f32)
-        return _to_output(np.sqrt(acc), a, kept, out_shape)
-    x = np.abs(view)
-    terms = x * x if ord == 2 else x if ord == 1 else x ** f32(ord)
-    terms = terms.reshape(terms.shape[:len(kept)] + (-1,))
-    n = terms.shape[-1]
-    if not kept and n >= GRAIN_SIZE and THREADS > 1:
-        chunk = -(-n // min(THREADS, -(-n // GRAIN_SIZE)))
-        acc = f32(0)
-        for start in range(0, n, chunk):
-            acc = acc + np.add.accumulate(terms[start:start + chunk])[-1]
-    else:
-        acc = np.add.accumulate(terms, axis=-1)[..., -1]
-    return _to_output(_project(acc, ord), a, kept, out_shape)
-
-
-def _project(acc, ord):  # noqa: A002
-    """‖x‖ₚ from Σ|x|ᵖ (p = 1: as it is)."""
-    if ord == 2:
-        return np.sqrt(acc)
-    return acc if ord == 1 else acc ** np.float32(1.0 / ord)
+    return to_output(r, a, [order[i] for i in keep], out_shape)
 
 
 def torch_mean(a: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
@@ -381,70 +327,6 @@ def torch_mean(a: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
             count *= a.shape[d]
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty mean is nan, without a warning
         return np.asarray(np.divide(torch_sum(a, axis, keepdims), count, dtype=a.dtype))
-
-
-def torch_var(a: np.ndarray, axis=None, ddof=1, keepdims: bool = False, sqrt: bool = False) -> np.ndarray:
-    """Variance (standard deviation with ``sqrt``) as PyTorch's CPU kernels give it: a float32
-    tensor's is computed in float64 (a two-pass sum or Welford's updates) and rounded once at the
-    end, so the float64 result rounded to float32 is PyTorch's."""
-    a = np.asarray(a)
-    if a.dtype == np.float64 and len(_reduced(a.ndim, axis)) == a.ndim and a.size - ddof > 0:
-        return _var_all(a, ddof, keepdims, sqrt)
-    if a.dtype != np.float32:
-        return (np.std if sqrt else np.var)(a, axis=axis, ddof=ddof, keepdims=keepdims)
-    var = np.var(a.astype(np.float64), axis=axis, ddof=ddof, keepdims=keepdims)
-    return np.asarray(np.sqrt(var) if sqrt else var).astype(np.float32)
-
-
-def _var_all(a: np.ndarray, ddof, keepdims: bool, sqrt: bool) -> np.ndarray:
-    """float64 variance of all elements as ``std_var_all_cpu``: the mean (a cascade sum), then a
-    running sum of (x − mean)² in memory order (one per thread for 32768 elements or more, the
-    threads' sums added in order), divided by n − correction."""
-    mean = float(torch_mean(a))
-    d = a.ravel(order="K") - mean
-    sq = d * d
-    n = sq.shape[0]
-    if n >= GRAIN_SIZE and THREADS > 1:
-        chunk = -(-n // min(THREADS, -(-n // GRAIN_SIZE)))
-        total = 0.0
-        for start in range(0, n, chunk):
-            total = total + float(np.add.accumulate(sq[start:start + chunk])[-1])
-    else:
-        total = float(np.add.accumulate(sq)[-1])
-    var = total / (n - ddof)
-    r = np.float64(math.sqrt(var) if sqrt else var)
-    return np.asarray(r).reshape((1,) * a.ndim if keepdims else ())
-
-
-def nll_sum(terms: np.ndarray, kept: np.ndarray | None = None):
-    """Sum of ``terms`` (one per target, in the targets' order) as ``nll_loss`` adds them: its own
-    running cascade of 8 levels over the batch, where target b, once added, passes each level's
-    sum up while b's low 4-bit groups are zero (target 0 goes straight to the top). A target not
-    ``kept`` (ignore_index) is skipped: it neither adds nor passes a sum up."""
-    terms = np.asarray(terms)
-    dtype = terms.dtype.type
-    if kept is None or kept.all():
-        if terms.size == 0:
-            return dtype(0)
-        first = dtype(0) + terms.reshape(-1)[0]
-        if terms.size == 1:
-            return first
-        return _multi_row(terms.reshape(-1)[1:], levels=8) + first
-    # Targets skipped: the loop itself (a rare case; its pass-ups no longer fall on a grid).
-    power = max(4, _ceil_log2(terms.size) // 8)
-    mask = (1 << power) - 1
-    acc = [dtype(0)] * 8
-    for b in np.flatnonzero(kept.reshape(-1)).tolist():
-        acc[0] = acc[0] + terms.flat[b]
-        for j in range(7):
-            if b & (mask << (j * power)):
-                break
-            acc[j + 1] = acc[j + 1] + acc[j]
-            acc[j] = dtype(0)
-    total = dtype(0)
-    for v in acc:
-        total = total + v
-    return total
 
 
 def _two_pass(flat: np.ndarray, lanes: int):

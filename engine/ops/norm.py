@@ -16,7 +16,7 @@ from ..dispatch import apply
 from ..dtypes import scalar_name
 from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
-from .cascade import torch_norm
+from .cascade_kernels import torch_norm
 from .convert import to
 from .explain import X0, G, P, Y, absolute, eq, sign, spread, vjp, where
 from .reduce import _sum_dims

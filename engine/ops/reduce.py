@@ -10,7 +10,8 @@ from .. import dtypes
 from .. import trace as _trace
 from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
-from .cascade import torch_mean, torch_sum, torch_var
+from .cascade import torch_mean, torch_sum
+from .cascade_kernels import torch_var
 from .convert import to
 from .explain import X0, G, N, P, Y, at_index, eq, share, spread, sum_over, vjp
 from .table import OPS, public, register
