@@ -21,6 +21,7 @@ import numpy as np
 
 from . import arguments as A
 from .addresses import alias
+from .avx_math import fill16_f32, fma32
 from .device import check as _device
 from .naming import torch_path
 
@@ -36,7 +37,6 @@ _LAYOUT = np.dtype({
     "itemsize": STATE_BYTES,
 })
 _F32 = np.float32
-_TWO_PI_F32 = _F32(2.0 * math.pi)
 
 
 @functools.lru_cache(maxsize=64)
@@ -243,11 +243,6 @@ def set_rng_state(new_state) -> None:
 
 
 # ---- ATen's transforms -------------------------------------------------------------------------
-def _fma32(a, b, c) -> np.ndarray:
-    """float32 a·b + c rounded once (an FMA): the float32 product is exact in float64."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(_F32)
-
-
 def _unit(gen: Generator, n: int, np_dtype) -> np.ndarray:
     """``uniform_real_distribution(0, 1)``: a mantissa's worth of bits (53 of a 64-bit draw for
     float64, else 24 of a 32-bit draw: float16 is drawn as float32) times 2^-digits."""
@@ -264,7 +259,7 @@ def uniform(gen: Generator, n: int, np_dtype, low: float, high: float) -> np.nda
     if np_dtype == np.float64:
         return _fma64(x, high - low, low)
     lo, span = _F32(low), _F32(high) - _F32(low)
-    return _fma32(x, span, lo).astype(np_dtype)
+    return fma32(x, span, lo).astype(np_dtype)
 
 
 def _fma64(a, b: float, c: float) -> np.ndarray:
@@ -331,7 +326,7 @@ def _normal_fill(gen: Generator, n: int, np_dtype, mean: float, std: float) -> n
     u[8:16] the angle), and for a ragged end 16 fresh uniforms turned into the last 16 values."""
     data = _unit(gen, n, np_dtype)
     full = n // 16 * 16
-    fill = _fill16_f32 if np_dtype == np.float32 else _fill16_f64
+    fill = fill16_f32 if np_dtype == np.float32 else _fill16_f64
     out = data.copy()
     out[:full] = fill(data[:full].reshape(-1, 16), mean, std).reshape(-1)
     if n % 16:
@@ -345,69 +340,6 @@ def _fill16_f64(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     theta = 2.0 * math.pi * u[:, 8:]
     out = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
     return _fma64(out, std, mean)
-
-
-# Constants of avx_mathfun.h (Cephes' single-precision log and sincos), as ATen's AVX2 kernel uses.
-_LOG_P = tuple(_F32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
-                                  1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
-                                  3.3333331174E-1))
-_LOG_Q1, _LOG_Q2 = _F32(-2.12194440e-4), _F32(0.693359375)
-_SQRTHF = _F32(0.707106781186547524)
-_MIN_NORM = np.array([0x00800000], np.int32).view(_F32)[0]
-_HALF_BITS = np.array([0.5], _F32).view(np.int32)[0]
-_DP = tuple(_F32(v) for v in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8))
-_COS_P = tuple(_F32(v) for v in (2.443315711809948E-005, -1.388731625493765E-003, 4.166664568298827E-002))
-_SIN_P = tuple(_F32(v) for v in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1))
-_FOPI = _F32(1.27323954473516)
-
-
-def _log256(x: np.ndarray) -> np.ndarray:
-    """``log256_ps`` for x in (0, 1] (what 1 − u is), with the FMAs the compiled kernel has."""
-    x = np.maximum(x, _MIN_NORM)
-    bits = x.view(np.int32)
-    e = ((bits >> 23) - 0x7F).astype(_F32) + _F32(1)
-    x = ((bits & ~0x7F800000) | _HALF_BITS).view(_F32)
-    small = x < _SQRTHF
-    e = e - small.astype(_F32)
-    x = (x - _F32(1)) + np.where(small, x, _F32(0))
-    z = x * x
-    y = np.full_like(x, _LOG_P[0])
-    for p in _LOG_P[1:]:
-        y = _fma32(y, x, p)
-    y = y * x
-    y = _fma32(y, z, e * _LOG_Q1)
-    y = _fma32(-z, _F32(0.5), y)
-    return _fma32(e, _LOG_Q2, x + y)
-
-
-def _sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``sincos256_ps`` for x ≥ 0 (what 2π·u is), with the compiled kernel's FMAs."""
-    j = (x * _FOPI).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(_F32)
-    sin_negative = (j & 4) != 0
-    cos_negative = (~(j - 2) & 4) != 0
-    first = (j & 2) == 0  # the cosine polynomial gives the cosine (else the sine polynomial does)
-    for dp in _DP:
-        x = _fma32(y, dp, x)
-    z = x * x
-    yc = _fma32(_COS_P[0], z, _COS_P[1])
-    yc = _fma32(yc, z, _COS_P[2])
-    yc = yc * z
-    yc = _fma32(yc, z, -(z * _F32(0.5))) + _F32(1)
-    ys = _fma32(_SIN_P[0], z, _SIN_P[1])
-    ys = _fma32(ys, z, _SIN_P[2])
-    ys = _fma32(ys * z, x, x)
-    s = np.where(first, ys, yc)
-    c = np.where(first, yc, ys)
-    return np.where(sin_negative, -s, s), np.where(cos_negative, -c, c)
-
-
-def _fill16_f32(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    radius = np.sqrt(_F32(-2) * _log256(_F32(1) - u[:, :8]))
-    s, c = _sincos256(_TWO_PI_F32 * u[:, 8:])
-    mean32, std32 = _F32(mean), _F32(std)
-    return np.concatenate([_fma32(radius * c, std32, mean32), _fma32(radius * s, std32, mean32)], axis=1)
 
 
 def random_from_to(gen: Generator, n: int, np_dtype, low: int, high: int) -> np.ndarray:
