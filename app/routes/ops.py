@@ -21,7 +21,7 @@ def supported() -> SupportedOps:
     """Every op of the table (grad_fn, what it computes in both languages, its rules) and every name a
     program may use, per module (they do not change while the server runs)."""
     from engine.ops.table import OPS
-    from engine.runner.policy import engine_tables
+    from engine.runner.torch_modules import engine_tables
 
     ops = []
     for op in sorted(OPS.values(), key=lambda o: (o.grad_fn, o.name)):

@@ -110,18 +110,19 @@ NOT_STATE = {
     "engine.trace.ACTIVE": "the recorder: recording() sets and restores it around the run",
     "engine.gcpause._depth": "gc_paused() nesting: entered and left around the run",
     "engine.gcpause._was_enabled": "gc_paused()'s saved flag: entered and left around the run",
-    "engine.runner.policy._TABLES": "the allow-list built from the engine modules, which no program changes",
+    "engine.runner.torch_modules._TABLES":
+        "the allow-list built from the engine modules, which no program changes",
     "engine.ops.table._PUBLISHED": "filled while the op modules are imported",
 }
 # Module-level containers filled at import and only read afterwards (no program reaches them).
 READ_ONLY = {
-    "engine.autograd._NO_PARAMS", "engine.dtypes._BY_NP", "engine.ops.arithmetic._OPERATORS",
+    "engine.autograd.worlds._NO_PARAMS", "engine.dtypes._BY_NP", "engine.ops.arithmetic._OPERATORS",
     "engine.ops.explain.WORDS", "engine.ops.shape._T_PERM", "engine.ops.table.OPS", "engine.ops.table.PUBLIC",
     "engine.ops.table.SAVED_INPUT", "engine.printing_options._PROFILES", "engine.runner.checker._REFUSED",
     "engine.runner.expressions.BINOPS", "engine.runner.expressions.COMPARE",
     "engine.runner.expressions.INPLACE", "engine.runner.expressions.UNARY",
     "engine.runner.libraries.LIBRARIES", "engine.runner.library_gate.DTYPES",
-    "engine.runner.policy.TORCH_MODULES", "engine.runner.run._INTERNAL_NAMES",
+    "engine.runner.torch_modules.TORCH_MODULES", "engine.runner.run._INTERNAL_NAMES",
 }
 _MUTABLE_CALLS = {"dict", "list", "set", "count", "default_rng", "PrinterOptions", "defaultdict",
                   "OrderedDict"}
