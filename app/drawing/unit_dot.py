@@ -26,9 +26,23 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
     loop, ``MulBackward0 #301`` to ``#600`` and ``#601`` to ``#900``, are one layout."""
     order = _element_order(u, nodes, parts)
     g = DotWriter()
-    name: dict[str, str] = {}
     u.node_ids, u.part_ids, u.ghost_ids, u.ghost_keys, u.edge_ids, u.texts = [], [], [], [], [], []
     u.relabel = {}
+    name = _write_elements(u, g, order, nodes, parts, sizes, neutral)
+    longest = _write_edges(u, g, order, name)
+    # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide),
+    # and so do the frames of a loop's chunks, one after the other.
+    lr = longest <= max_lr_depth and not u.frames
+    graph_attrs = dict(GRAPH_ATTRS, rankdir="LR" if lr else "TB")
+    if len(order) >= nslimit_from:
+        graph_attrs.update(nslimit="0.01", nslimit1="0.01")
+    u.dot = g.source(graph_attrs, legend=legend)
+
+
+def _write_elements(u: Unit, g: DotWriter, order: list, nodes: dict, parts: dict, sizes: dict,
+                    neutral: bool) -> dict[str, str]:
+    """Write the unit's nodes, boxes, frames, ghosts and ports in ``order``; their DOT names by key."""
+    name: dict[str, str] = {}
     frames = {f.part for f in u.frames}
 
     def element(node_name: str, ident: str, attrs: dict) -> None:
@@ -68,6 +82,11 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
         else:  # a port
             name[key] = f"w{key[1:]}"
             g.node(f"w{key[1:]}", shape="point", width="0.06", color=COLORS["frame"][1])
+    return name
+
+
+def _write_edges(u: Unit, g: DotWriter, order: list, name: dict[str, str]) -> int:
+    """Write the unit's edges in an order of their ends; the length of the longest path."""
     rank = {key: i for i, key in enumerate(order)}
     segments = sorted(u.segments, key=lambda s: (rank[s.dst], rank[s.src]))
     pairs = [(name[s.src], name[s.dst]) for s in segments]
@@ -85,13 +104,7 @@ def write_dot(u: Unit, nodes: dict, parts: dict, sizes: dict[str, tuple[float, f
             # input) beside each step stays straight instead of drifting sideways at every step
             extra["weight"] = "4"
         g.edge(*pairs[k], id=f"q{k}", **extra)
-    # Short graphs read left to right; deep chains top to bottom (a 300-op chain is 40,000 px wide),
-    # and so do the frames of a loop's chunks, one after the other.
-    lr = longest <= max_lr_depth and not u.frames
-    graph_attrs = dict(GRAPH_ATTRS, rankdir="LR" if lr else "TB")
-    if len(order) >= nslimit_from:
-        graph_attrs.update(nslimit="0.01", nslimit1="0.01")
-    u.dot = g.source(graph_attrs, legend=legend)
+    return longest
 
 
 _ZEROS = str.maketrans("0123456789₀₁₂₃₄₅₆₇₈₉", "0000000000₀₀₀₀₀₀₀₀₀₀")
