@@ -148,10 +148,13 @@ def test_forward_nodes_in_creation_order_with_stable_ids():
         assert e.source < e.target  # inputs exist before the op that reads them
 
 
+RECORDER_MODULES = ("trace.py", "trace_pass.py", "trace_scopes.py", "trace_inplace.py")
+
+
 def test_the_recorder_is_the_only_writer_of_the_trace():
-    """Outside the recorder's modules (engine/trace.py and its parts trace_pass.py, trace_scopes.py)
-    no code builds trace records, sets a trace tag or writes a field of a record: the engine reports
-    through the recorder's methods, the app only reads."""
+    """Outside the recorder's modules (engine/trace.py and its parts trace_pass.py, trace_scopes.py,
+    trace_inplace.py) no code builds trace records, sets a trace tag or writes a field of a record:
+    the engine reports through the recorder's methods, the app only reads."""
     import pathlib
 
     root = pathlib.Path(engine.__file__).parent.parent
@@ -160,7 +163,7 @@ def test_the_recorder_is_the_only_writer_of_the_trace():
     fields = {"retains_grad", "grad_before", "grad_after", "sent", "steps", "events"}
     found = []
     for path in sorted((root / "engine").rglob("*.py")) + sorted((root / "app").rglob("*.py")):
-        if path.parent == root / "engine" and path.name in ("trace.py", "trace_pass.py", "trace_scopes.py"):
+        if path.parent == root / "engine" and path.name in RECORDER_MODULES:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
