@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..errors import NOT_SUPPORTED
+from .generators import PLACEMENT, misplaced_yield
 from .libraries import LIBRARIES, library_has
 from .policy import READABLE_DUNDERS, READABLE_PRIVATE, TORCH_MODULES, Policy
 from .positions import Positions
@@ -23,8 +24,6 @@ _REFUSED = {
     ast.AsyncFor: "async for is not supported by gradviz",
     ast.AsyncWith: "async with is not supported by gradviz",
     ast.Await: "await is not supported by gradviz",
-    ast.Yield: "generators (yield) are not supported by gradviz",
-    ast.YieldFrom: "generators (yield from) are not supported by gradviz",
     ast.Match: "match statements are not supported by gradviz",
 }
 if hasattr(ast, "TryStar"):
@@ -78,6 +77,12 @@ def check(source: str, variables: dict, settings: Settings, policy: Policy) -> C
     tree = parse(source, settings)
     pos = Positions(source)
     _walk(tree, settings, policy, pos)
+    stray, in_function = misplaced_yield(tree)
+    if stray is not None:
+        if not in_function:
+            raise _fail("SyntaxError", f"'{'yield' if type(stray) is ast.Yield else 'yield from'}' outside "
+                        "function", pos.of(stray))
+        raise _fail("ForbiddenError", PLACEMENT, pos.of(stray))
     mode = "expression" if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else "program"
     prog = CheckedProgram(tree=tree, mode=mode, positions=pos)
     _names(prog, variables, policy)

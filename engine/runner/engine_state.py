@@ -19,6 +19,7 @@ Objects a program can reach and that every run shares (``torch.float32``, the CP
 from __future__ import annotations
 
 import itertools
+import random
 import sys
 from collections.abc import Callable
 from dataclasses import astuple, dataclass
@@ -29,7 +30,7 @@ from .. import addresses, dtypes, func, generator, grad_mode, hooks, limits, pri
 from ..autograd import function as program_functions
 from ..nn import tracing
 from ..utils import hooks as handles
-from . import libraries
+from . import libraries, library_random
 from .results import Settings
 
 # Python frames: enough for max_nesting x max_recursion of our walker, low enough that C-level
@@ -81,6 +82,7 @@ STATE: tuple[Entry, ...] = (
           generator.default_generator._load_bytes, lambda s: generator.seeded_state(s.seed), True,
           f"{generator.__name__}.default_generator"),
     _module_global("numpy.random generator", libraries, "_RANDOM_STATE", lambda s: [_generator(0)]),
+    _module_global("python random generator", library_random, "_STATE", lambda s: [random.Random(0)]),
     _module_global("dual level", tangents, "ACTIVE", lambda s: None),
     _module_global("leaf hooks", hooks, "_LEAF", lambda s: {}),
     _module_global("post-accumulate hooks", hooks, "_POST", lambda s: {}),

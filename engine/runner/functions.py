@@ -12,6 +12,7 @@ import ast
 import types
 
 from .. import addresses
+from .generators import yielding_statements, yields_of
 
 
 class Scope:
@@ -56,6 +57,8 @@ class UserFunction:
         # does the rest).
         plain = not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg)
         self.positional = tuple(x.arg for x in a.args) if plain else None
+        self.generator = isinstance(node, ast.FunctionDef) and bool(yields_of(node))  # its body yields
+        self.yielding = yielding_statements(node) if self.generator else frozenset()
         self.__name__ = name  # read by functools.wraps (@torch.no_grad())
         self.__qualname__ = name
         self.__doc__ = None

@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from .errors import ForbiddenError, scrub_args
 from .expressions import Expressions
 from .functions import Callback, Scope, UserFunction, bind_arguments
+from .generators import UserGenerator
 from .guards import Guard
 from .loops import LoopScopes
 from .policy import Policy
@@ -335,6 +336,8 @@ class Interpreter(Expressions):
                 scope.vars.update(bind_arguments(fn, args, kwargs))
             if isinstance(fn.node, ast.Lambda):
                 return self.eval(fn.node.body, scope)
+            if fn.generator:
+                return UserGenerator(self, fn, scope)  # its body runs at each next()
             sig = self.exec_block(fn.node.body, scope)
             return scope.ret if sig is RETURN else None
         finally:

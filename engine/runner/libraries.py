@@ -1,6 +1,6 @@
-"""The two standard libraries a program may import besides torch: read-only subsets of ``math`` and
-``numpy``, as course code uses them (``math.pi``, ``math.exp``; ``np.array``, ``np.linspace``,
-``np.sin``, ``np.allclose``, ...).
+"""The standard libraries a program may import besides torch: read-only subsets of ``math`` and
+``numpy`` (and of ``random``, in ``library_random``), as course code uses them (``math.pi``,
+``math.exp``; ``np.array``, ``np.linspace``, ``np.sin``, ``np.allclose``, ...).
 
 Each is a module object of its own holding only listed names, so a program never reaches the real
 modules (no ``np.load``, ``np.ctypeslib``, ``np.lib``, no object arrays, no memory addresses). Every
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import math as _math
+import random as _py_random
 import types
 
 import numpy as _np
@@ -27,6 +28,7 @@ from .. import limits
 from ..tensor import Tensor
 from .library_gate import array_arg, axis_arg, check_alloc, dtype_arg, number_arg, refuse, shape_arg
 from .library_math import math_module
+from .library_random import RANDOM
 from .safe_builtins import BuiltinType
 
 
@@ -371,7 +373,8 @@ def _numpy_module() -> types.ModuleType:
 
 MATH = math_module()
 NUMPY = _numpy_module()
-LIBRARIES = {"math": MATH, "numpy": NUMPY, "numpy.random": NUMPY.random, "numpy.linalg": NUMPY.linalg}
+LIBRARIES = {"math": MATH, "numpy": NUMPY, "numpy.random": NUMPY.random, "numpy.linalg": NUMPY.linalg,
+             "random": RANDOM}
 
 
 def _callables() -> frozenset:
@@ -389,6 +392,7 @@ CALLABLES = _callables()  # every function the libraries hold: the call policy t
 def library_has(mod, name: str) -> bool:
     """Whether the real library ``mod`` stands for has ``name`` (gradviz then says it is not
     supported, rather than that it does not exist)."""
-    real = {"math": _math, "numpy": _np, "numpy.random": _np.random, "numpy.linalg": _np.linalg}.get(
+    real = {"math": _math, "numpy": _np, "numpy.random": _np.random, "numpy.linalg": _np.linalg,
+            "random": _py_random}.get(
         getattr(mod, "__name__", None)) if mod in LIBRARIES.values() else None
     return real is not None and hasattr(real, name)

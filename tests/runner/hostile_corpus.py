@@ -127,7 +127,7 @@ HOSTILE: list[tuple] = [
     ("numpy-interface", "t = torch.ones(2)\nt.numpy().__array_interface__", "ForbiddenError"),
     ("reduce-ex", "torch.ones(1).__reduce_ex__(2)", "ForbiddenError"),
     # ---- unsupported constructs ------------------------------------------------------------------
-    ("generator", "def f():\n    yield 1", "ForbiddenError"),
+    ("generator-send", "def f():\n    x = yield 1", "ForbiddenError"),
     ("async", "async def f():\n    pass", "ForbiddenError"),
     ("global", "def f():\n    global x\n    x = 1", "ForbiddenError"),
     ("bytes", "print(b'abc')", "ForbiddenError"),

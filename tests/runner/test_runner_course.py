@@ -117,7 +117,7 @@ def test_the_libraries_refuse_the_rest(source, kind, text):
     ("torch.fft.fft(torch.ones(4))", "torch.fft"),
     ("torch.einsum('i,i->', torch.ones(2), torch.ones(2))", "torch.einsum"),
     ("x = torch.ones(4)\nx.unfold(0, 2, 1)", "Tensor.unfold"),
-    ("m = nn.Linear(1, 1)\nm.register_forward_hook(print)", "Module.register_forward_hook"),
+    ("m = nn.Linear(1, 1)\nm.register_backward_hook(print)", "Module.register_backward_hook"),
     ("nn.Conv2d(1, 1, 3)", "torch.nn.Conv2d"),
     ("from torch.autograd import gradcheck", "torch.autograd.gradcheck"),
     ("torch.tensor([1 + 2j])", "complex numbers"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import itertools
 import pathlib
+import random
 import time
 
 import numpy as np
@@ -39,6 +40,8 @@ LEFTOVERS = {
                          f"{torch.manual_seed(0) and torch.randn(2)}\n"),  # PyTorch's, seeded as a run is
     "numpy.random generator": ("import numpy as np\nnp.random.seed(3)\nnp.random.rand()",
                                "import numpy as np\nprint(np.random.rand())", "0.6369616873214543\n"),
+    "python random generator": ("import random\nrandom.seed(5)\nrandom.random()",
+                                "import random\nprint(random.random())", "0.8444218515250481\n"),
     "dual level": (FWAD + "fwAD.enter_dual_level()", JVP, "jvp tensor(2.)\n"),
     "leaf hooks": (X + "h = x.register_hook(lambda g: g * 100)", X + "(x * 2).backward()\nprint(x.grad)",
                    "tensor([2.])\n"),
@@ -61,6 +64,7 @@ LEFTOVERS = {
 DIRTY = {
     "grad mode": False, "default dtype": dtypes.float64, "print options": (1, 5.0, 1, 5, True),
     "random generator": generator.seeded_state(5), "numpy.random generator": [np.random.default_rng(3)],
+    "python random generator": [random.Random(3)],
     "dual level": tangents.Level(0), "leaf hooks": {1: (lambda: None, {})},
     "post-accumulate hooks": {1: (lambda: None, {})},
     "hook handle ids": itertools.count(7), "transforms running": [3], "module calls running": [{}],
@@ -75,6 +79,8 @@ def _described(value):
         return value.bit_generator.state
     if isinstance(value, list) and value and isinstance(value[0], np.random.Generator):
         return [g.bit_generator.state for g in value]
+    if isinstance(value, list) and value and isinstance(value[0], random.Random):
+        return [g.getstate() for g in value]
     if isinstance(value, itertools.count):
         return repr(value)
     return value
@@ -116,7 +122,8 @@ NOT_STATE = {
 }
 # Module-level containers filled at import and only read afterwards (no program reaches them).
 READ_ONLY = {
-    "engine.autograd.worlds._NO_PARAMS", "engine.dtypes._BY_NP", "engine.ops.arithmetic._OPERATORS",
+    "engine.autograd.worlds._NO_PARAMS", "engine.ops.causes.CAUSES", "engine.dtypes._BY_NP",
+    "engine.ops.arithmetic._OPERATORS",
     "engine.ops.explain.WORDS", "engine.ops.shape._T_PERM", "engine.ops.table.OPS", "engine.ops.table.PUBLIC",
     "engine.ops.table.SAVED_INPUT", "engine.printing_options._PROFILES", "engine.runner.checker._REFUSED",
     "engine.runner.expressions.BINOPS", "engine.runner.expressions.COMPARE",
