@@ -7,7 +7,11 @@ Starts the real server (`python -m app` on a free port), then for each case runs
 Prints medians. Target: cold end to end at most 2x dot alone (the server's own work costs less
 than the layout it waits for).
 
+With ``--baseline REV`` instead: today's server against the one of an earlier commit in the same
+run (``benchmarks/baseline.py``): small expression and 50-step MLP medians, 16-client throughput.
+
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_api.py [--repeat N]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_api.py --baseline 3283045
 """
 
 from __future__ import annotations
@@ -73,7 +77,15 @@ def dot_alone(body: dict) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--baseline", metavar="REV", action="append",
+                        help="compare with this commit's server, same run (repeat: more commits, all "
+                             "against the first)")
     args = parser.parse_args()
+    if args.baseline:
+        from benchmarks.baseline import compare
+
+        compare(args.baseline)
+        return
     proc, base = start_server()
     rows = []
     try:
