@@ -28,6 +28,7 @@ GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 THREADS = max(1, os.cpu_count() or 1)
 
 _CASCADED = (np.dtype(np.float32), np.dtype(np.float64))
+_FIRST_AXIS = ((0,), 0)  # axis arguments that reduce axis 0 alone
 
 
 def ceil_log2(n: int) -> int:
@@ -279,9 +280,16 @@ def torch_sum(a: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
 
     float32 and float64 follow PyTorch's summation order bit for bit; other dtypes use NumPy
     (integer sums are exact; float16 is summed in float32 by PyTorch)."""
-    a = np.asarray(a)
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
     if a.dtype not in _CASCADED:
         return np.sum(a, axis=axis, keepdims=keepdims)
+    if axis in _FIRST_AXIS and a.ndim == 2 and not keepdims and a.flags.c_contiguous:
+        rows, cols = a.shape
+        if rows > 1 and cols > 1:  # a bias's gradient (sum_to_shape): _contiguous's case, called directly
+            lanes = VECTOR_BYTES // a.itemsize
+            sums = _down_columns(a, 4 * lanes if cols >= lanes else 4)  # a new array
+            return np.add(sums, 0, out=sums)
     if a.size <= 1:
         return np.add(np.add.reduce(a, axis=axis, keepdims=keepdims), 0, dtype=a.dtype)
     a, reduced, out_shape = prepared(a, axis, keepdims)

@@ -125,6 +125,22 @@ def test_norm_var_std(shape):
             _same(x.std(dim, correction=0), tx.std(dim, correction=0), f"std {shape} dim={dim}")
 
 
+@pytest.mark.parametrize("shape", SHAPES + [(2, 3), (64, 128), (300, 33), (17, 1)])
+def test_a_bias_gradient_over_a_batch(shape):
+    """``out = x * w + b`` with ``b`` one row broadcast over the batch, then a loss: ``b.grad`` is the
+    sum of the batch's rows (the sum that undoes broadcasting), and ``w``'s too, as PyTorch adds them."""
+    a, shift, _ = _inputs(shape[0] + 7 * shape[1], shape)
+    row = shift[0]
+    seen = []
+    for lib in (engine, torch):
+        x = lib.tensor(a)
+        w, b = lib.tensor(row * 0.1, requires_grad=True), lib.tensor(row, requires_grad=True)
+        (((x * w + b) ** 2).sum() / 3).backward()
+        seen.append((w.grad, b.grad))
+    _same(seen[0][0], seen[1][0], f"w.grad {shape}")
+    _same(seen[0][1], seen[1][1], f"b.grad {shape}")
+
+
 @pytest.mark.parametrize("n", [10, 100, 1000, 4097])
 def test_linear_regression_gradients(n):
     """loss = mean((w·x + b − y)²) with scalar w and b: their gradients are sums over the data
