@@ -13,6 +13,8 @@ import socket
 import struct
 import time
 
+import orjson
+
 MAX_HEADER = 4 * 2**20
 
 
@@ -28,16 +30,15 @@ class ChannelTimeout(ChannelError):
     """No whole frame before the deadline."""
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not allowed in a frame")
-
-
 def encode(header: dict, body: str | None = None) -> bytes:
     """One frame's bytes."""
     data = body.encode("utf-8") if body is not None else b""
     if body is not None:
         header = dict(header, body=len(data))
-    head = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    try:
+        head = orjson.dumps(header, option=orjson.OPT_NON_STR_KEYS)  # a non-finite float: null
+    except TypeError:  # what orjson does not write (an integer over 64 bits): the standard encoder
+        head = json.dumps(header, separators=(",", ":")).encode("utf-8")
     return struct.pack(">I", len(head)) + head + data
 
 
@@ -79,8 +80,8 @@ class Reader:
             raise ChannelError(f"a frame header of {size:,} bytes is over the limit")
         data = self._exactly(size, deadline)
         try:
-            header = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
-        except (UnicodeDecodeError, ValueError) as e:
+            header = orjson.loads(data)  # strict: UTF-8, no NaN or infinities, bounded nesting
+        except ValueError as e:
             raise ChannelError(f"a frame header is not JSON: {e}") from None
         except Exception as e:  # noqa: BLE001 - nested too deep, or any other failure of the parser
             raise ChannelError(f"a frame header could not be parsed ({type(e).__name__})") from None

@@ -39,7 +39,7 @@ SANDBOX_ROOT = CODE / "gradviz" if package.INSTALLED else CODE  # ROOT, as the s
 # drawing, and graphviz with it, is the server's); tests/sandbox/test_confinement.py checks the list
 # against the imports.
 WORKER_PACKAGES = ("numpy", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",
-                   "typing_inspection")
+                   "typing_inspection", "orjson")
 SYSTEM_LIBS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64")
 
 

@@ -10,8 +10,9 @@ unless every drawing in it is exactly one the server made.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
+
+import orjson
 
 from ..worker.answer import _dumps
 
@@ -28,7 +29,7 @@ DRAWING_FIELDS = ("svg", "folded", "folds", "undrawn", "open", "segments")
 
 def drawing_fields(d: Drawing) -> dict:
     """What a view of the answer holds of the server's drawing ``d``, as JSON data."""
-    return json.loads(_dumps({"svg": d.svg, "folded": d.folded, "folds": d.folds, "undrawn": d.undrawn,
+    return orjson.loads(_dumps({"svg": d.svg, "folded": d.folded, "folds": d.folds, "undrawn": d.undrawn,
                               "open": d.open, "segments": d.segments}))
 
 
@@ -62,7 +63,7 @@ def check_drawings(answer: str, drawings: list[Drawing]) -> None:
     """Raise ``ForeignDrawing`` unless the answer, read as the page reads it (a JSON parser keeps
     the last of repeated keys, as ``JSON.parse`` does), holds exactly ``drawings``: one view per
     drawing, each with the drawing's fields, and no top-level ``svg``."""
-    data = json.loads(answer)
+    data = orjson.loads(answer)
     if not isinstance(data, dict) or "svg" in data:
         raise ForeignDrawing("a drawing outside the views")
     views = data.get("views")

@@ -14,11 +14,17 @@ import json
 import math
 import secrets
 
+import orjson
+
 from ..schemas.layout import layout_input
 
 
 def _dumps(obj) -> str:
-    return json.dumps(obj, allow_nan=False, separators=(",", ":"))  # ASCII: the faster encoder
+    """Compact JSON text of ``obj``; a non-finite float is written null, as JSON can."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # what orjson does not write (an integer over 64 bits): the standard encoder
+        return json.dumps(_finite(obj), separators=(",", ":"))
 
 
 def _finite(obj):
@@ -44,9 +50,6 @@ def prepare_answer(response: dict, sent: dict | None = None) -> dict:
     response = response if sent is None else sent
     response.pop("svg", None)  # the first view's drawing is views[0].svg: no second copy
     response["timings"] = f"@@{nonce}-timings@@"
-    try:
-        text = _dumps(response)
-    except ValueError:  # a non-finite number app/worker/values.py did not see: written null, as JSON can
-        text = _dumps(_finite(response))
+    text = _dumps(response)  # a non-finite number app/worker/values.py did not see: written null
     return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"]),
             "fingerprint": response.get("fingerprint", "")}
