@@ -184,6 +184,11 @@ class Admission:
                     "running": sum(self._running.values()), "queued": len(self._waiting),
                     "heavy_clients": heavy}
 
+    def waiting(self) -> int:
+        """Requests waiting for a place now."""
+        with self._lock:
+            return len(self._waiting)
+
     def is_heavy(self, client: str) -> bool:
         """Whether ``client``'s next request counts as heavy (its own account heavy, or, while it
         has no record, its group's newcomers)."""

@@ -158,11 +158,15 @@ class SandboxPool:
 
     # ---- spares: children forked and warmed up ahead of the requests they will serve ------------
     def _top_up(self) -> None:
-        """Ask the template for spares until there are (or will be) ``places`` of them (lock held)."""
+        """Ask the template for spares until there are (or will be) ``places`` of them (lock held).
+        While requests wait for a place, a new spare skips its warm-up: one of them takes it as
+        soon as it is forked, and would wait for the warm-up to end (on a busy pool, the warm-up
+        of every child was as much CPU as the runs themselves)."""
+        warm = not self.admission.waiting()
         while len(self._spares) + len(self._asked) < self.settings.places and not self._closed:
             rid = next(self._ids)
             try:
-                self._template.send({"op": "spawn", "id": rid})
+                self._template.send({"op": "spawn", "id": rid, "warm": warm})
             except OSError:
                 return  # the template is gone: the next call replaces it
             self._asked.add(rid)

@@ -78,7 +78,7 @@ class Template:
             msg = json.loads(data)
             op = msg.get("op")
             if op == "spawn":
-                self.spawn(int(msg["id"]))
+                self.spawn(int(msg["id"]), msg.get("warm", True) is not False)
             elif op == "kill":
                 self.kill(int(msg["id"]))
         finally:
@@ -86,15 +86,16 @@ class Template:
                 os.close(fd)
         return True
 
-    def spawn(self, rid: int) -> None:
-        """Fork child ``rid`` on one end of a new socket pair; the other end goes to the server."""
+    def spawn(self, rid: int, warm: bool = True) -> None:
+        """Fork child ``rid`` on one end of a new socket pair; the other end goes to the server.
+        ``warm``: the child warms up before it says hello (see child.py)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             pid = os.fork()
             if pid == 0:
                 from .child import run_child
 
-                run_child(theirs.fileno(), self.devnull, self.module, self.filters, self.init)
+                run_child(theirs.fileno(), self.devnull, self.module, self.filters, self.init, warm)
                 os._exit(0)  # not reached: run_child always exits
             self.children[rid] = pid
             socket.send_fds(self.ctl, [json.dumps({"op": "spawned", "id": rid}).encode()], [ours.fileno()])

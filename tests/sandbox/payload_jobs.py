@@ -7,7 +7,16 @@ from __future__ import annotations
 import os
 
 from app.worker.jobs import JOBS as PRODUCTION
-from app.worker.jobs import warm_up  # noqa: F401 - the template warms up as the server's does
+from app.worker.jobs import warm_up as production_warm_up
+
+WARMED_IN = None  # the process that last ran the warm-up (the template's, or a child's own)
+
+
+def warm_up() -> None:
+    """The server's warm-up (the template warms up as the server's does), noting which process ran it."""
+    global WARMED_IN
+    production_warm_up()
+    WARMED_IN = os.getpid()
 
 
 def raw(payload: str) -> dict:
