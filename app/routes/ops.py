@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 
 from ..schemas.common import LocalizedText
 from ..schemas.meta import SupportedOp, SupportedOps
+from ..words.page import page_words
 from .page import page_language, templates
 
 router = APIRouter(tags=["ops"])
@@ -53,4 +54,5 @@ def api_ops() -> SupportedOps:
 def ops_page(request: Request) -> HTMLResponse:
     """The same, as a page in English or Chinese (?lang=zh)."""
     lang = page_language(request, request.app.state.settings.language)
-    return templates.TemplateResponse(request, "ops.html", {"lang": lang, "data": supported()})
+    return templates.TemplateResponse(request, "ops.html", {"lang": lang, "data": supported(),
+                                                             "words": page_words(lang)})

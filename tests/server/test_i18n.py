@@ -143,6 +143,10 @@ def test_no_page_module_outside_the_catalogue_holds_chinese():
             if p.parent != js / "i18n" and js / "i18n" not in p.parents and CJK.search(p.read_text())]
     assert not held, held
     assert len(list(js.rglob("*.js"))) > 40  # the walk finds the modules
+    # the templates: only the language switch's label, shown before the page's script fills it
+    pages = (ROOT / "templates").glob("*.html")
+    shown = {p.name: re.findall(r"[\u4e00-\u9fff]+", p.read_text()) for p in pages}
+    assert {name: words for name, words in shown.items() if words} == {"index.html": ["中文"]}
 
 
 def test_the_server_reads_every_word_of_the_catalogue_it_draws_with(catalogue_files):

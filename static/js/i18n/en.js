@@ -287,6 +287,12 @@ export const EN = {
   offline_only: "Not available in an offline copy.",
   offline_open: "This offline copy left these boxes closed: it holds the drawing's boxes opened within its size budget (24 drawings, 12 MB) and this one did not fit. Open the file in gradviz to open it.",
   offline_bad: "This file's data could not be read (it may be damaged, or from another version of gradviz).",
+  // the page of what gradviz supports (templates/ops.html, written by the server: app/words/page.py)
+  ops_title: "What gradviz supports",
+  ops_intro: "gradviz runs a subset of PyTorch on its own engine. Below: every op it records (named by PyTorch's grad_fn) and the names a program may use. PyTorch features not listed here are not supported yet.",
+  ops_ops: "Ops (grad_fn)",
+  ops_computes: "computes",
+  ops_about: "what it is",
   ...TRAINING,
   ...LENSES,
 };

@@ -285,6 +285,12 @@ export const ZH = {
   offline_only: "离线副本中不可用。",
   offline_open: "这个离线副本没有保存这些方框打开后的样子：文件只在大小预算内（24 张图，12 MB）保存各方框打开后的画面，这一张超出了预算。请在 gradviz 中打开这个文件再打开它。",
   offline_bad: "无法读取这个文件中的数据（文件可能已损坏，或来自其他版本的 gradviz）。",
+  // the page of what gradviz supports (templates/ops.html, written by the server: app/words/page.py)
+  ops_title: "gradviz 支持的运算",
+  ops_intro: "gradviz 用自己的引擎运行 PyTorch 的一个子集。下面是它记录的每个运算（以 PyTorch 的 grad_fn 命名）以及程序可以使用的名字。不在这里的 PyTorch 功能暂不支持。",
+  ops_ops: "运算（grad_fn）",
+  ops_computes: "计算",
+  ops_about: "说明",
   ...TRAINING,
   ...LENSES,
 };
