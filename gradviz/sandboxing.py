@@ -25,12 +25,12 @@ import threading
 import time
 from dataclasses import dataclass
 
+from app.words.messages import said
+
 from .errors import GradvizError
 
 LAYERS_ALL = ("language", "process", "os")
-_NAMES = {"language": ("language", "语言层"), "process": ("process", "进程层"),
-          "os": ("OS sandbox", "操作系统沙箱")}
-NO_BWRAP = ("bubblewrap is not installed", "未安装 bubblewrap")
+NO_BWRAP = (said("no_bwrap", "en"), said("no_bwrap", "zh"))
 INSTALL_HINT = "Debian/Ubuntu: apt-get install bubblewrap"
 _SERVER_HINT = re.compile(r"[;,]\s*(or\s+)?set GRADVIZ_SANDBOX=language-only.*$", re.S)
 
@@ -50,20 +50,22 @@ class Containment:
 
     def text(self, lang: str = "en") -> str:
         """"ran in: language + process + OS sandbox", or "language layer only: <why>"."""
-        zh = lang == "zh"
         if self.sandboxed:
-            names = " + ".join(_NAMES[layer][zh] for layer in self.layers)
-            return f"运行于：{names}" if zh else f"ran in: {names}"
-        return f"仅语言层：{self.reason_zh or self.reason}" if zh else f"language layer only: {self.reason}"
+            return said("ran_in", lang, self._names(lang))
+        return said("language_layer_only", lang, self._reason(lang))
 
     def note(self, lang: str = "en") -> str:
         """What a page it wrote says of it: "The program ran in: ..." / "...with the language layer
         only: <why>"."""
-        if lang == "zh":
-            return f"程序{self.text('zh')}" if self.sandboxed \
-                else f"程序只经过语言层运行：{self.reason_zh or self.reason}"
-        return f"The program {self.text()}" if self.sandboxed \
-            else f"The program ran with the language layer only: {self.reason}"
+        if self.sandboxed:
+            return said("program_ran_in", lang, self._names(lang))
+        return said("program_language_only", lang, self._reason(lang))
+
+    def _names(self, lang: str) -> str:
+        return " + ".join(said(f"layer_{layer}", lang) for layer in self.layers)
+
+    def _reason(self, lang: str) -> str | None:
+        return (self.reason_zh or self.reason) if lang == "zh" else self.reason
 
     def __str__(self) -> str:
         return self.text()
@@ -132,8 +134,7 @@ def _started():
             _pool = sandbox.SandboxPool(pool_settings())
         except (sandbox.SandboxUnavailable, ImportError, OSError) as exc:
             detail = _SERVER_HINT.sub("", str(exc)).strip() or type(exc).__name__
-            _failed = language_only(f"the OS sandbox could not start ({detail})",
-                                    f"操作系统沙箱无法启动（{detail}）")
+            _failed = language_only(*(said("sandbox_failed", lang, detail) for lang in ("en", "zh")))
             return None, _failed
         atexit.register(close)
         return _pool, None

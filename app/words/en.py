@@ -155,6 +155,19 @@ MESSAGES: dict[str, str] = {
     # a frame for another message (a field of the MLP builder's form and what is wrong with it)
     "config_field": "{}: {}",
 }
+# What the command line and a notebook say of the layers that ran a program (gradviz/sandboxing.py):
+# words, not error messages (never matched against one).
+SAID: dict[str, str] = {
+    "layer_language": "language",
+    "layer_process": "process",
+    "layer_os": "OS sandbox",
+    "no_bwrap": "bubblewrap is not installed",
+    "sandbox_failed": "the OS sandbox could not start ({})",
+    "ran_in": "ran in: {}",
+    "language_layer_only": "language layer only: {}",
+    "program_ran_in": "The program ran in: {}",
+    "program_language_only": "The program ran with the language layer only: {}",
+}
 # A sentence said beside a message (by the message's id): what to do about it.
 NOTES: dict[str, str] = {
     "not_supported": "PyTorch has this, but gradviz does not support it yet: the operations gradviz supports are listed at /ops.",

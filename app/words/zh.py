@@ -154,6 +154,19 @@ MESSAGES: dict[str, str] = {
     # a frame for another message (a field of the MLP builder's form and what is wrong with it)
     "config_field": "{0}：{1}",
 }
+# What the command line and a notebook say of the layers that ran a program (gradviz/sandboxing.py):
+# words, not error messages (never matched against one).
+SAID: dict[str, str] = {
+    "layer_language": "语言层",
+    "layer_process": "进程层",
+    "layer_os": "操作系统沙箱",
+    "no_bwrap": "未安装 bubblewrap",
+    "sandbox_failed": "操作系统沙箱无法启动（{0}）",
+    "ran_in": "运行于：{0}",
+    "language_layer_only": "仅语言层：{0}",
+    "program_ran_in": "程序运行于：{0}",
+    "program_language_only": "程序只经过语言层运行：{0}",
+}
 # A sentence said beside a message (by the message's id): what to do about it.
 NOTES: dict[str, str] = {
     "not_supported": "PyTorch 有这个功能，但 gradviz 暂不支持：gradviz 支持的运算列在 /ops。",

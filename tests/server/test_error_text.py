@@ -93,7 +93,7 @@ def test_every_message_of_ours_has_its_chinese():
 
 
 def test_the_server_catalogues_have_the_same_ids_in_both_languages():
-    for table in ("MESSAGES", "NOTES", "EXPLAINED", "BY_TYPE"):
+    for table in ("MESSAGES", "NOTES", "EXPLAINED", "BY_TYPE", "SAID"):
         assert list(getattr(en, table)) == list(getattr(zh, table)), table
     assert set(FRAMES) <= set(en.MESSAGES) and set(en.NOTES) <= set(en.MESSAGES)
     assert [key for key, _ in FOREIGN] == list(en.EXPLAINED)
