@@ -2,7 +2,7 @@
 every follower, the students' guesses and the reveal, the end. The rules are in
 ``class_rules.py``, the records in ``class_store.py``, the streams in ``class_hub.py``; this module
 applies them for the routes (``app/routes/class_api.py``). Every refusal is a ``Refused`` with its
-4xx status and its words in English and Chinese, counted by reason for ``/metrics``."""
+4xx status and its words in English and Chinese (the server catalogue), counted by reason for ``/metrics``."""
 
 from __future__ import annotations
 
@@ -10,26 +10,23 @@ import json
 import os
 from dataclasses import dataclass
 
+from ..schemas.common import error_info
+from ..words.messages import own_message
 from . import class_rules as rules
 from .class_hub import LocalHub, RedisHub
 from .class_store import MemoryClasses, RedisClasses
 
+# Each refusal's status and error type; its words are the server catalogue's class_<reason> (app/words/).
 REASONS = {
-    "unknown": (404, "ClassNotFound", "no class has this code or link (it ended, or expired)",
-                "没有这个代码或链接的课堂 (已结束或已过期)"),
-    "not_teacher": (403, "NotTheTeacher", "only the teacher's page may lead this class",
-                    "只有老师的页面可以带领这个课堂"),
-    "not_student": (403, "NotAStudent", "this page has not joined the class", "这个页面没有加入课堂"),
-    "joins": (429, "TooManyJoins", "too many joins from this browser: wait a minute",
-              "这个浏览器加入次数太多: 请等一分钟"),
-    "codes": (429, "TooManyCodes", "too many unknown codes from this address: wait a minute",
-              "这个地址试了太多无效代码: 请等一分钟"),
-    "starts": (429, "TooManyClasses", "too many classes started from this browser: wait a minute",
-               "这个浏览器开始的课堂太多: 请等一分钟"),
-    "guesses": (429, "TooManyGuesses", "too many guesses: wait a minute", "答案提交太多: 请等一分钟"),
-    "guess_shape": (422, "BadGuess", "a guess is at most 16 answers of at most 9 finite numbers",
-                    "一次最多 16 个答案, 每个最多 9 个有限数"),
-    "too_large": (413, "RequestTooLarge", "the class update is too large", "课堂更新太大"),
+    "unknown": (404, "ClassNotFound"),
+    "not_teacher": (403, "NotTheTeacher"),
+    "not_student": (403, "NotAStudent"),
+    "joins": (429, "TooManyJoins"),
+    "codes": (429, "TooManyCodes"),
+    "starts": (429, "TooManyClasses"),
+    "guesses": (429, "TooManyGuesses"),
+    "guess_shape": (422, "BadGuess"),
+    "too_large": (413, "RequestTooLarge"),
 }
 
 
@@ -40,9 +37,7 @@ class Refused(Exception):
     reason: str
 
     def content(self) -> dict:
-        _, kind, en, zh = REASONS[self.reason]
-        return {"error": {"type": kind, "message": en, "line": None, "col": None,
-                          "explain": {"gradviz": True, "zh": zh, "note": None}}}
+        return {"error": error_info(REASONS[self.reason][1], own_message(f"class_{self.reason}"))}
 
     @property
     def status(self) -> int:

@@ -155,6 +155,16 @@ MESSAGES: dict[str, str] = {
     "boundary_no_xy": "the program has no 2-D inputs X and labels y",
     "boundary_no_step": "the program took no optimizer step",
     "boundary_layers": "the program's parameters {} do not match the form's layers {}: rebuild from the form to see the decision boundary",
+    # a live class (app/server/classes.py: a refused request, by its reason)
+    "class_unknown": "no class has this code or link (it ended, or expired)",
+    "class_not_teacher": "only the teacher's page may lead this class",
+    "class_not_student": "this page has not joined the class",
+    "class_joins": "too many joins from this browser: wait a minute",
+    "class_codes": "too many unknown codes from this address: wait a minute",
+    "class_starts": "too many classes started from this browser: wait a minute",
+    "class_guesses": "too many guesses: wait a minute",
+    "class_guess_shape": "a guess is at most 16 answers of at most 9 finite numbers",
+    "class_too_large": "the class update is too large",
     # a frame for another message (a field of the MLP builder's form and what is wrong with it)
     "config_field": "{}: {}",
 }

@@ -154,6 +154,16 @@ MESSAGES: dict[str, str] = {
     "boundary_no_xy": "程序中没有二维输入 X 和标签 y",
     "boundary_no_step": "程序没有执行任何优化器步骤",
     "boundary_layers": "程序的参数 {0} 与表单中的层 {1} 不一致：请用表单重新生成程序，才能看到决策边界",
+    # a live class (app/server/classes.py: a refused request, by its reason)
+    "class_unknown": "没有这个代码或链接的课堂 (已结束或已过期)",
+    "class_not_teacher": "只有老师的页面可以带领这个课堂",
+    "class_not_student": "这个页面没有加入课堂",
+    "class_joins": "这个浏览器加入次数太多: 请等一分钟",
+    "class_codes": "这个地址试了太多无效代码: 请等一分钟",
+    "class_starts": "这个浏览器开始的课堂太多: 请等一分钟",
+    "class_guesses": "答案提交太多: 请等一分钟",
+    "class_guess_shape": "一次最多 16 个答案, 每个最多 9 个有限数",
+    "class_too_large": "课堂更新太大",
     # a frame for another message (a field of the MLP builder's form and what is wrong with it)
     "config_field": "{0}：{1}",
 }
