@@ -16,6 +16,7 @@ from .policy import READABLE_DUNDERS, READABLE_PRIVATE, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
 from .torch_names import MODULES as TORCH_NAMES
+from .unsupported import pytorch_has
 
 _REFUSED = {
     ast.Global: "'global' statements are not supported by gradviz",
@@ -214,8 +215,8 @@ def _check_import(node, policy: Policy, pos) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             if policy.module_for(alias.name) is None:
-                if _pytorch_has(alias.name):
-                    raise _fail("NotSupportedError", NOT_SUPPORTED + alias.name, pos.of(node))
+                if pytorch_has(alias.name):
+                    continue  # not supported where it is used (engine/runner/unsupported.py)
                 raise _fail("ForbiddenError", f"import of '{alias.name}' is not allowed: gradviz runs "
                             f"PyTorch code only ({_allowed_modules_text(policy)} can be imported)",
                             pos.of(node))
@@ -224,31 +225,18 @@ def _check_import(node, policy: Policy, pos) -> None:
         raise _fail("ForbiddenError", "relative imports are not allowed in gradviz", pos.of(node))
     mod = policy.module_for(node.module)
     if mod is None:
-        if _pytorch_has(node.module):
-            raise _fail("NotSupportedError", NOT_SUPPORTED + node.module, pos.of(node))
+        if pytorch_has(node.module):
+            return
         raise _fail("ForbiddenError", f"import from '{node.module}' is not allowed: gradviz runs PyTorch "
                     f"code only ({_allowed_modules_text(policy)} can be imported)", pos.of(node))
     for alias in node.names:
         if alias.name != "*" and alias.name not in policy.module_attrs[mod]:
-            if alias.name in TORCH_NAMES.get(node.module, ()) or library_has(mod, alias.name):
+            if alias.name in TORCH_NAMES.get(node.module, ()):
+                continue
+            if library_has(mod, alias.name):
                 raise _fail("NotSupportedError", NOT_SUPPORTED + f"{node.module}.{alias.name}", pos.of(node))
             raise _fail("ImportError", f"cannot import name '{alias.name}' from '{node.module}'",
                         pos.of(node))
-
-
-def _pytorch_has(module: str) -> bool:
-    """Whether ``module`` (``torch.fft``, ``torch.distributions.normal``) is a part of PyTorch: a module
-    of its own or a name of its parent module in PyTorch's list."""
-    parts = module.split(".")
-    if parts[0] != "torch" or len(parts) < 2:
-        return False
-    for i in range(1, len(parts)):
-        parent = ".".join(parts[:i])
-        if parent not in TORCH_NAMES:  # a part of PyTorch whose names are not listed
-            return True
-        if parts[i] not in TORCH_NAMES[parent]:
-            return False
-    return True
 
 
 def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:

@@ -24,6 +24,7 @@ from .loops import LoopScopes
 from .policy import Policy
 from .positions import Positions, tag_error
 from .safe_builtins import DECORATORS, EXCEPTIONS, Builtins, BuiltinType, _Bound
+from .unsupported import imported_module, imported_name
 
 BREAK = "break"
 CONTINUE = "continue"
@@ -347,7 +348,7 @@ class Interpreter(Expressions):
     def _import(self, st: ast.Import, scope):
         for alias in st.names:
             if alias.asname:
-                self.bind(alias.asname, self.policy.module_for(alias.name), scope)
+                self.bind(alias.asname, imported_module(self.policy, alias.name), scope)
             else:
                 top = alias.name.split(".")[0]
                 self.bind(top, self.policy.module_for(top), scope)
@@ -355,11 +356,12 @@ class Interpreter(Expressions):
     def _importfrom(self, st: ast.ImportFrom, scope):
         mod = self.policy.module_for(st.module)
         for alias in st.names:
-            if alias.name == "*":
+            if alias.name == "*" and mod is not None:
                 for name, value in self.policy.module_attrs[mod].items():
                     scope.vars[name] = value
             else:
-                self.bind(alias.asname or alias.name, self.policy.module_attr(mod, alias.name), scope)
+                value = imported_name(self.policy, st.module, mod, alias.name)
+                self.bind(alias.asname or alias.name, value, scope)
 
     # ---- with, try, raise ------------------------------------------------------------------------
     def _with(self, st: ast.With, scope):

@@ -30,6 +30,7 @@ from .libraries import library_has
 from .torch_modules import DENY_ATTRS, TORCH_MODULES, engine_tables, is_engine_object, torch_name
 from .torch_names import CLASSES as TORCH_CLASS_NAMES
 from .torch_names import MODULES as TORCH_NAMES
+from .unsupported import Unsupported
 
 STR_ATTRS = frozenset({
     "capitalize", "casefold", "count", "endswith", "find", "index", "isalnum", "isalpha", "isdecimal",
@@ -175,6 +176,8 @@ class Policy:
                 obj in self.user_classes or (self.module_base is not None and obj in self.engine_classes
                                              and issubclass(obj, self.module_base))):
             return InitMethod(obj)  # Base.__init__(self, ...), the older spelling of super()
+        if type(obj) is Unsupported:
+            raise obj.refuse()
         if name.startswith("_") or name in DENY_ATTRS:
             raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
         if isinstance(obj, types.ModuleType):
@@ -294,6 +297,8 @@ class Policy:
         return self._check_call(f)
 
     def _check_call(self, f) -> bool:
+        if type(f) is Unsupported:  # a name PyTorch has, imported: said where it is used
+            raise f.refuse()
         if isinstance(f, (SuperMethod, InitMethod)):
             return True  # an engine method may sit behind super().f / nn.Module.__init__
         try:

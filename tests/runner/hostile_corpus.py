@@ -91,7 +91,7 @@ HOSTILE: list[tuple] = [
     ("import-urllib", "import urllib.request", "ForbiddenError"),
     ("relative-import", "from . import runner", "ForbiddenError"),
     ("torch-utils", "import torch.utils.cpp_extension", "ForbiddenError"),
-    ("from-torch-save", "from torch import save", "NotSupportedError"),
+    ("from-torch-save", "from torch import save\nsave({}, 'x.pt')", "NotSupportedError"),
     ("from-torch-internal", "from torch import dispatch", "ImportError"),
     ("torch-runner", "torch.runner", "AttributeError"),
     ("torch-trace-module", "torch.trace.ACTIVE", "NotSupportedError"),  # torch.trace: the matrix trace

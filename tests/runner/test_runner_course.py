@@ -119,7 +119,8 @@ def test_the_libraries_refuse_the_rest(source, kind, text):
     ("x = torch.ones(4)\nx.unfold(0, 2, 1)", "Tensor.unfold"),
     ("m = nn.Linear(1, 1)\nm.register_backward_hook(print)", "Module.register_backward_hook"),
     ("nn.Conv2d(1, 1, 3)", "torch.nn.Conv2d"),
-    ("from torch.autograd import gradcheck", "torch.autograd.gradcheck"),
+    ("from torch import einsum\neinsum('i,i->', torch.ones(2), torch.ones(2))", "torch.einsum"),
+    ("from torch.fft import fft\nfft(torch.ones(4))", "torch.fft"),
     ("torch.tensor([1 + 2j])", "complex numbers"),
     ("F.gelu(torch.ones(2), approximate='tanh')", "gelu(approximate='tanh')"),
 ])
@@ -131,6 +132,21 @@ def test_what_gradviz_does_not_support_says_so(source, what):
     except ProgramError as e:
         error = e.error
     assert error is not None and error.message == NOT_SUPPORTED + what, error
+
+
+def test_a_name_pytorch_has_is_refused_where_it_is_used_not_where_it_is_imported():
+    from engine.runner import ProgramError
+
+    source = ("from torch.fft import fft\nimport torch.distributions as D\nfrom torch import einsum\n"
+              "print('imported')\ntry:\n    D.Normal(0.0, 1.0)\nexcept RuntimeError as e:\n    print(e)\n"
+              "einsum('i,i->', torch.ones(2), torch.ones(2))\n")
+    try:
+        r = run_program(source)
+    except ProgramError as e:
+        raise AssertionError(f"refused before running: {e.error}") from None
+    assert r.stdout == "imported\n" + NOT_SUPPORTED + "torch.distributions\n"
+    error = (r.error.type, r.error.message, r.error.line)
+    assert error == ("NotSupportedError", NOT_SUPPORTED + "torch.einsum", 9)
 
 
 def test_a_typo_is_pytorch_s_attribute_error():
