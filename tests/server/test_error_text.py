@@ -129,8 +129,8 @@ def program_error(source: str) -> dict:
     "x = torch.ones(2, 2)\ny = torch.linalg.inv(x)",
     "x = torch.ones(2, 2)\ny = x.cholesky()",
     "m = nn.Conv2d(1, 1, 3)",
-    "import torch.fft",
-    "from torch.nn import Conv2d",
+    "import torch.fft\ntorch.fft.fft(torch.ones(4))",
+    "from torch.nn import Conv2d\nConv2d(1, 1, 3)",
 ])
 def test_a_pytorch_name_gradviz_lacks_is_not_a_typo(source):
     e = program_error(source)
