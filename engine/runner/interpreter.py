@@ -24,7 +24,7 @@ from .loops import LoopScopes
 from .policy import Policy
 from .positions import Positions, tag_error
 from .safe_builtins import DECORATORS, EXCEPTIONS, Builtins, BuiltinType, _Bound
-from .unsupported import imported_module, imported_name
+from .unsupported import imported_module, names_imported
 
 BREAK = "break"
 CONTINUE = "continue"
@@ -354,14 +354,8 @@ class Interpreter(Expressions):
                 self.bind(top, self.policy.module_for(top), scope)
 
     def _importfrom(self, st: ast.ImportFrom, scope):
-        mod = self.policy.module_for(st.module)
-        for alias in st.names:
-            if alias.name == "*" and mod is not None:
-                for name, value in self.policy.module_attrs[mod].items():
-                    scope.vars[name] = value
-            else:
-                value = imported_name(self.policy, st.module, mod, alias.name)
-                self.bind(alias.asname or alias.name, value, scope)
+        for name, value in names_imported(self.policy, st.module, st.names):
+            self.bind(name, value, scope)
 
     # ---- with, try, raise ------------------------------------------------------------------------
     def _with(self, st: ast.With, scope):

@@ -48,6 +48,18 @@ def imported_module(policy, path: str):
     return mod if mod is not None else Unsupported(path)
 
 
+def names_imported(policy, path: str, aliases) -> list[tuple]:
+    """The (name, value) pairs ``from path import ...`` binds (``*``: every name the module offers)."""
+    mod = policy.module_for(path)
+    out = []
+    for alias in aliases:
+        if alias.name == "*" and mod is not None:
+            out.extend(policy.module_attrs[mod].items())
+        else:
+            out.append((alias.asname or alias.name, imported_name(policy, path, mod, alias.name)))
+    return out
+
+
 def imported_name(policy, path: str, mod, name: str):
     """What ``from path import name`` binds: the module's value, or a placeholder for a name of PyTorch
     gradviz lacks (in a module it lacks, or missing from one it has)."""
