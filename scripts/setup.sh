@@ -65,7 +65,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -c "import fastapi, numpy, graphviz, jinja2, uvicorn, pyseccomp" \
         || { echo "setup: Python packages failed to install" >&2; exit 1; }
     if [ "$mode" = test ]; then
-        .venv/bin/python -c "import torch, pytest, xdist, playwright, hypothesis, httpx, build, nbclient, ipykernel" \
+        .venv/bin/python -c "import torch, pytest, xdist, playwright, hypothesis, httpx, build, nbclient, ipykernel, qrcode" \
             || { echo "setup: test packages failed to install" >&2; exit 1; }
     fi
     echo "$want" > "$stamp"
