@@ -1,8 +1,9 @@
 """A follower's stream (``GET /api/class/{id}/events``, Server-Sent Events): the class as it is now,
-then each change the teacher's page publishes, a comment every ``PING_S`` to keep proxies from
-closing it, and ``end`` when the class ends. A browser's EventSource reconnects by itself after
-``RETRY_MS`` and gets the class as it is then: a student who reloads or was offline is back at the
-current step. ``GET /c/{code}``: the short code typed in the address bar leads to the join link."""
+then each change the teacher's page publishes, a ``ping`` every ``PING_S`` (proxies keep the
+stream open, and a page that hears nothing for a while knows its connection is dead), and ``end``
+when the class ends. A browser's EventSource reconnects by itself after ``RETRY_MS`` and gets the
+class as it is then: a student who reloads or was offline is back at the current step.
+``GET /c/{code}``: the short code typed in the address bar leads to the join link."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ async def events(cid: str, request: Request):
             while True:
                 got = await box.next(PING_S)
                 if got is None:
-                    yield ": ping\n\n"
+                    yield "event: ping\ndata: {}\n\n"
                     continue
                 seq, text = got
                 if seq <= last:

@@ -5,7 +5,7 @@
 
 import { offline, offlineCall } from "./offline.js";
 
-async function call(url, init) {
+export async function call(url, init) {
   if (offline) return offlineCall(url, init); // an offline copy answers from the run it holds
   let res;
   try {

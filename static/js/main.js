@@ -23,6 +23,7 @@ import { buildHtml, enterOffline, freezeInputs, offline, offlineLang, offlineLan
 import { Player } from "./player.js";
 import { PartIndex } from "./parts.js";
 import { Classroom } from "./present.js";
+import { startLiveClass } from "./class/index.js";
 import { SandboxNotice } from "./sandbox.js";
 import { decodeShare, encodeShare, shareUrl } from "./share.js";
 import { emit, on, state } from "./state.js";
@@ -70,6 +71,7 @@ player.setGate(() => predict.pending() && (predict.reveal(), true));
 // "user-step": the user moved the timeline (keys, buttons, slider): the step explanation is wanted.
 const controls = new Controls(document, player, () => emit("user-step"));
 const classroom = new Classroom({ graph, player, predict });
+startLiveClass({ classroom, predict, openProgram: (program) => openProgram(program).then(() => chooser.sync()) });
 const chooser = new ProgramChooser($("[data-testid=examples]"), editor, { open: (program) => openProgram(program) });
 const notice = new SandboxNotice($("[data-testid=sandbox-notice]"));
 const runBtn = $("[data-testid=run]");

@@ -20,6 +20,7 @@
  *   "open-part"   (view, part)      please open a closed part's box (its nodes are fetched if needed)
  *   "close-part"  (view, part)      please close an open part (a loop's frame, a module call)
  *   "conceal"     ()                what the page hides or shows at this frame changed (predict mode)
+ *   "lens"        (name)            the course view shown changed (null: none)
  */
 
 export const state = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -17,7 +18,9 @@ SECRET = b"k" * 32
 
 
 def run(coro):
-    return asyncio.run(coro)
+    """Run ``coro`` to its end on a loop of its own (in a thread: a browser test's loop may be running)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def test_the_link_carries_at_least_64_random_bits_and_codes_are_typable():

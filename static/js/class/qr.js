@@ -94,7 +94,7 @@ function codewords(data, v) {
   return out;
 }
 
-class Symbol {
+class QrSymbol {
   constructor(v) {
     this.size = v * 4 + 17;
     this.dark = Array.from({ length: this.size }, () => new Array(this.size).fill(false));
@@ -220,7 +220,7 @@ export function qrMatrix(text, mask = null) {
   let v = 1;
   while (v <= 10 && dataCapacity(v) < bytes.length + (v < 10 ? 2 : 3)) v++;
   if (v > 10) throw new RangeError("text too long for a QR code of version 10");
-  const symbol = new Symbol(v);
+  const symbol = new QrSymbol(v);
   symbol.place(codewords(dataCodewords(bytes, v), v));
   let best = null;
   for (const k of mask === null ? [0, 1, 2, 3, 4, 5, 6, 7] : [mask]) {

@@ -51,6 +51,7 @@ class LensPanel {
     for (const [n, b] of Object.entries(this.buttons)) b.setAttribute("aria-pressed", String(n === name));
     this.body.hidden = !name;
     this.panel.dataset.lens = name || "";
+    emit("lens", name);
     if (!name || !this.resp) {
       this.body.replaceChildren();
       return;

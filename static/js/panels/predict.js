@@ -19,6 +19,7 @@ export class PredictPanel {
     this.panel = panel;
     this.host = host;
     this.enabled = false;
+    this.onSubmit = null; // a live class's student sends the guesses (class/student.js) instead of revealing
     this.reset();
   }
 
@@ -75,6 +76,12 @@ export class PredictPanel {
     emit("conceal");
   }
 
+  /** Enter or the button: reveal, or in a live class send the typed guesses (one text per question). */
+  submit() {
+    if (this.onSubmit && this.pending()) this.onSubmit(this.inputs.map((i) => i.value));
+    else this.reveal();
+  }
+
   render(st) {
     const on = this._active(st);
     this.panel.hidden = !on;
@@ -123,14 +130,14 @@ export class PredictPanel {
       input.addEventListener("keydown", (e) => {
         if (e.key === "Enter" || e.key === "PageDown") {
           e.preventDefault();
-          this.reveal();
+          this.submit();
         }
       });
       return input;
     });
     const list = h("ol", { class: "questions" }, qs.map((q, i) =>
       h("li", {}, h("label", {}, h("span", { class: "q" }, this._question(tl, q)), this.inputs[i]))));
-    const button = h("button", { type: "button", class: "primary", "data-testid": "reveal", onclick: () => this.reveal() },
+    const button = h("button", { type: "button", class: "primary", "data-testid": "reveal", onclick: () => this.submit() },
       t("reveal"));
     return h("div", { class: "ask" }, h("p", {}, t("predict_pending")), list, button);
   }
