@@ -29,7 +29,8 @@ class Mailbox:
     async def next(self, timeout_s: float) -> tuple[int, str] | None:
         """The newest message not yet taken, or None after ``timeout_s`` without one."""
         try:
-            await asyncio.wait_for(self._ready.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):  # no task per wait, unlike wait_for (300 followers)
+                await self._ready.wait()
         except TimeoutError:
             return None
         self._ready.clear()

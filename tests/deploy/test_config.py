@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_nginx_names_the_address_it_saw():
     conf = (ROOT / "deploy" / "nginx" / "gradviz.conf").read_text()
     headers = re.findall(r"proxy_set_header\s+X-Forwarded-For\s+(\S+);", conf)
-    assert headers == ["$remote_addr"]
+    assert headers and set(headers) == {"$remote_addr"}  # in every location that sets it
 
 
 def test_the_replicas_trust_nginx_alone_and_share_a_signing_key(monkeypatch):

@@ -130,6 +130,7 @@ export class TeacherClass {
     this.busy = false;
     if (res.ok) this.sent = text;
     else if (res.status === 404 || res.status === 403) return this.close();
+    else this.soon = setTimeout(() => this.flush(), 1000); // a network error, a replica gone: again
     if (this.dirty) {
       this.dirty = false;
       this.flush();
