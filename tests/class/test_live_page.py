@@ -87,6 +87,12 @@ def test_a_teacher_and_three_students(room):
     for page, lang in students:
         _same_step(page, teacher)
         assert page.evaluate("document.documentElement.lang").startswith("zh" if lang == "zh" else "en")
+    # the course view the teacher opens opens on every student's page
+    teacher.get_by_test_id("lens-heat").click()
+    for page, _ in students:
+        page.wait_for_function("() => document.querySelector('[data-testid=lens-panel]').dataset.lens"
+                               " === 'heat'", timeout=15_000)
+    teacher.get_by_test_id("lens-heat").click()
     # a student looks around, the teacher moves on, the student comes back
     me, lang = students[0]
     _press(me, "ArrowLeft")
