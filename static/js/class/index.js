@@ -6,9 +6,6 @@
 import { offline } from "../offline.js";
 import { StudentClass } from "./student.js";
 import { TeacherClass } from "./teacher.js";
-import { registerStrings } from "./words.js";
-
-registerStrings(); // before the page's first apply(): the classroom bar's button has its words
 
 /** Start the teacher's or the student's side: `openProgram({source, variables})` runs a program. */
 export function startLiveClass({ classroom, predict, openProgram }) {

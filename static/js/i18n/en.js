@@ -1,11 +1,12 @@
 /**
  * The page's words in English, by key: every label, button and message. Chinese has the same keys
  * (zh.js), i18n.js looks them up (t, apply). The MLP builder and the training view (en/training.js)
- * and the course views (en/lenses.js) keep theirs in files of their own, added here.
+ * the course views (en/lenses.js) and the live class (en/class.js) keep theirs in files of their own, added here.
  */
 
 import { TRAINING } from "./en/training.js";
 import { LENSES } from "./en/lenses.js";
+import { CLASS } from "./en/class.js";
 
 export const EN = {
   app_title: "gradviz: watch autograd work",
@@ -295,4 +296,5 @@ export const EN = {
   ops_about: "what it is",
   ...TRAINING,
   ...LENSES,
+  ...CLASS,
 };

@@ -1,11 +1,12 @@
 /**
  * The page's words in Chinese, by key: every label, button and message. English has the same keys
  * (en.js), i18n.js looks them up (t, apply). The MLP builder and the training view (zh/training.js)
- * and the course views (zh/lenses.js) keep theirs in files of their own, added here.
+ * the course views (zh/lenses.js) and the live class (zh/class.js) keep theirs in files of their own, added here.
  */
 
 import { TRAINING } from "./zh/training.js";
 import { LENSES } from "./zh/lenses.js";
+import { CLASS } from "./zh/class.js";
 
 export const ZH = {
   app_title: "gradviz：看自动求导如何工作",
@@ -293,4 +294,5 @@ export const ZH = {
   ops_about: "说明",
   ...TRAINING,
   ...LENSES,
+  ...CLASS,
 };
