@@ -106,10 +106,14 @@ def zeroed(trace, bp, ids: set[int]) -> dict | None:
         return finding("zeroed", "hook", s.node, nodes, edges, hook=s.hook, line=s.hook_line)
     g = np.asarray(f.grad)
     at = _zero_source(trace, s.node) if rank == 3 else s.node
-    if at != s.node:  # the zeros came from the mask's output: count them there
+    if at in nodes:  # the mask lies on the tensor's own path: the path ends there
+        k = nodes.index(at)
+        nodes, edges = nodes[:k + 1], edges[:k]
+    elif at != s.node:  # the mask made a factor of an op on the path: its path to that op too
         more, links = path(trace, {at}, s.node)
-        nodes = list(dict.fromkeys(more + nodes))
-        edges = list(dict.fromkeys(links + edges))
+        nodes = list(dict.fromkeys(nodes + more))
+        edges = list(dict.fromkeys(edges + links))
+    if at != s.node:  # the zeros came from the mask's output: count them there
         g = np.asarray(trace.nodes[at].value)
     layers = relu_layers(trace, inside | set(nodes))
     return finding("cut" if rank == 1 else "zeroed", trace.nodes[at].op, at, nodes, edges,

@@ -7,15 +7,17 @@ from ..explain.text import fmt_num
 from . import words as W
 
 
-def label(trace, nid: int | None) -> str:
+def label(trace, nid: int | None, zh: bool = False) -> str:
     """What the sentences call node ``nid``: its variable, else its grad_fn name; with its line."""
     if nid is None:
         return "?"
     n = trace.nodes[nid]
     if n.kind != "op":
-        return n.name or "tensor"
-    where = f", line {n.line}" if n.line is not None else ""
-    return f"{n.name} ({n.grad_fn}{where})" if n.name else f"{n.grad_fn} ({n.op}{where})"
+        return n.name or ("张量" if zh else "tensor")
+    where = "" if n.line is None else f"，第 {n.line} 行" if zh else f", line {n.line}"
+    inner = f"{n.grad_fn}{where}" if n.name else f"{n.op}{where}"
+    outer = n.name or n.grad_fn
+    return f"{outer}（{inner}）" if zh else f"{outer} ({inner})"
 
 
 def say(trace, name: str, f: dict) -> dict:
@@ -35,7 +37,7 @@ def _cause(trace, name: str, f: dict) -> tuple[str, str]:
             "made": _plain(trace, facts.get("made"), "a new tensor"), "ran": facts.get("ran") or op,
             "where": f"At line {line}, " if line is not None else "", "where2": "",
             "hook": facts.get("hook") or "", "zeros": facts.get("zeros"), "size": facts.get("size")}
-    zh_fill = dict(fill, where=f"第 {line} 行，" if line is not None else "",
+    zh_fill = dict(fill, where=f"第 {line} 行，" if line is not None else "", op=label(trace, f["at"], True),
                    made=_plain(trace, facts.get("made"), "一个新张量"))
     if line is not None:
         fill["where2"], zh_fill["where2"] = f" (line {line})", f"（第 {line} 行）"
@@ -80,18 +82,18 @@ def _layers(trace, f: dict) -> list[tuple[str, str]]:
     """One line per ReLU layer (its inputs ≤ 0, its dead units), or per op of the scale chain."""
     out = []
     for layer in f["facts"].get("layers") or []:
-        where = layer["module"] or label(trace, layer["node"])
-        en = f"{where}: {layer['le0']} of {layer['size']} inputs ≤ 0"
-        zh = f"{where}：{layer['size']} 个输入中 {layer['le0']} 个 ≤ 0"
+        le0, size = layer["le0"], layer["size"]
+        module = f"{layer['module']} · " if layer["module"] else ""
+        en = f"{module}{label(trace, layer['node'])}: {le0} of {size} inputs ≤ 0"
+        zh = f"{module}{label(trace, layer['node'], True)}：{size} 个输入中 {le0} 个 ≤ 0"
         if "dead" in layer:
             en += f", {layer['dead']} of {layer['units']} units dead (≤ 0 on every row)"
             zh += f"，{layer['units']} 个单元中 {layer['dead']} 个已死（每一行都 ≤ 0）"
         out.append((en + ".", zh + "。"))
     for link in f["facts"].get("chain") or []:
-        where = label(trace, link["node"])
         factor = fmt_num(link["factor"]) if link["factor"] is not None else "?"
-        en = f"{where}: ×{factor} → {fmt_num(link['after'])}"
-        zh = f"{where}：×{factor} → {fmt_num(link['after'])}"
+        en = f"{label(trace, link['node'])}: ×{factor} → {fmt_num(link['after'])}"
+        zh = f"{label(trace, link['node'], True)}：×{factor} → {fmt_num(link['after'])}"
         if link.get("derivative") is not None:
             d = fmt_num(link["derivative"])
             en += f" (its mean derivative {d})"
