@@ -31,6 +31,7 @@ import { buildTimeline } from "./timeline.js";
 import { openingFrame } from "./training_model.js";
 import "./training.js"; // the training view and the MLP form: they listen on the bus before the first run
 import "./lenses/panel.js"; // the course views: they listen on the bus too
+import "./panels/why.js"; // the "Why?" answer: it listens on the bus too
 
 const $ = (sel) => document.querySelector(sel);
 

@@ -7,6 +7,7 @@
 import { TRAINING } from "./en/training.js";
 import { LENSES } from "./en/lenses.js";
 import { CLASS } from "./en/class.js";
+import { WHY } from "./en/why.js";
 
 export const EN = {
   app_title: "gradviz: watch autograd work",
@@ -297,4 +298,5 @@ export const EN = {
   ...TRAINING,
   ...LENSES,
   ...CLASS,
+  ...WHY,
 };

@@ -7,6 +7,7 @@
 import { TRAINING } from "./zh/training.js";
 import { LENSES } from "./zh/lenses.js";
 import { CLASS } from "./zh/class.js";
+import { WHY } from "./zh/why.js";
 
 export const ZH = {
   app_title: "gradviz：看自动求导如何工作",
@@ -295,4 +296,5 @@ export const ZH = {
   ...TRAINING,
   ...LENSES,
   ...CLASS,
+  ...WHY,
 };

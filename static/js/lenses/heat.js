@@ -8,6 +8,7 @@
 import { h } from "../dom.js";
 import { num3 } from "../format.js";
 import { t } from "../i18n.js";
+import { whyButton } from "../panels/why.js";
 import { clear, fill, paintEdge } from "./marks.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -80,6 +81,7 @@ export class HeatLens {
       h("h3", {}, t("gh_params")),
       this.bars(entry),
       this.ratio(entry),
+      this.asks(),
     );
     this.paint();
   }
@@ -128,6 +130,15 @@ export class HeatLens {
       svg.appendChild(el("text", { x: right + 4, y: y + 11, class: "tick" }, v === null ? t("gh_zero") : num3(Number(p.norm))));
     });
     return h("div", { class: "chart-box", "data-testid": "grad-heat-params" }, svg);
+  }
+
+  /** A "Why?" for each named tensor whose gradient is suspicious (panels/why.js answers it). */
+  asks() {
+    const why = this.resp.why;
+    const names = why ? Object.keys(why.tensors) : [];
+    const buttons = names.map((name) => whyButton(name, `why-heat-${name}`, true)).filter(Boolean);
+    if (!buttons.length) return null;
+    return h("p", { class: "why-asks", "data-testid": "grad-heat-why" }, t("why_heat"), ...buttons);
   }
 
   ratio(entry) {

@@ -7,6 +7,7 @@ import { h, valueBox } from "../dom.js";
 import { heatMap, shapeText, valueText } from "../format.js";
 import { pick, t } from "../i18n.js";
 import { isConstant, nodeLabel, tensorName } from "../names.js";
+import { whyButton } from "./why.js";
 
 export class DetailsPanel {
   constructor(host) {
@@ -21,7 +22,9 @@ export class DetailsPanel {
       return;
     }
     const body = sel.kind === "edge" ? this._edge(tl, sel.id, st.frame) : this._node(tl, sel.id, st.frame);
-    this.host.replaceChildren(...body);
+    const named = sel.kind === "node" ? tl.nodes.get(sel.id) : null;
+    const ask = named && named.var ? whyButton(named.var, `why-node-${named.var}`) : null;
+    this.host.replaceChildren(...(ask ? [ask] : []), ...body);
   }
 
   _current(st) {

@@ -9,6 +9,7 @@
 import { h } from "../dom.js";
 import { compactText, heatMap, shapeText, valueText } from "../format.js";
 import { t } from "../i18n.js";
+import { whyButton } from "./why.js";
 
 export class VarsPanel {
   constructor(host, { onEdit } = {}) {
@@ -50,7 +51,8 @@ export class VarsPanel {
     const grad = h("td", { class: "v-grad" });
     const rg = h("label", { class: "v-rg" });
     const tr = h("tr", { "data-testid": `var-${name}` },
-      h("th", { scope: "row" }, h("code", {}, name), h("small", { class: "v-shape" }, v ? shapeText(v.shape) : ""), rg),
+      h("th", { scope: "row" }, h("code", {}, name), h("small", { class: "v-shape" }, v ? shapeText(v.shape) : ""), rg,
+        whyButton(name, `why-${name}`) || ""),
       value, grad);
     if (editable) {
       const given = st.variables[name];
