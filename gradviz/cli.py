@@ -2,12 +2,14 @@
 
     gradviz serve [--host H] [--port P] [--workers N]      the web page (as ``python -m app``)
     gradviz render PROGRAM.py -o OUT.html|.svg|.png [--lang zh] [--view N] [--no-sandbox | --sandbox]
+    gradviz why PROGRAM.py --tensor NAME [--lang zh] [--no-sandbox | --sandbox]
 
 ``render`` runs the program through gradviz's runner (``import engine as torch``: the same
 language and limits as the page), in the server's OS sandbox when bubblewrap is installed (else
 with the language layer alone; ``--no-sandbox``: on purpose; ``--sandbox``: fail without it), and
-writes the page that plays it as one HTML file, or the drawing of its graph. A line on stderr says
-which layers ran it. Bad input gets one line that says what is wrong, never a traceback.
+writes the page that plays it as one HTML file, or the drawing of its graph; ``why`` runs it the same
+way and prints why a named tensor's gradient is suspicious (gradviz/why_cli.py). A line on stderr
+says which layers ran it. Bad input gets one line that says what is wrong, never a traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import sandboxing
+from . import sandboxing, why_cli
 from .errors import GradvizError
 
 
@@ -39,7 +41,7 @@ def _render(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gradviz", description="Computational graphs, step by step.")
-    sub = parser.add_subparsers(dest="command", metavar="{serve,render}")
+    sub = parser.add_subparsers(dest="command", metavar="{serve,render,why}")
     sub.add_parser("serve", help="serve the page: gradviz serve [--host H] [--port P] [--workers N]")
     render = sub.add_parser("render", help="write a program's run as one HTML file (or its graph as SVG/PNG)")
     render.add_argument("program", help="a Python program using torch (run by gradviz's engine)")
@@ -53,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--sandbox", dest="sandbox", action="store_const", const="require",
                        help="fail when the OS sandbox (bubblewrap) cannot run the program "
                             "(default: use it when it can, else the language layer only)")
+    why_cli.add_parser(sub)
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["serve"]:  # its options are the server's own (python -m app)
         from app.__main__ import main as serve
@@ -64,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return _render(args)
+        return why_cli.run(args) if args.command == "why" else _render(args)
     except GradvizError as exc:
         print(f"gradviz: {exc}", file=sys.stderr)
         return 1

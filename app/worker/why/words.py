@@ -122,3 +122,14 @@ NOT_YET = {
 }
 UNKNOWN = ("gradviz found no op on the recorded path that explains it.",
            "gradviz 在记录的路径上没有找到能解释它的 op。")
+
+# The terminal's lines (gradviz why), by language (False: English, True: Chinese)
+HEALTHY = {False: "{n}'s gradient looks healthy: not None, no zeros, finite, neither tiny nor huge.",
+           True: "{n} 的梯度看起来正常：不是 None，没有 0，是有限值，既不过小也不过大。"}
+PATH = {False: "Path: {path}", True: "路径：{path}"}
+THRESHOLDS = {
+    False: "Suspicious: .grad is None, 0 (all or in part), inf or NaN, tiny (mean |grad| < {tiny:g} × "
+           "max(mean |value|, 1)) or huge (mean |grad| > {huge:g} × max(mean |value|, 1)).",
+    True: "可疑的梯度：.grad 为 None、为 0（全部或部分）、含 inf 或 NaN、过小（平均 |grad| < {tiny:g} × "
+          "max(平均 |值|, 1)）或过大（平均 |grad| > {huge:g} × max(平均 |值|, 1)）。",
+}
