@@ -39,7 +39,8 @@ class Subject:
 def diagnose_all(trace, subjects: list[Subject]) -> dict:
     """``why`` of a RunResponse: the thresholds and, by name, each suspicious gradient's diagnosis."""
     out = {}
-    for s in subjects:
+    subjects = list(subjects)
+    for s in subjects + param_subjects(trace, {s.name for s in subjects}):
         if np.asarray(s.value).dtype.kind != "f":
             continue
         d = diagnose(trace, s)
@@ -80,7 +81,8 @@ def _find(trace, s: Subject, sym: str) -> dict | None:
     if sym in ("zero", "part_zero"):
         return search.zeroed(trace, bp, ids)
     limit = (TINY if sym == "tiny" else HUGE) * scale(s.value)
-    return search.scaled(trace, bp, ids, sym, limit, float(np.abs(np.asarray(s.grad, dtype=np.float64)).mean()))
+    mean = float(np.abs(np.asarray(s.grad, dtype=np.float64)).mean())
+    return search.scaled(trace, bp, ids, sym, limit, mean)
 
 
 def _last_pass(trace, ids: set[int]):
@@ -104,3 +106,36 @@ def engine_subjects(trace, tensors: dict) -> list[Subject]:
         out.append(Subject(name, node_id(trace, t), bool(t.requires_grad), bool(t.is_leaf),
                            bool(t.retains_grad), None if grad is None else grad._data.copy(), t._data.copy()))
     return out
+
+
+def param_subjects(trace, taken: set[str]) -> list[Subject]:
+    """The named parameters the program did not bind to a name of its own (a module's ``fc1.weight``,
+    which the Named tensors table lists too), with the ``.grad`` the trace says each ended with."""
+    last: dict[int, int] = {}  # tensor object -> its latest leaf node
+    for n in trace.nodes:
+        if n.kind == "leaf" and n.is_param and n.requires_grad and n.name and n.name not in taken:
+            last[n.obj] = n.id
+    out = []
+    for nid in last.values():
+        n = trace.nodes[nid]
+        grad = final_grad(trace, same_tensor(trace, nid))
+        out.append(Subject(n.name, nid, True, True, False, grad, n.value))
+    return out
+
+
+def final_grad(trace, ids: set[int]):
+    """The ``.grad`` of the leaf whose nodes are ``ids`` after the last event of the trace: what the
+    last backward pass wrote there, unless a zero_grad or an in-place change came after."""
+    grad = None
+    for kind, i in trace.events:
+        if kind == "backward":
+            for st in trace.passes[i].steps:
+                if st.kind == "leaf" and st.node in ids:
+                    grad = st.grad_after
+        elif kind == "zero_grad":
+            for node, after in trace.zero_grads[i]:
+                if node in ids:
+                    grad = after
+        elif kind == "update" and trace.updates[i].grad and trace.updates[i].node in ids:
+            grad = trace.updates[i].after
+    return grad
