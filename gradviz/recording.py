@@ -259,7 +259,8 @@ class _Session:
                 if nid is not None:
                     self.rec.location = self.where()
                     gview = TensorView(grad)
-                    self.rec.updated(gview, (nid, True, gview), func.overloadpacket.__name__.rstrip("_"), before)
+                    op = func.overloadpacket.__name__.rstrip("_")
+                    self.rec.updated(gview, (nid, True, gview), op, before)
                 return
 
     def from_user(self) -> bool:

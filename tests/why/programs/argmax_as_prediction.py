@@ -1,5 +1,6 @@
 # why: w cut argmax
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(5, 3)
 y = torch.tensor([0.0, 2.0, 1.0, 1.0, 0.0])

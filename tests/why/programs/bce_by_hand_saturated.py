@@ -1,5 +1,6 @@
 # why: w nonfinite log
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(4, 2) * 50
 y = torch.tensor([1.0, 0.0, 1.0, 0.0])

@@ -1,5 +1,6 @@
 # why: w zeroed clamp
 import torch
+
 torch.manual_seed(0)
 x = torch.rand(4, 3) + 1.0
 w = (torch.rand(3, 1) + 2.0).requires_grad_()

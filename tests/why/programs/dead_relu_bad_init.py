@@ -1,5 +1,6 @@
 # why: w1 zeroed relu
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(8, 4)
 w1 = torch.randn(4, 6, requires_grad=True)

@@ -1,5 +1,6 @@
 # why: w2 zeroed relu
 import torch
+
 torch.manual_seed(1)
 x = torch.randn(6, 3)
 w1 = torch.randn(3, 4, requires_grad=True)

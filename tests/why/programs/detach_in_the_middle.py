@@ -1,5 +1,6 @@
 # why: w1 cut detach
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(4, 3)
 w1 = torch.randn(3, 5, requires_grad=True)

@@ -1,5 +1,6 @@
 # why: w cut requires_grad
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(5, 3)
 y = torch.randn(5, 1)

@@ -1,5 +1,6 @@
 # why: b2 cut unused
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(4, 3)
 w1 = torch.randn(3, 4, requires_grad=True)

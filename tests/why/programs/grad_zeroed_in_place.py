@@ -1,5 +1,6 @@
 # why: w zeroed zero_grad
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(4, 3)
 w = torch.randn(3, requires_grad=True)

@@ -1,5 +1,6 @@
 # why: w cut integer
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(6, 2)
 y = torch.tensor([0.0, 1.0, 1.0, 0.0, 1.0, 0.0])

@@ -1,5 +1,6 @@
 # why: w nonfinite log
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(4, 3) * 100
 w = torch.randn(3, 5, requires_grad=True)

@@ -1,5 +1,6 @@
 # why: w vanish mul
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(8, 3)
 y = torch.randn(8)

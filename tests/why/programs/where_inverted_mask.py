@@ -1,5 +1,6 @@
 # why: w zeroed where
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(6, 2)
 w = torch.randn(2, requires_grad=True)
