@@ -129,8 +129,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     idx = idx.reshape(-1)
     size = input._data.shape[dim] if input.ndim else 1
-    if ((idx < 0) | (idx >= size)).any():
-        raise IndexError("index out of range in self")
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        if dim == 0:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
     key = (_FULL,) * dim + (idx,)
     if not input.ndim:
         key = ()
@@ -143,7 +146,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     """``out[i][j] = input[i][index[i][j]]`` for ``dim=1`` (GatherBackward0)."""
     input = A.tensor(input, "gather", "input", 1)
     dim = _norm_dim(A.integer(dim, "gather", "dim", 2), input.ndim)
-    idx = _index_tensor(index, "gather", 3)
+    idx = _index_tensor(index, "gather", 3, ("int32", "int64"))
     shape = tuple(input._data.shape)
     _check_along("gather", shape, idx, dim)
     key = along_key(idx, dim) if shape else ()

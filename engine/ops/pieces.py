@@ -55,14 +55,20 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     size = tensor._data.shape[dim]
     if type(split_size_or_sections) in (list, tuple):
         sizes = list(A.ints(split_size_or_sections, "split", "split_size", 2))
-        if any(n < 0 for n in sizes) or sum(sizes) != size:
+        if any(n < 0 for n in sizes):
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
+        if sum(sizes) != size:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
                 f"dimension {dim}), but got split_sizes={list(sizes)}")
         return _pieces(tensor, "split_with_sizes", dim, sizes)
     n = A.integer(split_size_or_sections, "split", "split_size", 2)
-    if n < 0 or (n == 0 and size):
+    if n < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={n}")
+    if n == 0 and size:
+        raise RuntimeError(
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     sizes = [min(n, size - s) for s in range(0, size, n)] if n else [0]
     return _pieces(tensor, "split", dim, sizes)
 
@@ -104,10 +110,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 @public("torch", "Tensor")
-def broadcast_to(input: Tensor, size) -> Tensor:
+def broadcast_to(input: Tensor, *size) -> Tensor:
     """``input`` broadcast to ``size`` (ExpandBackward0)."""
     input = A.tensor(input, "broadcast_to", "input", 1)
-    return expand(input, *A.shape_args((size,), "broadcast_to", "size"))
+    return expand(input, *A.shape_args(size, "broadcast_to", "size"))
 
 
 @public("torch", "Tensor")

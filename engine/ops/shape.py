@@ -287,4 +287,12 @@ def expand(input: Tensor, *sizes) -> Tensor:
     shp = input._data.shape
     lead = len(sizes) - len(shp)
     new = tuple(shp[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes))
+    for i, s in enumerate(sizes):
+        if i < lead and s == -1:
+            raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                               f"non-existing dimension {i}")
+        if i >= lead and s != -1 and shp[i - lead] not in (1, s):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({shp[i - lead]}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
     return apply(OPS["expand"], (input,), {"shape": new, "in_shape": shp})
