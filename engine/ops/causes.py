@@ -40,7 +40,7 @@ CAUSES: dict[str, frozenset[str]] = {
                      "leaky_relu_", "atan", "sin", "cos", "softmax", "log_softmax",
                      "binary_cross_entropy_with_logits"), _SATURATES | {"zeroed"}),
     # products and their relatives
-    **dict.fromkeys(("mul", "mm", "mv", "bmm", "addmm", "dot", "prod", "prod_dim"), _PRODUCT),
+    **dict.fromkeys(("mul", "mm", "mv", "bmm", "addmm", "dot", "prod", "prod_dim", "cumprod"), _PRODUCT),
     **dict.fromkeys(("div", "div_scalar", "pow", "pow_scalar", "rpow_scalar", "reciprocal"), _ALL_BUT_CUT),
     **dict.fromkeys(("exp", "expm1", "sinh", "cosh", "tan"), _SCALE | {"nonfinite"}),
     **dict.fromkeys(("log", "log10", "log2", "log1p", "sqrt", "rsqrt", "asin", "acos", "norm", "std",

@@ -1,6 +1,7 @@
-"""Products and running sums: prod (of all elements or along a dim) and cumsum, their table entries,
-their public functions, and the two words their explanations use (``others``: the product of the
-other elements; ``cumsum_back``: a gradient summed from each position to the end).
+"""Products and running sums: prod (of all elements or along a dim), cumsum and cumprod, their table
+entries, their public functions, and the words their explanations use (``others``: the product of the
+other elements; ``cumsum_back``: a gradient summed from each position to the end; ``cumprod_back``:
+Σ_{j≥i} gⱼ·Π_{m≤j, m≠i} xₘ).
 
 prod's gradient is PyTorch's: ``grad * (result / input)`` when no element is zero, else the product
 of the other elements (exclusive running products from both ends), so a zero gets the product of the
@@ -43,8 +44,32 @@ def reverse_cumsum(g: np.ndarray, axis) -> np.ndarray:
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
 
 
+def cumprod_grad(g: np.ndarray, a: np.ndarray, axis: int) -> np.ndarray:
+    """cumprod's backward: ∂L/∂xᵢ = Σ_{j≥i} gⱼ·Π_{m≤j, m≠i} xₘ along ``axis``, zeros included: before
+    a slice's first zero k PyTorch's Σ_{j≥i} gⱼ·yⱼ / xᵢ, at k the product before it times
+    Σ_{j≥k} gⱼ·Π_{k<m≤j} xₘ, after it 0."""
+    g, a = np.asarray(g), np.asarray(a)
+    if a.ndim == 0:
+        return g
+    am = np.moveaxis(a, axis, -1)
+    gm = np.moveaxis(np.broadcast_to(g, a.shape), axis, -1)
+    out = np.zeros(am.shape, dtype=np.result_type(g, a))
+    for row in np.ndindex(am.shape[:-1]):
+        x, gr = am[row], gm[row]
+        y = np.cumprod(x)
+        zeros = np.flatnonzero(x == 0)
+        k = zeros[0] if zeros.size else len(x)
+        out[row][:k] = reverse_cumsum(gr[:k] * y[:k], 0) / x[:k]
+        if k < len(x):
+            tail = np.cumprod(np.concatenate([np.ones(1, dtype=x.dtype), x[k + 1:]]))
+            out[row][k] = (y[k - 1] if k else 1) * np.sum(gr[k:] * tail)
+    return np.moveaxis(out, -1, axis)
+
+
 others = new_word("others", lambda x, axis=None: others_product(np.asarray(x, dtype=np.float64), axis))
 cumsum_back = new_word("cumsum_back", lambda g, axis=0: reverse_cumsum(np.asarray(g, dtype=np.float64), axis))
+cumprod_back = new_word("cumprod_back", lambda g, x, axis=0: cumprod_grad(
+    np.asarray(g, dtype=np.float64), np.asarray(x, dtype=np.float64), axis))
 
 
 def _keep(x, s):
@@ -110,6 +135,52 @@ register("cumsum", "CumsumBackward0", _cumsum_forward, [_cumsum_vjp],
          explain=vjp("{0}.cumsum({dim})", "沿一个维度的累加和", cumsum_back(G)))
 
 
+def _cumprod_vjp(g, s):
+    a, dim = s.xp.data(s.a), s.p["dim"]
+    if not a.ndim:
+        return g
+    if (a != 0).all():  # PyTorch's formula where no element is zero
+        if s.xp is NP:
+            return reverse_cumsum(g * s.out, dim) / s.a
+        from .reduce import sum as _sum
+
+        w = g * s.out
+        return (_sum(w, dim, True) - cumsum(w, dim) + w) / s.a
+    if s.xp is not NP:
+        raise errors.not_supported("the second derivative of cumprod where an element is zero")
+    return cumprod_grad(g, a, dim)
+
+
+def _cumprod_jvp(t, s):
+    """ẏⱼ = Σ_{i≤j} ẋᵢ·Π_{m≤j, m≠i} xₘ: yⱼ·Σ_{i≤j} ẋᵢ/xᵢ before a slice's first zero k, after it
+    ẋₖ·Π_{m<k} xₘ·Π_{k<m≤j} xₘ."""
+    a, t, dim = s.xp.data(s.a), s.xp.data(t), s.p["dim"]
+    if not a.ndim:
+        return t
+    y = s.xp.data(s.out)
+    if (a != 0).all():
+        return y * np.cumsum(t / a, axis=dim)
+    am, ym = np.moveaxis(a, dim, -1), np.moveaxis(y, dim, -1)
+    tm = np.moveaxis(np.broadcast_to(t, a.shape), dim, -1)
+    out = np.zeros(am.shape, dtype=np.result_type(t, a))
+    for row in np.ndindex(am.shape[:-1]):
+        x, tr, yr = am[row], tm[row], ym[row]
+        zeros = np.flatnonzero(x == 0)
+        k = zeros[0] if zeros.size else len(x)
+        out[row][:k] = yr[:k] * np.cumsum(tr[:k] / x[:k])
+        if k < len(x):
+            tail = np.cumprod(np.concatenate([np.ones(1, dtype=x.dtype), x[k + 1:]]))
+            out[row][k:] = tr[k] * (yr[k - 1] if k else 1) * tail
+    return np.moveaxis(out, -1, dim)
+
+
+register("cumprod", "CumprodBackward0", lambda a, dim: a.copy() if not a.ndim else np.cumprod(a, axis=dim),
+         [_cumprod_vjp], ["∂yⱼ/∂xᵢ = Π_{m≤j, m≠i} xₘ for j ≥ i"], saves=("a", "out"),
+         description="running product along a dim", jvps=[_cumprod_jvp],
+         jvp_formulas=["Σ_{i≤j} ẋᵢ·Π_{m≤j, m≠i} xₘ"],
+         explain=vjp("{0}.cumprod({dim})", "沿一个维度的累乘积", cumprod_back(G, X0)))
+
+
 # ---- functions ------------------------------------------------------------------------------------------
 def _integral_to_long(input: Tensor, dtype) -> Tensor:
     if dtype is not None:
@@ -139,3 +210,12 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     d = _norm_dim(A.integer(dim, "cumsum", "dim", 2), input.ndim)
     input = _integral_to_long(input, A.dtype(dtype, "cumsum"))
     return apply(OPS["cumsum"], (input,), {"dim": d})
+
+
+@public("torch", "Tensor")
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Running product along ``dim`` (CumprodBackward0)."""
+    input = A.tensor(input, "cumprod", "input", 1)
+    d = _norm_dim(A.integer(dim, "cumprod", "dim", 2), input.ndim)
+    input = _integral_to_long(input, A.dtype(dtype, "cumprod"))
+    return apply(OPS["cumprod"], (input,), {"dim": d})

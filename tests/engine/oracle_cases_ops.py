@@ -1,5 +1,5 @@
 """Oracle cases (the format of oracle_cases.py) for the ops courses read and reorder tensors with:
-index_select, gather, scatter, diag, topk, sort, split / chunk, prod, cumsum."""
+index_select, gather, scatter, diag, topk, sort, split / chunk, prod, cumsum, cumprod."""
 
 from __future__ import annotations
 
@@ -60,4 +60,8 @@ CASES: list[Case] = [
     Case("cumsum", lambda t, a: a.cumsum(0), inputs(arr(5)), "vector"),
     Case("cumsum", lambda t, a: t.cumsum(a, dim=1), inputs(arr(3, 4)), "matrix"),
     Case("cumsum", lambda t, a: a.cumsum(-1), inputs(arr(2, 3, 4)), "batched"),
+    Case("cumprod", lambda t, a: a.cumprod(0), inputs(arr(5, low=0.5, high=1.5)), "vector"),
+    Case("cumprod", lambda t, a: t.cumprod(a, dim=1), inputs(arr(3, 4)), "matrix"),
+    Case("cumprod", lambda t, a: a.cumprod(-1), inputs(with_zeros(2, 4, at=[1, 5, 6])), "zeros",
+         second_order=False),
 ]
