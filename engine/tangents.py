@@ -63,6 +63,11 @@ def push(level: Level, op, tensors, out, params, extras) -> None:
     s.out = out._data
     shares, total = shares_of(op, s, tangents, out._data.shape, out._data.dtype)
     level.set(out, total)
+    fn = out._grad_fn
+    if fn is not None:  # the node's own copy of its output carries it too: a create_graph pass unpacks
+        for key, kept, _ in fn._saved:  # that copy, and forward over reverse needs its tangent
+            if key == "out":
+                level.set(kept, total)
     rec = _trace.ACTIVE
     if rec is not None:
         rec.tangent_step(op, tensors[:graph], out, tangents, shares, total)

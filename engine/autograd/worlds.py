@@ -9,6 +9,7 @@ from sys import getrefcount
 
 import numpy as np
 
+from .. import tangents as _tangents
 from ..dispatch import _cast, apply_inplace
 from ..function import Node
 from ..ops.table import NP, OPS, Saved, sum_to_shape
@@ -88,8 +89,10 @@ class TensorWorld:
         if fn.op.saves:
             for key, t, _ in fn.checked_saves():
                 if key == "out":
-                    t = Tensor._make(t._data, True, t._vc)
+                    kept, t = t, Tensor._make(t._data, True, t._vc)
                     t._grad_fn = fn
+                    if _tangents.ACTIVE is not None:  # forward over reverse: the output's tangent
+                        _tangents.ACTIVE.set(t, _tangents.ACTIVE.get(kept))
                 setattr(s, key, t)
         return s
 

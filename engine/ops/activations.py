@@ -58,13 +58,16 @@ def _axis(s):
 
 
 def _softmax_vjp(g, s):
-    xp = s.xp
-    return s.out * (g - xp.sum(g * s.out, axis=_axis(s), keepdims=True))
+    return s.xp.softmax_backward_data(g, s.out, s.p["dim"])
 
 
 def _log_softmax_vjp(g, s):
+    return s.xp.log_softmax_backward_data(g, s.out, s.p["dim"])
+
+
+def _softmax_jvp(t, s):  # softmax's Jacobian is symmetric: its backward rule applied to ẋ
     xp = s.xp
-    return g - xp.exp(s.out) * xp.sum(g, axis=_axis(s), keepdims=True)
+    return s.out * (t - xp.sum(t * s.out, axis=_axis(s), keepdims=True))
 
 
 def _log_softmax_jvp(t, s):
@@ -72,12 +75,11 @@ def _log_softmax_jvp(t, s):
     return t - xp.sum(xp.exp(s.out) * t, axis=_axis(s), keepdims=True)
 
 
-# softmax's Jacobian is symmetric, so its forward-mode rule is its backward rule applied to ẋ.
 register("softmax", "SoftmaxBackward0", _softmax,
          [_softmax_vjp],
          ["∂softmax(x)ᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ)  ⇒  gₓ = y·(g − Σ g·y)"], saves=("out",),
          description="softmax(x)ᵢ = eˣⁱ / Σⱼ eˣʲ along dim",
-         jvps=[_softmax_vjp], jvp_formulas=["ẏ = y·(ẋ − Σ y·ẋ)"],
+         jvps=[_softmax_jvp], jvp_formulas=["ẏ = y·(ẋ − Σ y·ẋ)"],
          explain=vjp("softmax({0}, dim={dim})", "softmax：沿指定维度 eˣⁱ / Σⱼ eˣʲ",
                      Y * (G - sum_over(G * Y))))
 register("log_softmax", "LogSoftmaxBackward0", _log_softmax,

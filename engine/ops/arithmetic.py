@@ -88,7 +88,7 @@ def _pow_scalar_vjp(g, s):
     e = s.p["exponent"]
     if e == 0:
         return g * 0.0
-    return g * e * s.a ** (e - 1)
+    return g * s.xp.mul_scalar(s.a ** (e - 1), e)  # PyTorch's grad * (n * x^(n-1))
 
 
 def _pow_tt_vjp_base(g, s):

@@ -39,6 +39,11 @@ CAUSES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("sigmoid", "tanh", "erf", "gelu", "silu", "softplus", "elu", "elu_", "leaky_relu",
                      "leaky_relu_", "atan", "sin", "cos", "softmax", "log_softmax",
                      "binary_cross_entropy_with_logits"), _SATURATES | {"zeroed"}),
+    # PyTorch's fused backward formulas, recorded when a gradient is made with create_graph=True
+    **dict.fromkeys(("tanh_backward", "sigmoid_backward", "softmax_backward_data",
+                     "log_softmax_backward_data"), _SATURATES | {"zeroed"}),
+    "threshold_backward": frozenset({"zeroed"}),
+    "mul_scalar": _PRODUCT,
     # products and their relatives
     **dict.fromkeys(("mul", "mm", "mv", "bmm", "addmm", "dot", "prod", "prod_dim", "cumprod"), _PRODUCT),
     **dict.fromkeys(("div", "div_scalar", "pow", "pow_scalar", "rpow_scalar", "reciprocal"), _ALL_BUT_CUT),

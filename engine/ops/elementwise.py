@@ -35,7 +35,7 @@ log = math_function(register("log", "LogBackward0", np.log,
                              jvps=[lambda t, s: t / s.a], jvp_formulas=["ẋ/x"],
                              explain=local("ln {0}", "自然对数 ln x", 1 / X0)))
 sqrt = math_function(register("sqrt", "SqrtBackward0", np.sqrt,
-                              [lambda g, s: g / (2 * s.out)],
+                              [lambda g, s: g / s.xp.mul_scalar(s.out, 2)],
                               ["∂√x/∂x = 1/(2√x)"], saves=("out",), description="square root √x",
                               jvps=[lambda t, s: t / (2 * s.out)], jvp_formulas=["ẋ/(2√x)"],
                               explain=local("√{0}", "平方根 √x", 1 / (2 * Y))))
@@ -50,7 +50,7 @@ cos = math_function(register("cos", "CosBackward0", np.cos,
                              jvps=[lambda t, s: -t * s.xp.sin(s.a)], jvp_formulas=["−sin x·ẋ"],
                              explain=local("cos {0}", "余弦 cos x", -E.sin(X0))))
 tanh = math_function(register("tanh", "TanhBackward0", np.tanh,
-                              [lambda g, s: g * (1 - s.out * s.out)],
+                              [lambda g, s: s.xp.tanh_backward(g, s.out)],
                               ["∂tanh x/∂x = 1 − tanh²x"], saves=("out",),
                               description="hyperbolic tangent tanh x",
                               jvps=[lambda t, s: t * (1 - s.out * s.out)], jvp_formulas=["(1 − tanh²x)·ẋ"],
@@ -219,7 +219,7 @@ def logistic(xp, x):
 
 
 sigmoid = math_function(register("sigmoid", "SigmoidBackward0", _sigmoid,
-                                 [lambda g, s: g * s.out * (1 - s.out)],
+                                 [lambda g, s: s.xp.sigmoid_backward(g, s.out)],
                                  ["∂σ(x)/∂x = σ(x)·(1 − σ(x))"], saves=("out",),
                                  description="sigmoid σ(x) = 1/(1+e⁻ˣ)",
                                  jvps=[lambda t, s: t * s.out * (1 - s.out)],
@@ -232,7 +232,7 @@ abs = unary(register("abs", "AbsBackward0", np.abs,  # noqa: A001 - torch's name
                      explain=local("|{0}|", "绝对值 |x|", E.sign(X0))))
 public("Tensor", name="__abs__")(abs)
 relu = unary(register("relu", "ReluBackward0", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
-                      [lambda g, s: g * (s.out > 0)],
+                      [lambda g, s: s.xp.threshold_backward(g, s.out, 0)],
                       ["∂relu(x)/∂x = 1 if x > 0 else 0"], saves=("out",), description="ReLU: max(x, 0)",
                       jvps=[lambda t, s: t * (s.out > 0)], jvp_formulas=["ẋ if x > 0 else 0"],
                       explain=local("relu({0})", "ReLU 激活：max(x, 0)", E.where(E.gt(Y, 0), 1, 0))))

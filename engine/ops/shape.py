@@ -30,11 +30,20 @@ def _reshape_tangent(t, s):
     return s.xp.reshape(t, s.p["shape"])
 
 
+def _unsqueeze_back(g, s):  # PyTorch's squeeze(dim) of the gradient (a reshape on arrays)
+    return s.xp.squeeze_to(g, s.p["in_shape"])
+
+
+def _squeeze_back(g, s):  # PyTorch's unsqueeze_to: the removed dims put back one by one
+    return s.xp.unsqueeze_to(g, s.p["in_shape"])
+
+
 def _reshape_op(name: str, grad_fn: str, formula: str, description: str, about_zh: str,
-                view: bool = True) -> None:
-    """An op that only changes the shape: forward reshapes, backward reshapes the gradient back,
-    forward mode reshapes the tangent the same way."""
-    register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape), [_reshape_back], [formula],
+                view: bool = True, back=_reshape_back) -> None:
+    """An op that only changes the shape: forward reshapes, backward reshapes the gradient back
+    (``back``: as PyTorch's formula does it, which a create_graph pass records), forward mode
+    reshapes the tangent the same way."""
+    register(name, grad_fn, lambda a, shape, in_shape: a.reshape(shape), [back], [formula],
              view=view, description=description, jvps=[_reshape_tangent],
              jvp_formulas=["ẋ reshaped like the output"],
              explain=vjp("{0}.reshape{shape}", about_zh, reshape_back(G)))
@@ -48,16 +57,16 @@ _reshape_op("reshape_alias", "ReshapeAliasBackward0", "reshape back to the input
             "reshape of a non-contiguous tensor whose strides allow it (a view)",
             "改变一个不连续张量的形状（步长允许时为视图）")
 _reshape_op("unsqueeze", "UnsqueezeBackward0", "squeeze the inserted dim", "insert a dim of size 1",
-            "插入一个大小为 1 的维度")
+            "插入一个大小为 1 的维度", back=_unsqueeze_back)
 _reshape_op("squeeze", "SqueezeBackward0", "unsqueeze the removed dims", "remove dims of size 1",
-            "去掉大小为 1 的维度")
+            "去掉大小为 1 的维度", back=_squeeze_back)
 _reshape_op("squeeze_dim", "SqueezeBackward1", "unsqueeze the removed dim", "remove one dim of size 1",
-            "去掉一个大小为 1 的维度")
+            "去掉一个大小为 1 的维度", back=_squeeze_back)
 _reshape_op("squeeze_tuple", "SqueezeBackward2", "unsqueeze the removed dims",
-            "remove the listed dims of size 1", "去掉列出的大小为 1 的维度")
+            "remove the listed dims of size 1", "去掉列出的大小为 1 的维度", back=_squeeze_back)
 _reshape_op("squeeze_dims", "SqueezeBackward4", "unsqueeze the removed dims",
             "remove dims of size 1 (squeeze_ in matmul and F.linear)",
-            "去掉大小为 1 的维度（matmul 与 F.linear 内部的 squeeze_）")
+            "去掉大小为 1 的维度（matmul 与 F.linear 内部的 squeeze_）", back=_squeeze_back)
 
 
 def _permute_back(g, s):

@@ -191,9 +191,42 @@ class NP:
     def broadcast_to(x, shape):
         return np.broadcast_to(x, shape)
 
+    # PyTorch's fused backward formulas (engine.ops.fused_backward records them in the Tensor world).
+    @staticmethod
+    def tanh_backward(g, y):
+        return g * (1 - y * y)
+
+    @staticmethod
+    def sigmoid_backward(g, y):
+        return g * y * (1 - y)
+
+    @staticmethod
+    def threshold_backward(g, y, threshold=0.0):
+        return g * (y > threshold)
+
+    @staticmethod
+    def mul_scalar(x, other):
+        return x * other
+
+    @staticmethod
+    def softmax_backward_data(g, y, dim):
+        return y * (g - NP.sum(g * y, axis=dim if y.ndim else None, keepdims=True))
+
+    @staticmethod
+    def log_softmax_backward_data(g, y, dim):
+        return g - np.exp(y) * NP.sum(g, axis=dim if y.ndim else None, keepdims=True)
+
     @staticmethod
     def reshape(x, shape):
         return x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape)
+
+    @staticmethod
+    def squeeze_to(x, shape):
+        return NP.reshape(x, shape)
+
+    @staticmethod
+    def unsqueeze_to(x, shape):
+        return NP.reshape(x, shape)
 
     @staticmethod
     def transpose(x, axes):

@@ -8,6 +8,14 @@ import numpy as np
 from ..dispatch import apply
 from ..tensor import Tensor
 from .elementwise import cos, exp, log, sin, sqrt, where
+from .fused_backward import (
+    log_softmax_backward_data,
+    mul_scalar,
+    sigmoid_backward,
+    softmax_backward_data,
+    tanh_backward,
+    threshold_backward,
+)
 from .indexing import encode_key
 from .linalg import matmul
 from .reduce import sum as _sum
@@ -19,6 +27,18 @@ def _tensor(x, like: Tensor) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype=like._data.dtype))
 
 
+def _removed_dims(full: tuple, short: tuple) -> list:
+    """The positions in ``full`` of the size-1 dims that ``short`` (``full`` squeezed) lacks."""
+    removed, j, need = [], 0, len(full) - len(short)
+    for i, n in enumerate(full):
+        if need and n == 1 and (j >= len(short) or short[j] != 1):
+            removed.append(i)
+            need -= 1
+        else:
+            j += 1
+    return removed
+
+
 class TX:
     """Differentiable twins of ``NP``'s functions."""
 
@@ -28,6 +48,12 @@ class TX:
     sin = staticmethod(sin)
     cos = staticmethod(cos)
     matmul = staticmethod(matmul)
+    tanh_backward = staticmethod(tanh_backward)
+    sigmoid_backward = staticmethod(sigmoid_backward)
+    threshold_backward = staticmethod(threshold_backward)
+    mul_scalar = staticmethod(mul_scalar)
+    softmax_backward_data = staticmethod(softmax_backward_data)
+    log_softmax_backward_data = staticmethod(log_softmax_backward_data)
 
     @staticmethod
     def sign(x: Tensor) -> Tensor:
@@ -71,6 +97,23 @@ class TX:
         return reshape(x, tuple(shape))
 
     @staticmethod
+    def unsqueeze_to(x: Tensor, shape) -> Tensor:
+        """``x`` with the size-1 dims of ``shape`` it lacks put back, one unsqueeze each."""
+        shape = tuple(shape)
+        for d in _removed_dims(shape, tuple(x._data.shape)):
+            have = tuple(x._data.shape)
+            x = apply(OPS["unsqueeze"], (x,), {"shape": have[:d] + (1,) + have[d:], "in_shape": have})
+        return x
+
+    @staticmethod
+    def squeeze_to(x: Tensor, shape) -> Tensor:
+        """``x`` with the one size-1 dim that ``shape`` lacks removed (squeeze(dim))."""
+        shape, have = tuple(shape), tuple(x._data.shape)
+        if len(have) != len(shape) + 1:
+            return reshape(x, shape)
+        return apply(OPS["squeeze_dim"], (x,), {"shape": shape, "in_shape": have})
+
+    @staticmethod
     def transpose(x: Tensor, axes) -> Tensor:
         return permute(x, tuple(axes))
 
@@ -93,4 +136,6 @@ class TX:
 
     @staticmethod
     def mT(x: Tensor) -> Tensor:
+        if x._data.ndim == 2:  # PyTorch's formulas transpose a matrix with t() (TBackward0)
+            return apply(OPS["t"], (x,), {"perm": (1, 0)})
         return transpose(x, -2, -1)

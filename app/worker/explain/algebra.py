@@ -431,7 +431,7 @@ def count(ctx: Ctx) -> int:
 
 def _axis(ctx: Ctx):
     dim = ctx.params.get("dim")
-    if ctx.op.name in ("softmax", "log_softmax"):
+    if ctx.op.name in ("softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data"):
         return dim if len(ctx.out_shape) else None
     return tuple(dim) if isinstance(dim, (list, tuple)) else dim
 
