@@ -61,5 +61,3 @@ export function setIcon(el, name) {
 export function fillIcons(root = document) {
   for (const el of root.querySelectorAll("[data-icon]:not(svg)")) setIcon(el, el.dataset.icon);
 }
-
-export const ICON_NAMES = Object.keys(ICONS);

@@ -47,12 +47,6 @@ export function sayLimits(message) {
   return String(message || "").replace(LIMIT_NOTE, (m, name) => t("limit_note", { what: limitPhrase(name) }));
 }
 
-/** The limit a message names, or null. */
-export function limitIn(message) {
-  const m = /\(limit: ([a-z_]+)\)/.exec(String(message || ""));
-  return m ? m[1] : null;
-}
-
 /** The most training steps the server allows for `layers` hidden layers and `accumulate` micro-batches. */
 export function maxSteps(layers, accumulate) {
   const table = limits && limits.mlp ? limits.mlp.max_steps : null;

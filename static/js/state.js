@@ -21,6 +21,9 @@
  *   "close-part"  (view, part)      please close an open part (a loop's frame, a module call)
  *   "conceal"     ()                what the page hides or shows at this frame changed (predict mode)
  *   "lens"        (name)            the course view shown changed (null: none)
+ *   "share"       (extra)           a share link is being made: a panel adds what it must restore to extra
+ *   "shared"      (extra, waits)    a share link is being opened: a panel restores from extra, and pushes
+ *                                   onto waits a promise the run must wait for
  */
 
 export const state = {
