@@ -3,15 +3,9 @@
  * lineChart(series, opts) → an <svg> whose viewBox is fixed, so CSS can size it freely.
  */
 
-const NS = "http://www.w3.org/2000/svg";
-export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
+import { el } from "./dom.js";
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
 
 /** Short number text for axis ends. */
 export function tick(x) {

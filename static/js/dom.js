@@ -14,6 +14,16 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** el("rect", {x: 1, width: 4}, "text") → an SVG element (null and undefined attributes left out). */
+export function el(tag, attrs = {}, text) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
 /** A value shown as monospace text with an optional heat map beside it. */
 export function valueBox(text, heat) {
   return h("div", { class: "valbox" }, h("code", { class: "val" }, text), heat);

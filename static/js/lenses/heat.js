@@ -5,25 +5,17 @@
  * The view colours the drawing as it opens; its switch takes the colours away.
  */
 
-import { h } from "../dom.js";
+import { el, h } from "../dom.js";
 import { num3 } from "../format.js";
 import { t } from "../i18n.js";
 import { whyButton } from "../panels/why.js";
 import { clear, fill, paintEdge } from "./marks.js";
 
-const NS = "http://www.w3.org/2000/svg";
 // Every stop stays dark enough to stand out from the drawing's own edges on white: the middle (a
 // norm of 1) is a purple, not a grey that reads as an edge without heat.
 const STOPS = [[8, 69, 148], [33, 113, 181], [117, 72, 160], [215, 48, 39], [150, 10, 20]];
 // How wide a coloured edge is on the screen, in pixels, at any zoom (lenses.css: non-scaling).
 const EDGE_PX = 5;
-
-function el(tag, attrs = {}, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /** The colour of x in [-1, 1] on the diverging scale (blue: small, purple: 1, red: large). */
 export function diverging(x) {

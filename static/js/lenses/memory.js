@@ -3,18 +3,10 @@
  * (app/worker/lenses/memory.py), a marker at the timeline's frame, click to move there.
  */
 
-import { h } from "../dom.js";
+import { el, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { fill } from "./marks.js";
 
-const NS = "http://www.w3.org/2000/svg";
-
-function el(tag, attrs = {}, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /** Bytes as text: "96 B", "1.5 KB (1,536 B)". */
 export function bytesText(b) {
