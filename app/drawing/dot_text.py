@@ -3,6 +3,7 @@ the layout cache's key, so two graphs of the same structure give the same text).
 
 from __future__ import annotations
 
+from ..numbers import number_text
 from ..words.page import legend_words, page_words
 
 # Colours of the legend (and of the drawing).
@@ -66,7 +67,7 @@ def constant_text(literal: str) -> str:
     if len(literal) <= 7:
         return literal
     try:
-        return f"{float(literal):.4g}"
+        return number_text(float(literal), minus="-")
     except ValueError:
         return clip(literal, 7)
 

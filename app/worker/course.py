@@ -12,6 +12,7 @@ import numpy as np
 from engine.trace import Trace, ancestry
 
 from ..examples import EXAMPLES
+from ..numbers import number_text
 
 
 def _n(x, alone: bool = False) -> str:
@@ -23,7 +24,7 @@ def _n(x, alone: bool = False) -> str:
         body = ", ".join(_n(v) for v in flat[:6]) + (", …" if flat.size > 6 else "")
         return f"[{body}]"
     v = float(a.reshape(-1)[0])
-    text = f"{v:.4g}".replace("-", "−")
+    text = number_text(v)
     return f"({text})" if v < 0 and not alone else text
 
 

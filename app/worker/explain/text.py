@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...numbers import number_text
+
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
@@ -35,15 +37,7 @@ class Text:
 
 def fmt_num(x) -> str:
     """A number as a formula writes it: 2, 0.5, 1e-12, −3 (a minus sign, not a hyphen)."""
-    if x is None:
-        return "None"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
-        text = str(int(x))
-    else:
-        text = f"{float(x):.4g}"
-    return text.replace("-", "−")
+    return number_text(x, whole=True)
 
 
 def sup(x) -> str | None:
