@@ -4,16 +4,9 @@
  */
 
 import { el } from "./dom.js";
+import { num } from "./format.js";
 
 export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
-
-/** Short number text for axis ends. */
-export function tick(x) {
-  if (x === 0) return "0";
-  const a = Math.abs(x);
-  if (a >= 1000 || a < 0.001) return x.toExponential(1);
-  return String(Number(x.toPrecision(3)));
-}
 
 /** The y scale: log when the values span more than `logRatio`, else linear from 0 or the minimum. */
 export function yScale(values, { log = "auto", logRatio = 30, zero = true } = {}) {
@@ -54,15 +47,15 @@ export function lineChart(series, opts) {
   if (opts.title) svg.appendChild(el("title", {}, opts.title));
   svg.appendChild(el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-bg" }));
   // Axis ends.
-  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + 8, class: "chart-tick", "text-anchor": "end" }, tick(scale.hi)));
-  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih, class: "chart-tick", "text-anchor": "end" }, tick(scale.lo)));
+  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + 8, class: "chart-tick", "text-anchor": "end" }, num(scale.hi, "tick")));
+  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih, class: "chart-tick", "text-anchor": "end" }, num(scale.lo, "tick")));
   if (scale.log) svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih / 2, class: "chart-tick", "text-anchor": "end" }, "log"));
   svg.appendChild(el("text", { x: pad.l, y: H - 6, class: "chart-tick" }, "1"));
   svg.appendChild(el("text", { x: pad.l + iw, y: H - 6, class: "chart-tick", "text-anchor": "end" }, String(n)));
   if (opts.xLabel) svg.appendChild(el("text", { x: pad.l + iw / 2, y: H - 6, class: "chart-tick", "text-anchor": "middle" }, opts.xLabel));
   if (opts.right) {
     const r = opts.right;
-    const fmt = r.format || tick;
+    const fmt = r.format || ((x) => num(x, "tick"));
     svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + 8, class: "chart-tick right" }, fmt(r.hi)));
     svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + ih, class: "chart-tick right" }, fmt(r.lo)));
   }

@@ -4,30 +4,65 @@
  */
 
 /**
- * A number to at least 4 significant digits (4 decimals above 1), trailing zeros dropped; exponent
- * form when tiny or huge: 0.3333, -0.001822, 12.3457, -1.234e-5. Four significant digits are what a
- * guess is judged by (predict.js: 1e-3 relative), so a number typed as the page shows it is right.
+ * How num writes a number: each place that writes numbers its own way is a named style of the one
+ * formatter. A style's fields (all optional):
+ *   sig        significant digits (4)
+ *   fixed      decimals kept at 1 and above, trailing zeros dropped (else `sig` digits throughout)
+ *   small, large   the exponent form below `small` (`atSmall`: at it too) and from `large` up
+ *   expDigits  digits after the point in the exponent form; trim: "1e-5", not "1.000e-5" (true);
+ *              plus: keep "e+" (true); minus: the exponent's minus sign ("-")
+ *   decimals   exactly this many decimals (after `scale`, then `suffix`): 97.5%
+ *   group      whole numbers with digit groups: 1,536
+ *   coerce     read strings as numbers first; missing / nan: the text for null and for NaN
  */
-export function num(x) {
-  if (x === null || x === undefined) return "None";
-  if (typeof x === "boolean") return x ? "True" : "False";
+export const STYLES = {
+  // At least 4 significant digits (4 decimals above 1): 0.3333, -0.001822, 12.3457, -1.234e-5. Four
+  // significant digits are what a guess is judged by (predict.js: 1e-3 relative), so a number typed
+  // as the page shows it is right.
+  value: { sig: 4, fixed: 4, small: 1e-4, large: 1e6, expDigits: 3 },
+  // Inside a node, where room is short: 0.999, -1.66e-6, 1200, 1.23e5.
+  node: { sig: 3, small: 1e-3, large: 1e5, expDigits: 2, plus: false },
+  // A chart's axis ends: 0.5, 120, 1.0e+3.
+  tick: { sig: 3, small: 1e-3, large: 1e3, expDigits: 1, trim: false },
+  // A relative error: 1.2e−4, 0.05, "—" when there is none.
+  error: { sig: 4, fixed: 4, small: 1e-3, atSmall: true, large: 1e3, expDigits: 1, minus: "−",
+    coerce: true, missing: "—" },
+  // The training view's losses and norms: `sig` digits, never an exponent JS would not write itself.
+  digits: { sig: 4, small: 0, large: Infinity, coerce: true, missing: "—", nan: "—" },
+  percent: { decimals: 1, scale: 100, suffix: "%", missing: "—" },
+  tenths: { decimals: 1 },
+  count: { group: true },
+};
+
+/** x as text in a style of STYLES (its name, or a style object such as {...STYLES.digits, sig: 6}). */
+export function num(x, style = "value") {
+  const o = typeof style === "string" ? STYLES[style] : style && typeof style === "object" ? style : STYLES.value;
+  if (x === null || x === undefined) return o.missing ?? "None";
+  if (typeof x === "boolean" && !o.coerce) return x ? "True" : "False";
+  if (o.coerce) x = Number(x);
   if (typeof x !== "number") return String(x);
-  if (Number.isNaN(x)) return "nan";
+  if (Number.isNaN(x)) return o.nan ?? "nan";
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (o.group) return Number.isInteger(x) ? x.toLocaleString("en-US") : String(x);
+  if (o.decimals !== undefined) return `${(x * (o.scale ?? 1)).toFixed(o.decimals)}${o.suffix ?? ""}`;
   if (x === 0) return "0";
   const a = Math.abs(x);
-  if (a < 1e-4 || a >= 1e6) return x.toExponential(3).replace(/\.?0+e/, "e");
-  if (a < 1) return String(Number(x.toPrecision(4)));
-  const s = x.toFixed(4).replace(/\.?0+$/, "");
+  if (a < o.small || (o.atSmall && a === o.small) || a >= o.large) return exponent(x, o);
+  if (o.fixed === undefined || a < 1) return String(Number(x.toPrecision(o.sig ?? 4)));
+  const s = x.toFixed(o.fixed).replace(/\.?0+$/, "");
   return s === "-0" ? "0" : s;
 }
 
-/** A number in 3 significant digits (inside a node, where room is short): 0.999, -1.66e-6, 1200. */
+function exponent(x, o) {
+  let s = x.toExponential(o.expDigits);
+  if (o.trim !== false) s = s.replace(/\.?0+e/, "e");
+  if (o.plus === false) s = s.replace("e+", "e");
+  return o.minus ? s.replace("e-", `e${o.minus}`) : s;
+}
+
+/** num in the node style (3 significant digits, for the labels inside a node). */
 export function num3(x) {
-  if (typeof x !== "number" || !Number.isFinite(x) || x === 0) return num(x);
-  const a = Math.abs(x);
-  if (a < 1e-3 || a >= 1e5) return x.toExponential(2).replace(/\.?0+e/, "e").replace("e+", "e");
-  return String(Number(x.toPrecision(3)));
+  return num(x, "node");
 }
 
 /** Nested list (or scalar) → text like [[1, 2], [3, 4]]. */
@@ -85,7 +120,7 @@ export function shortText(v, fmt = num) {
   if (data !== null && data !== undefined) {
     const xs = flat(data);
     if (xs.length === 1) return fmt(xs[0]);
-    if (xs.length <= 3) return `[${xs.map(fmt).join(", ")}]`;
+    if (xs.length <= 3) return `[${xs.map((x) => fmt(x)).join(", ")}]`;
     // The edge already shows the shape: the label gives the gradient's size (its norm).
     const norm = Math.sqrt(xs.reduce((a, b) => a + (Number(b) || 0) ** 2, 0));
     return `‖${fmt(norm)}‖`;

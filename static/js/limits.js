@@ -4,6 +4,7 @@
  */
 
 import { fetchLimits } from "./api.js";
+import { num } from "./format.js";
 import { t } from "./i18n.js";
 
 let limits = null;
@@ -28,7 +29,7 @@ export function load() {
 /** A number as the limit phrases write it: whole numbers with digit groups, bytes in MB. */
 function amount(name, v) {
   if (name === "max_tensor_bytes") return String(Math.round(v / 2 ** 20));
-  return Number.isInteger(v) ? v.toLocaleString("en-US") : String(v);
+  return num(v, "count");
 }
 
 /** A limit named in words with its value in the page's language, e.g. "the time limit of 5 s" (lim_timeout_s). */

@@ -14,6 +14,7 @@ import { drawBoundary } from "./boundary.js";
 import { PALETTE, lineChart } from "./charts.js";
 import { h } from "./dom.js";
 import { errorBody } from "./errors.js";
+import { STYLES, num } from "./format.js";
 import { apply, t } from "./i18n.js";
 import { icon, setIcon } from "./icons.js";
 import { limitPhrase } from "./limits.js";
@@ -36,8 +37,8 @@ import {
 import { FoldToggle } from "./fold.js";
 import { RightTabs } from "./tabs.js";
 
-const fmt = (x, d = 4) => (x === null || x === undefined || Number.isNaN(Number(x)) ? "—" : Number(Number(x).toPrecision(d)).toString());
-const pct = (x) => (x === null || x === undefined ? "—" : `${(100 * x).toFixed(1)}%`);
+const fmt = (x, sig = 4) => num(x, { ...STYLES.digits, sig });
+const pct = (x) => num(x, "percent");
 
 class TrainingView {
   constructor(host) {
@@ -106,7 +107,7 @@ class TrainingView {
     this.section.hidden = false;
     this.progress.hidden = false;
     const tickFn = () => {
-      this.progress.querySelector(".txt").textContent = t("tr_running", { s: ((performance.now() - t0) / 1000).toFixed(1) });
+      this.progress.querySelector(".txt").textContent = t("tr_running", { s: num((performance.now() - t0) / 1000, "tenths") });
     };
     tickFn();
     this.progressTimer = setInterval(tickFn, 100);
@@ -193,7 +194,7 @@ class TrainingView {
     }
     const chart = lineChart(series, {
       n: this.n, marker: this.sel, dots: this.kept.map((k) => k.pass), title: t("tr_loss_curve"),
-      xLabel: t("tr_iteration"), right: acc.length ? { lo: 0, hi: 1, format: (x) => `${Math.round(100 * x)}%` } : null,
+      xLabel: t("tr_iteration"), right: acc.length ? { lo: 0, hi: 1, format: (x) => num(x, { ...STYLES.percent, decimals: 0 }) } : null,
       onPick: (i) => this.choose(i, true),
     });
     const legend = h("div", { class: "chart-legend" },

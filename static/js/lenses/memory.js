@@ -4,6 +4,7 @@
  */
 
 import { el, h } from "../dom.js";
+import { num } from "../format.js";
 import { t } from "../i18n.js";
 import { fill } from "./marks.js";
 
@@ -18,7 +19,7 @@ export function bytesText(b) {
     x /= 1024;
     u++;
   }
-  return `${x.toFixed(x < 10 ? 2 : 1)} ${units[u]} (${b.toLocaleString("en-US")} B)`;
+  return `${num(x, { decimals: x < 10 ? 2 : 1 })} ${units[u]} (${num(b, "count")} B)`;
 }
 
 /** The frame of each point (op: where its node appears; step: that step; others: the one before). */

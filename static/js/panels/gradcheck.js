@@ -32,14 +32,6 @@ export function finishedPass(tl, k) {
   return found;
 }
 
-/** "1.2e-4" for a relative error. */
-export function errText(x) {
-  if (x === null || x === undefined) return "—";
-  const v = Number(x);
-  if (v === 0) return "0";
-  return v <= 1e-3 || v >= 1e3 ? v.toExponential(1).replace(".0e", "e").replace("e-", "e−") : num(v);
-}
-
 /** The course writes a loss as L (∂L/∂a): the formula with the name the pass's output goes by. */
 export function ownRoot(formula, root) {
   return root && formula.startsWith("∂L/") ? `∂${root}/${formula.slice(3)}` : formula;
@@ -83,7 +75,7 @@ export class GradCheckPanel {
     const verdict = l.ok === null || l.ok === undefined
       ? h("span", { class: "muted" }, l.reason === "below_resolution" ? t("gc_too_small") : "—")
       : h("span", { class: l.ok ? "gc-ok" : "gc-bad", "data-testid": "gc-verdict" },
-        `${l.ok ? "✓" : "✗"} ${errText(l.rel_error)} ${l.ok ? "<" : "≥"} ${errText(l.tolerance)}`);
+        `${l.ok ? "✓" : "✗"} ${num(l.rel_error, "error")} ${l.ok ? "<" : "≥"} ${num(l.tolerance, "error")}`);
     const dl = h("dl", {});
     const row = (label, ...v) => dl.append(h("dt", {}, label), h("dd", {}, ...v));
     row(t("gc_autograd"), h("code", {}, valueText(auto, 90)), sampled);
@@ -95,7 +87,7 @@ export class GradCheckPanel {
       row(t("gc_hand"), h("code", { class: "formula" }, ownRoot(pick(l.hand.formula), root)),
         l.hand.filled ? h("div", { class: "math" }, `= ${pick(l.hand.filled)}`) : null,
         h("div", {}, h("code", {}, `= ${valueText(l.hand.value, 90)}`)),
-        h("div", {}, h("small", { class: "muted" }, t("gc_vs_autograd", { e: errText(l.hand.rel_error) }))));
+        h("div", {}, h("small", { class: "muted" }, t("gc_vs_autograd", { e: num(l.hand.rel_error, "error") }))));
     }
     row(t("gc_error"), verdict);
     return h("div", { class: "gc-leaf", "data-leaf": l.name },

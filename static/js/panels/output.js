@@ -5,6 +5,7 @@
 
 import { h } from "../dom.js";
 import { errorBody } from "../errors.js";
+import { num } from "../format.js";
 import { t } from "../i18n.js";
 import { current as currentLimits } from "../limits.js";
 
@@ -57,7 +58,7 @@ export class OutputPanels {
     this.consoleHost.classList.toggle("muted", !this.stdout);
     this.cutNote.hidden = !this.truncated;
     const most = currentLimits()?.run?.max_output_chars;
-    const n = most === undefined ? "…" : most.toLocaleString("en-US");
+    const n = most === undefined ? "…" : num(most, "count");
     this.cutNote.textContent = this.truncated ? t("console_cut", { n }) : "";
   }
 }
