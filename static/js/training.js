@@ -2,15 +2,15 @@
  * The training view: loss curve (and accuracy), an iteration chooser that moves the graph and
  * the step player to that iteration, gradient norms pass by pass (accumulation, zero_grad),
  * the optimizer's update of each parameter, and the decision boundary as training goes.
- * It also mounts the MLP builder form and the module/op level toggle of the graph.
+ * It also mounts the MLP builder form and the module/op level toggle of the graph. The optimizer
+ * step and accumulation are drawn by training_update.js, the boundary by training_boundary.js.
  *
  * Plugs into the page through state.js's bus only: it listens to "run-start", "run", "run-end",
  * "frame", "error", "lang", "mlp-build", "share", "shared" and "relayout", and asks the player to
  * move with "goto".
  */
 
-import { fetchBoundary, fetchMlpProgram } from "./api.js";
-import { drawBoundary } from "./boundary.js";
+import { fetchMlpProgram } from "./api.js";
 import { PALETTE, lineChart } from "./charts.js";
 import { h } from "./dom.js";
 import { errorBody } from "./errors.js";
@@ -23,22 +23,17 @@ import { emit, on, state } from "./state.js";
 import {
   accuracySeries,
   forgotZeroGrad,
-  frameForPass,
   frameOfPass,
-  headOf,
   isTraining,
   keptIterations,
-  normOf,
   order,
   paramSeries,
   passAtFrame,
-  workedUpdate,
 } from "./training_model.js";
+import { boundaryForSelection, fetchBoundaryFor, playBoundary, showBoundary, stopBoundary } from "./training_boundary.js";
+import { showAccumulation, showOptimizer } from "./training_update.js";
 import { FoldToggle } from "./fold.js";
 import { RightTabs } from "./tabs.js";
-
-const fmt = (x, sig = 4) => num(x, { ...STYLES.digits, sig });
-const pct = (x) => num(x, "percent");
 
 class TrainingView {
   constructor(host) {
@@ -94,10 +89,10 @@ class TrainingView {
 
     this.range.addEventListener("input", () => this.choose(Number(this.range.value) - 1, true));
     this.bRange.addEventListener("input", () => {
-      this._stopBoundary(); // the user's choice wins over the playback
-      this._showBoundary(Number(this.bRange.value));
+      stopBoundary(this); // the user's choice wins over the playback
+      showBoundary(this, Number(this.bRange.value));
     });
-    this.bPlay.addEventListener("click", () => (this.bTimer ? this._stopBoundary() : this._playBoundary()));
+    this.bPlay.addEventListener("click", () => (this.bTimer ? stopBoundary(this) : playBoundary(this)));
   }
 
   // ---- progress while a run is pending ------------------------------------------------------
@@ -122,7 +117,7 @@ class TrainingView {
   // ---- a new run ------------------------------------------------------------------------------
   load(resp) {
     this.stopProgress();
-    this._stopBoundary();
+    stopBoundary(this);
     if (!isTraining(resp)) {
       this.resp = null;
       this.section.hidden = true;
@@ -139,7 +134,7 @@ class TrainingView {
       h("button", { type: "button", class: "chip", "data-testid": `iter-${it.pass + 1}`, "data-pass": it.pass,
         onclick: () => this.choose(it.pass, true) }, String(it.pass + 1))));
     this.sel = this.kept.length ? this.kept[0].pass : 0;
-    this._fetchBoundary();
+    fetchBoundaryFor(this);
     this.renderAll();
   }
 
@@ -178,8 +173,8 @@ class TrainingView {
     const last = its.length ? its[its.length - 1].loss : null;
     const acc = accuracySeries(this.boundary);
     this.summary.textContent = acc.length
-      ? t("tr_summary_acc", { n: its.length, loss: fmt(last), acc: pct(acc[acc.length - 1].accuracy) })
-      : t("tr_summary", { n: its.length, loss: fmt(last) });
+      ? t("tr_summary_acc", { n: its.length, loss: num(last, "digits"), acc: num(acc[acc.length - 1].accuracy, "percent") })
+      : t("tr_summary", { n: its.length, loss: num(last, "digits") });
   }
 
   _lossChart() {
@@ -243,176 +238,20 @@ class TrainingView {
     const it = this.resp.iterations[this.sel];
     if (!it) return;
     this.range.value = this.sel + 1;
-    this.iterLabel.textContent = `${t("tr_iteration_of", { i: this.sel + 1, n: this.n })} · ${t("tr_loss_is", { loss: fmt(it.loss) })}`;
+    this.iterLabel.textContent = `${t("tr_iteration_of", { i: this.sel + 1, n: this.n })} · ${t("tr_loss_is", { loss: num(it.loss, "digits") })}`;
     for (const c of this.chips.children) c.classList.toggle("on", Number(c.dataset.pass) === this.sel);
     const kept = it.view !== null && it.view !== undefined;
     this.iterNote.textContent = kept ? t("tr_inspect") : t("tr_not_kept");
     this.iterNote.dataset.kept = String(kept);
-    this._optimizer();
-    this._accumulation();
-    this._boundaryForSelection();
-  }
-
-  _optimizer() {
-    const j = this.ord.stepOfPass.get(this.sel);
-    const step = this.resp.optimizer_steps.find((s) => s.index === j);
-    if (!step) {
-      this.opt.replaceChildren(h("p", { class: "muted" }, t("tr_opt_none")));
-      return;
-    }
-    const labels = this.series.map((s) => s.label);
-    const name = (p, i) => p.name || labels[i] || `#${i + 1}`;
-    const ps = Math.min(this.paramSel || 0, step.params.length - 1);
-    // One compact row per parameter (norms); the chosen one's numbers below, with a worked update.
-    const rows = step.params.map((p, i) => h("tr", {
-      "data-param": i, class: i === ps ? "on" : "", tabindex: 0,
-      onclick: () => this._chooseParam(i),
-      onkeydown: (e) => {
-        if (e.key === "Enter") this._chooseParam(i);
-      },
-    },
-    h("th", { scope: "row" }, name(p, i), h("small", {}, ` [${(p.before?.shape || []).join(", ")}]`)),
-    h("td", {}, h("code", {}, `${fmt(normOf(p.before), 3)} → ${fmt(normOf(p.after), 3)}`)),
-    h("td", {}, h("code", {}, fmt(normOf(p.grad), 3)))));
-    const chosen = step.params[ps];
-    const list = (v) => {
-      const xs = headOf(v, 4).map((x) => fmt(x));
-      return `[${xs.join(", ")}${headOf(v).length > 4 || (v && v.summary) ? ", …" : ""}]`;
-    };
-    const w = chosen ? workedUpdate(step, chosen) : null;
-    let worked = null;
-    if (w && w.before !== undefined) {
-      const key = step.optimizer.startsWith("Adam") ? "tr_worked_adam" : "tr_worked_other";
-      worked = w.lr !== null
-        ? t("tr_worked", { p: fmt(w.before, 6), lr: w.lr, g: fmt(w.grad, 6), a: fmt(w.after, 6) })
-        : t(key, { p: fmt(w.before, 6), a: fmt(w.after, 6) });
-    }
-    this.opt.replaceChildren(
-      h("p", { class: "rule" }, h("code", { "data-testid": "optimizer-rule" }, `${step.optimizer}: ${step.rule}`)),
-      h("div", { class: "table-wrap" }, h("table", { class: "params" },
-        h("thead", {}, h("tr", {},
-          h("th", { scope: "col" }, t("tr_param")),
-          h("th", { scope: "col" }, `‖p‖ ${t("tr_before")} → ${t("tr_after")}`),
-          h("th", { scope: "col" }, `‖${t("tr_grad")}‖`))),
-        h("tbody", {}, rows))),
-      chosen ? h("dl", { class: "pvals", "data-testid": "param-values" },
-        h("dt", {}, `${name(chosen, ps)} ${t("tr_before")}`), h("dd", {}, h("code", {}, list(chosen.before))),
-        h("dt", {}, `${t("tr_grad")}`), h("dd", {}, h("code", {}, list(chosen.grad))),
-        h("dt", {}, `${t("tr_after")}`), h("dd", {}, h("code", {}, list(chosen.after)))) : null,
-      worked ? h("p", { class: "worked", "data-testid": "worked-update" }, worked) : null);
+    showOptimizer(this);
+    showAccumulation(this);
+    boundaryForSelection(this);
   }
 
   _chooseParam(i) {
     this.paramSel = i;
-    this._optimizer();
-    this._accumulation();
-  }
-
-  _accumulation() {
-    const group = this.ord.group.get(this.sel) || [this.sel];
-    // The parameter chosen in the optimizer table (matched by name), else the first one.
-    const j = this.ord.stepOfPass.get(this.sel);
-    const step = this.resp.optimizer_steps.find((q) => q.index === j);
-    const chosen = step && step.params[Math.min(this.paramSel || 0, step.params.length - 1)];
-    const s = this.series.find((q) => chosen && q.label === chosen.name) || this.series[0];
-    if (!s) {
-      this.accum.replaceChildren();
-      return;
-    }
-    const items = group.map((p, k) =>
-      h("li", { class: p === this.sel ? "cur" : "" }, `${t("tr_accum_pass", { k: k + 1 })}: ‖${s.label}.grad‖ = ${fmt(s.grad[p])}`));
-    const hasStep = this.ord.stepOfPass.has(this.sel);
-    if (hasStep) items.push(h("li", { class: "used" }, `→ ${t("tr_accum_used")}`));
-    const next = group[group.length - 1] + 1;
-    if (hasStep && next < this.n) {
-      items.push(h("li", { class: "reset" }, this.ord.zeroBefore.has(next) ? `→ ${t("tr_accum_reset")}` : `→ ${t("tr_accum_kept")}`));
-    }
-    this.accum.replaceChildren(h("ol", {}, items));
-  }
-
-  // ---- the decision boundary --------------------------------------------------------------------
-  async _fetchBoundary() {
-    const b = this.build;
-    const source = state.ranSource ?? (b ? b.program.source : null);
-    // The same program again (e.g. drawn at another graph level): the frames are the same.
-    if (this.boundary && b && source === this.boundarySource) {
-      this.bFig.hidden = false;
-      return;
-    }
-    this.boundary = null;
-    this.boundarySource = null;
-    this.bFig.hidden = true;
-    if (!b || b.program.task !== "classification" || b.program.input_size !== 2) return;
-    const seq = (this.bSeq = (this.bSeq || 0) + 1);
-    this.bFig.hidden = false;
-    this.bLabel.textContent = t("tr_boundary_loading");
-    const res = await fetchBoundary({ config: b.config, source, grid: 40, frames: 24 });
-    const data = res.ok ? res.data : null;
-    if (seq !== this.bSeq) return;
-    if (!data || !data.frames || !data.frames.length) {
-      this.bFig.hidden = true;
-      return;
-    }
-    this.boundary = data;
-    this.boundarySource = source;
-    this.bRange.max = data.frames.length - 1;
-    this._summary();
-    this._lossChart();
-    this._boundaryForSelection();
-    this._playBoundary(); // show training at work once, then stop on the chosen iteration
-  }
-
-  _boundaryForSelection() {
-    if (!this.boundary || this.bTimer) return;
-    const i = frameForPass(this.boundary, this.ord.stepOfPass, this.sel, this.n, this._stepCount());
-    if (i >= 0) this._showBoundary(i);
-  }
-
-  _showBoundary(i) {
-    const data = this.boundary;
-    if (!data) return;
-    this.bIndex = i;
-    this.bRange.value = i;
-    drawBoundary(this.canvas, data, i);
-    const f = data.frames[i];
-    this.bLabel.textContent = t("tr_boundary_step", { s: f.step, acc: pct(f.accuracy) });
-    this.canvas.setAttribute("aria-label", `${t("tr_boundary")}: ${this.bLabel.textContent}`);
-    this.canvas.dataset.step = String(f.step);
-  }
-
-  _playBoundary() {
-    if (!this.boundary) return;
-    this._stopBoundary();
-    let i = 0;
-    setIcon(this.bPlay, "pause");
-    this.bPlay.dataset.i18nTitle = "tr_pause";
-    this.bPlay.title = t("tr_pause");
-    this.bPlay.setAttribute("aria-label", t("tr_pause"));
-    const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    if (reduce) {
-      this._showBoundary(this.boundary.frames.length - 1);
-      this._stopBoundary();
-      return;
-    }
-    const next = () => {
-      this._showBoundary(i);
-      i += 1;
-      if (i >= this.boundary.frames.length) {
-        this._stopBoundary();
-        return;
-      }
-      this.bTimer = setTimeout(next, 120);
-    };
-    this.bTimer = setTimeout(next, 0);
-  }
-
-  _stopBoundary() {
-    if (this.bTimer) clearTimeout(this.bTimer);
-    this.bTimer = null;
-    setIcon(this.bPlay, "play");
-    this.bPlay.dataset.i18nTitle = "tr_play";
-    this.bPlay.title = t("tr_play");
-    this.bPlay.setAttribute("aria-label", t("tr_play"));
+    showOptimizer(this);
+    showAccumulation(this);
   }
 
   onFrame(k) {
@@ -428,7 +267,7 @@ class TrainingView {
   lang() {
     apply(this.section);
     if (this.resp) this.renderAll();
-    if (this.boundary) this._showBoundary(this.bIndex);
+    if (this.boundary) showBoundary(this, this.bIndex);
   }
 }
 
@@ -455,7 +294,13 @@ function mount() {
     tabs.available(!panel.hidden);
   };
   const fold = new FoldToggle(document.querySelector(".graph-tools"));
+  const parts = { left, panel, view, builder, tabs, fold, showPanel };
+  listenForRuns(parts);
+  listenForPage(parts);
+}
 
+/** The view follows the runs: a Build's progress and failure, a training run's results. */
+function listenForRuns({ panel, view, builder, tabs, fold, showPanel }) {
   const stacked = window.matchMedia("(max-width: 1000px)");
   let building = false; // a Build's run is under way
 
@@ -496,13 +341,17 @@ function mount() {
     }
     building = false;
   });
-  on("relayout", (resp) => fold.load(resp));
-  on("user-step", () => tabs.select("step"));
   on("error", () => {
     view.stopProgress();
     if (!view.resp && view.failure.hidden) view.section.hidden = true;
     showPanel();
   });
+}
+
+/** The view follows the rest of the page: the graph level, the player, the language, share links. */
+function listenForPage({ left, view, builder, tabs, fold }) {
+  on("relayout", (resp) => fold.load(resp));
+  on("user-step", () => tabs.select("step"));
   on("frame", (k) => view.onFrame(k));
   on("lang", () => {
     apply(left);
