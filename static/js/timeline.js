@@ -19,12 +19,11 @@
  * For any frame k the timeline answers what each node and edge looks like
  * (nodeState / edgeState), which value and .grad a tensor holds (valueAt, gradAt: optimizer steps
  * and in-place updates change them) and which elements can change between two frames (changed), so
- * the drawing updates only those.
+ * the drawing updates only those. The frames are built in timeline_frames.js.
  */
 
+import { NONE, buildFrames, push } from "./timeline_frames.js";
 import { reindex } from "./timeline_reopen.js";
-
-const NONE = -1;
 
 /** Build the frames and the per-element indexes of one run. */
 export class Timeline {
@@ -33,7 +32,7 @@ export class Timeline {
     this._elements(resp);
     this.passes = resp.backward;
     this._nodeView = this._indexViews(resp.views);
-    this._buildFrames(resp);
+    buildFrames(this, resp);
     this._framesOf = new Map(); // node -> the frames that show it (its op, its steps), in order
     this.frames.forEach((f, k) => {
       if (f.node !== undefined) push(this._framesOf, f.node, k);
@@ -71,92 +70,6 @@ export class Timeline {
   _viewOf(nodeId, fallback) {
     const v = this._nodeView.get(nodeId);
     return v === undefined ? fallback : v;
-  }
-
-  _buildFrames(resp) {
-    this.frames = [];
-    this.passStart = this.passes.map(() => NONE);
-    this.passEnd = this.passes.map(() => NONE);
-    this.optimFrame = new Map();
-    this.zeroFrames = [];
-    // What optimizer steps and in-place updates did, by node: [{frame, before, after}] in frame order
-    // (they come from the events alone, so they stay when a part opens: timeline_reopen.js).
-    this.valueWrites = new Map(); // the tensor's value
-    this.gradUpdates = new Map(); // its .grad (`w.grad.zero_()`, zero_grad())
-    this.updateFrames = new Map(); // node -> the frames that update it
-    this.bornAt = new Map(); // a tensor's node after an in-place update -> the update's frame
-    let view = 0;
-    // Events name passes and optimizer steps by their index in the run; middle iterations of a
-    // long training loop are left out of the response, so look them up by that index.
-    const passAt = new Map(this.passes.map((p, i) => [p.index, i]));
-    const optimAt = new Map(resp.optimizer_steps.map((o, i) => [o.index, i]));
-    const updates = resp.updates || [];
-    const updateAt = new Map(updates.map((u, i) => [u.index, i]));
-    let lastPass = -1;
-    for (const ev of resp.events) {
-      const prev = this.frames[this.frames.length - 1];
-      if (ev.kind === "op") {
-        if (!this.nodes.has(ev.index)) continue; // an op of a summarized iteration
-        view = this._viewOf(ev.index, view);
-        this.frames.push({ kind: "op", node: ev.index, view });
-      } else if (ev.kind === "ops") {
-        // ops hidden in closed parts (their data arrives when the part is opened)
-        view = ev.view ?? view;
-        for (const id of ev.nodes) this.frames.push(this.nodes.has(id) ? { kind: "op", node: id, view } : { kind: "op", node: id, view, hidden: true });
-      } else if (ev.kind === "backward") {
-        const pi = passAt.get(ev.index);
-        if (pi === undefined) continue;
-        const p = this.passes[pi];
-        const runIndex = p.index;
-        if (runIndex > lastPass + 1 && lastPass >= 0) {
-          this.frames.push({ kind: "skipped", from: lastPass + 2, to: runIndex, view });
-        }
-        lastPass = runIndex;
-        const start = this.frames.length;
-        view = p.view;
-        for (const [si, node, index] of stepOrder(p)) {
-          if (si >= 0 && this.nodes.has(node)) this.frames.push({ kind: "step", pass: pi, step: si, index, node, view });
-          else if (si < 0) this.frames.push({ kind: "step", pass: pi, step: -1, index, node, view, hidden: true });
-        }
-        if (this.frames.length > start) {
-          this.passStart[pi] = start;
-          this.passEnd[pi] = this.frames.length - 1;
-          // One frame after the last step: the pass is over (the graph shows as freed or kept).
-          this.frames.push({ kind: "pass_end", pass: pi, view });
-        }
-      } else if (ev.kind === "optim") {
-        const oi = optimAt.get(ev.index);
-        if (oi === undefined) continue;
-        const k = this.frames.length;
-        this.optimFrame.set(oi, k);
-        for (const p of resp.optimizer_steps[oi].params) {
-          if (p.node !== null) push(this.valueWrites, p.node, { frame: k, before: p.before, after: p.after });
-        }
-        this.frames.push({ kind: "optim", index: oi, view });
-      } else if (ev.kind === "update") {
-        const ui = updateAt.get(ev.index);
-        if (ui === undefined) continue;
-        const u = updates[ui];
-        const k = this.frames.length;
-        push(u.grad ? this.gradUpdates : this.valueWrites, u.node, { frame: k, before: u.before, after: u.after });
-        push(this.updateFrames, u.node, k);
-        if (u.next_node !== null && u.next_node !== undefined) this.bornAt.set(u.next_node, k);
-        this.frames.push({ kind: "update", index: ui, target: u.node, view });
-      } else if (ev.kind === "zero_grad") {
-        const same = prev && prev.kind === "zero_grad"; // zero_grads of left-out iterations: one frame
-        const k = same ? this.frames.length - 1 : this.frames.length;
-        const reset = (resp.zero_grads || [])[ev.index] || [];
-        for (const r of reset) push(this.gradUpdates, r.node, { frame: k, before: null, after: r.grad });
-        if (same) continue;
-        this.zeroFrames.push(k);
-        this.frames.push({ kind: "zero_grad", view });
-      }
-    }
-    if (resp.error) this.frames.push({ kind: "error", view });
-    this.viewStart = new Map(); // view -> its first frame
-    this.frames.forEach((f, k) => {
-      if (!this.viewStart.has(f.view)) this.viewStart.set(f.view, k);
-    });
   }
 
   _indexElements() {
@@ -483,40 +396,6 @@ export class Timeline {
     if (forwards.length === 1) forwards[0].n = null;
     return out;
   }
-}
-
-/**
- * A pass's steps in visiting order: [index into pass.steps (-1 for a hidden step), node, the step's
- * index in the pass].
- */
-function stepOrder(p) {
-  const hidden = p.hidden || [];
-  if (!hidden.length) return p.steps.map((s, i) => [i, s.node, s.index]);
-  const out = [];
-  let i = 0;
-  let h = 0;
-  let at = 0; // the index of the next hidden step within hidden[h]
-  while (i < p.steps.length || h < hidden.length) {
-    const nextHidden = h < hidden.length ? hidden[h].index + at : Infinity;
-    if (i < p.steps.length && p.steps[i].index < nextHidden) {
-      out.push([i, p.steps[i].node, p.steps[i].index]);
-      i++;
-    } else {
-      out.push([-1, hidden[h].nodes[at], nextHidden]);
-      at++;
-      if (at >= hidden[h].nodes.length) {
-        h++;
-        at = 0;
-      }
-    }
-  }
-  return out;
-}
-
-function push(map, key, item) {
-  const list = map.get(key);
-  if (list) list.push(item);
-  else map.set(key, [item]);
 }
 
 export function buildTimeline(resp) {

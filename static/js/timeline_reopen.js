@@ -7,7 +7,7 @@
  * result is what a new Timeline gives.
  */
 
-const NONE = -1;
+import { NONE, buildFrames, push } from "./timeline_frames.js";
 
 /** The frames where element `id` may change look (as Timeline._changes marks them; kind "node" or "edge"). */
 function marks(tl, kind, id) {
@@ -48,16 +48,36 @@ export function reindex(tl, old, resp) {
   tl._elements(resp);
   for (const id of old.nodes.keys()) if (!tl.nodes.has(id)) return false;
   tl._nodeView = tl._indexViews(resp.views);
-  tl._buildFrames(resp);
-  if (tl.frames.length !== old.frames.length) return false;
-  // Nodes whose frames changed (their op or steps now with data), nodes new to the answer, and
-  // the targets of edges that are new, gone or changed.
+  buildFrames(tl, resp);
+  const touched = touchedNodes(tl, old);
+  if (touched === null) return false;
+  tl._byName = null;
+  if (!touched.size) return true;
+  const { edgesInto, sources } = reachOf(tl, old, touched);
+  const before = {
+    node: new Map([...sources].map((id) => [id, marks(tl, "node", id)])),
+    edge: new Map([...edgesInto].map((id) => [id, marks(tl, "edge", id)])),
+  };
+  forget(tl, touched, edgesInto, sources);
+  indexAgain(tl, touched, sources);
+  // The frames where those elements may change look: as a full build marks them.
+  remark(tl, tl.nodeChanges, "node", before.node);
+  remark(tl, tl.edgeChanges, "edge", before.edge);
+  return true;
+}
+
+/**
+ * Nodes whose frames changed (their op or steps now with data), nodes new to the answer, and the
+ * targets of edges that are new, gone or changed; null when the frames differ from `old`'s.
+ */
+function touchedNodes(tl, old) {
+  if (tl.frames.length !== old.frames.length) return null;
   const touched = new Set();
   for (let k = 0; k < tl.frames.length; k++) {
     const f = tl.frames[k];
     const g = old.frames[k];
     if (f.kind !== g.kind || f.node !== g.node || f.pass !== g.pass || f.view !== g.view || f.index !== g.index ||
-      f.from !== g.from || f.to !== g.to) return false;
+      f.from !== g.from || f.to !== g.to) return null;
     if (f.hidden !== g.hidden) touched.add(f.node);
   }
   for (const id of tl.nodes.keys()) if (!old.nodes.has(id)) touched.add(id);
@@ -70,10 +90,14 @@ export function reindex(tl, old, resp) {
     }
   }
   for (const [eid, e] of old.edges) if (!tl.edges.has(eid)) touched.add(e.target);
-  tl._byName = null;
-  if (!touched.size) return true;
-  // The edges whose entries come from the touched nodes' frames (those into them), and the
-  // nodes those edges come from (a leaf appears with the first op that reads it).
+  return touched;
+}
+
+/**
+ * The edges whose entries come from the touched nodes' frames (those into them), and the nodes
+ * those edges come from (a leaf appears with the first op that reads it), before and after.
+ */
+function reachOf(tl, old, touched) {
   const edgesInto = new Set();
   const sources = new Set(touched);
   const addEdges = (edges, also) => {
@@ -92,10 +116,11 @@ export function reindex(tl, old, resp) {
   };
   addEdges(old.edges, old);
   addEdges(tl.edges, tl);
-  const before = {
-    node: new Map([...sources].map((id) => [id, marks(tl, "node", id)])),
-    edge: new Map([...edgesInto].map((id) => [id, marks(tl, "edge", id)])),
-  };
+  return { edgesInto, sources };
+}
+
+/** Drop the entries of the touched nodes, the edges into them and their sources' appearances. */
+function forget(tl, touched, edgesInto, sources) {
   for (const id of touched) {
     tl.nodeVisits.delete(id);
     tl.writes.delete(id);
@@ -110,7 +135,10 @@ export function reindex(tl, old, resp) {
     tl.edgeVisits.delete(eid);
   }
   for (const id of sources) tl.nodeAppear.delete(id);
-  // Each touched node's frames in order, then the edges its steps sent nothing along, pass by pass.
+}
+
+/** Each touched node's frames in order, then the edges its steps sent nothing along, pass by pass. */
+function indexAgain(tl, touched, sources) {
   const into = tl._edgesInto();
   const steps = [];
   for (const id of touched) {
@@ -126,10 +154,6 @@ export function reindex(tl, old, resp) {
     const k = appearOf(tl, id, into);
     if (k !== NONE) tl.nodeAppear.set(id, k);
   }
-  // The frames where those elements may change look: as a full build marks them.
-  remark(tl, tl.nodeChanges, "node", before.node);
-  remark(tl, tl.edgeChanges, "edge", before.edge);
-  return true;
 }
 
 /**
@@ -174,10 +198,4 @@ function remark(tl, list, kind, before) {
     const kept = list[k].filter((id) => !ids.has(id));
     list[k] = kept.length ? kept : null;
   }
-}
-
-function push(map, key, item) {
-  const list = map.get(key);
-  if (list) list.push(item);
-  else map.set(key, [item]);
 }
