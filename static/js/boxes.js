@@ -22,8 +22,7 @@ export class Aggregates {
    */
   constructor(tl, index, open, boxes, segments) {
     this.tl = tl;
-    const F = tl.frames.length;
-    this.boxOfFrame = new Array(F).fill(null);
+    this.boxOfFrame = new Array(tl.frames.length).fill(null);
     const drawn = new Set(boxes);
     // Frames are kept in sorted arrays, not sets (a box of a long loop holds tens of thousands):
     // ops (a box's op frames), appears and sends (a segment's), and per id the frames where its
@@ -32,23 +31,41 @@ export class Aggregates {
     const framed = [...open].filter((p) => !drawn.has(p) && FRAMED.has(index.parts.get(p)?.kind));
     for (const p of framed) this.boxes.set(p, { appear: Infinity, frame: true });
     this.marks = new Map();
-    const marks = (id) => {
-      let list = this.marks.get(id);
-      if (!list) this.marks.set(id, (list = []));
-      return list;
-    };
+    this._walkFrames(index, open, drawn);
+    for (const p of framed) {
+      const { appear } = this.boxes.get(p);
+      if (appear !== Infinity) this._marksOf(p).push(appear);
+    }
+    // (each box's marks are in order so far: the passes' first and last frames go in their places)
+    for (const [b, box] of this.boxes) {
+      if (box.frame) continue;
+      for (const pass of box.visits.keys()) for (const k of [tl.passStart[pass], tl.passEnd[pass] + 1]) insertSorted(this._marksOf(b), k);
+    }
+    this.segs = new Map();
+    for (const [sid, edges] of Object.entries(segments || {})) this.segs.set(sid, this._segment(sid, edges));
+  }
+
+  /** The frames where the look of box, frame or segment `id` may change (a list made on first use). */
+  _marksOf(id) {
+    let list = this.marks.get(id);
+    if (!list) this.marks.set(id, (list = []));
+    return list;
+  }
+
+  /** Each frame's box, each box's op frames and pass visits, each open frame's first op. */
+  _walkFrames(index, open, drawn) {
     // A node's box depends only on the innermost part it is in: worked out once per part (with
     // what the loop below needs of it; null: not in a drawn box).
     const byOwner = new Map();
-    const frames = tl.frames;
-    for (let k = 0; k < F; k++) {
+    const frames = this.tl.frames;
+    for (let k = 0; k < frames.length; k++) {
       const f = frames[k];
       if (f.node === undefined) continue;
       const owner = index.owner(f.node);
       let at = byOwner.get(owner);
       if (at === undefined) {
         const b = index.boxOf(f.node, open);
-        at = b !== null && drawn.has(b) ? { b, box: this.boxes.get(b), m: marks(b) } : { b: null };
+        at = b !== null && drawn.has(b) ? { b, box: this.boxes.get(b), m: this._marksOf(b) } : { b: null };
         at.frames = index.chain(f.node).map((q) => this.boxes.get(q)).filter((x) => x && x.frame);
         byOwner.set(owner, at);
       }
@@ -67,45 +84,38 @@ export class Aggregates {
         else box.visits.set(f.pass, { first: k, last: k });
       }
     }
-    for (const p of framed) {
-      const { appear } = this.boxes.get(p);
-      if (appear !== Infinity) marks(p).push(appear);
-    }
-    // (each box's marks are in order so far: the passes' first and last frames go in their places)
-    for (const [b, box] of this.boxes) {
-      if (box.frame) continue;
-      for (const pass of box.visits.keys()) for (const k of [tl.passStart[pass], tl.passEnd[pass] + 1]) insertSorted(marks(b), k);
-    }
-    this.segs = new Map();
-    for (const [sid, edges] of Object.entries(segments || {})) {
-      const seg = { appear: Infinity, appears: [], passes: new Map() };
-      const m = marks(sid);
-      for (const eid of edges) {
-        const a = tl.edgeAppear.get(eid);
-        if (a !== undefined) {
-          seg.appear = Math.min(seg.appear, a);
-          seg.appears.push(a);
-          m.push(a, a + 1);
+  }
+
+  /** Segment sid (standing for `edges`): when its edges appear and, pass by pass, carry a gradient. */
+  _segment(sid, edges) {
+    const tl = this.tl;
+    const seg = { appear: Infinity, appears: [], passes: new Map() };
+    const m = this._marksOf(sid);
+    for (const eid of edges) {
+      const a = tl.edgeAppear.get(eid);
+      if (a !== undefined) {
+        seg.appear = Math.min(seg.appear, a);
+        seg.appears.push(a);
+        m.push(a, a + 1);
+      }
+      for (const v of tl.edgeVisits.get(eid) || []) {
+        let p = seg.passes.get(v.pass);
+        if (!p) {
+          p = { sends: [], first: Infinity };
+          seg.passes.set(v.pass, p);
+          m.push(tl.passStart[v.pass], tl.passEnd[v.pass] + 1);
         }
-        for (const v of tl.edgeVisits.get(eid) || []) {
-          let p = seg.passes.get(v.pass);
-          if (!p) {
-            p = { sends: [], first: Infinity };
-            seg.passes.set(v.pass, p);
-            m.push(tl.passStart[v.pass], tl.passEnd[v.pass] + 1);
-          }
-          if (v.frame !== NONE) {
-            p.sends.push(v.frame);
-            p.first = Math.min(p.first, v.frame);
-            m.push(v.frame, v.frame + 1);
-          }
+        if (v.frame !== NONE) {
+          p.sends.push(v.frame);
+          p.first = Math.min(p.first, v.frame);
+          m.push(v.frame, v.frame + 1);
         }
       }
-      seg.appears = sortedUnique(seg.appears);
-      for (const p of seg.passes.values()) p.sends = sortedUnique(p.sends);
-      sortedUnique(m);
-      this.segs.set(sid, seg);
     }
+    seg.appears = sortedUnique(seg.appears);
+    for (const p of seg.passes.values()) p.sends = sortedUnique(p.sends);
+    sortedUnique(m);
+    return seg;
   }
 
   /** The drawn box holding frame k's node, or null. */
