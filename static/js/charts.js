@@ -43,10 +43,27 @@ export function lineChart(series, opts) {
   const left = series.filter((s) => s.axis !== "right");
   const scale = yScale(left.flatMap((s) => s.values), opts.scale || {});
   const Y = (v) => pad.t + ih - scale.f(v) * ih;
+  const c = { W, H, pad, iw, ih, n, X, Y, scale };
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img" });
   if (opts.title) svg.appendChild(el("title", {}, opts.title));
   svg.appendChild(el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-bg" }));
-  // Axis ends.
+  axisEnds(svg, c, opts);
+  series.forEach((s, si) => drawSeries(svg, c, s, s.color || PALETTE[si % PALETTE.length], opts));
+  for (const i of opts.dots || []) {
+    const s = left[0];
+    const v = s ? s.values[i] : null;
+    if (v === null || v === undefined) continue;
+    svg.appendChild(el("circle", { cx: X(i), cy: Y(v), r: 3.2, class: "chart-dot", "data-x": i }));
+  }
+  if (opts.marker !== null && opts.marker !== undefined) {
+    svg.appendChild(el("line", { x1: X(opts.marker), x2: X(opts.marker), y1: pad.t, y2: pad.t + ih, class: "chart-marker" }));
+  }
+  if (opts.onPick) svg.appendChild(pickArea(svg, c, opts.onPick));
+  return svg;
+}
+
+/** The numbers at the ends of the axes (`c`: the chart's size, scales and x positions). */
+function axisEnds(svg, { W, H, pad, iw, ih, n, scale }, opts) {
   svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + 8, class: "chart-tick", "text-anchor": "end" }, num(scale.hi, "tick")));
   svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih, class: "chart-tick", "text-anchor": "end" }, num(scale.lo, "tick")));
   if (scale.log) svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih / 2, class: "chart-tick", "text-anchor": "end" }, "log"));
@@ -59,44 +76,37 @@ export function lineChart(series, opts) {
     svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + 8, class: "chart-tick right" }, fmt(r.hi)));
     svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + ih, class: "chart-tick right" }, fmt(r.lo)));
   }
-  series.forEach((s, si) => {
-    const color = s.color || PALETTE[si % PALETTE.length];
-    let pts;
-    if (s.points) {
-      const r = opts.right || { lo: 0, hi: 1 };
-      const fy = s.axis === "right" ? (v) => pad.t + ih - ((v - r.lo) / (r.hi - r.lo || 1)) * ih : Y;
-      pts = s.points.map(([x, y]) => [X(x), fy(y)]);
-    } else {
-      pts = [];
-      s.values.forEach((v, i) => {
-        if (v !== null && Number.isFinite(v)) pts.push([X(i), Y(v)]);
-      });
-    }
-    if (!pts.length) return;
-    const d = pts.map(([x, y], i) => `${i ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
-    svg.appendChild(el("path", { d, class: `chart-line ${s.cls || ""}`, stroke: color, "data-series": s.label }));
-    if (s.points && s.points.length <= 60) {
-      for (const [x, y] of pts) svg.appendChild(el("circle", { cx: x, cy: y, r: 2.2, fill: color }));
-    }
-  });
-  for (const i of opts.dots || []) {
-    const s = left[0];
-    const v = s ? s.values[i] : null;
-    if (v === null || v === undefined) continue;
-    svg.appendChild(el("circle", { cx: X(i), cy: Y(v), r: 3.2, class: "chart-dot", "data-x": i }));
-  }
-  if (opts.marker !== null && opts.marker !== undefined) {
-    svg.appendChild(el("line", { x1: X(opts.marker), x2: X(opts.marker), y1: pad.t, y2: pad.t + ih, class: "chart-marker" }));
-  }
-  if (opts.onPick) {
-    const hit = el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-hit" });
-    hit.addEventListener("click", (e) => {
-      const box = svg.getBoundingClientRect();
-      const x = ((e.clientX - box.left) / box.width) * W;
-      const i = Math.round(((x - pad.l) / iw) * (n - 1));
-      opts.onPick(Math.max(0, Math.min(n - 1, i)));
+}
+
+/** One series as a line (and its points as dots when it has few). */
+function drawSeries(svg, { pad, ih, X, Y }, s, color, opts) {
+  let pts;
+  if (s.points) {
+    const r = opts.right || { lo: 0, hi: 1 };
+    const fy = s.axis === "right" ? (v) => pad.t + ih - ((v - r.lo) / (r.hi - r.lo || 1)) * ih : Y;
+    pts = s.points.map(([x, y]) => [X(x), fy(y)]);
+  } else {
+    pts = [];
+    s.values.forEach((v, i) => {
+      if (v !== null && Number.isFinite(v)) pts.push([X(i), Y(v)]);
     });
-    svg.appendChild(hit);
   }
-  return svg;
+  if (!pts.length) return;
+  const d = pts.map(([x, y], i) => `${i ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
+  svg.appendChild(el("path", { d, class: `chart-line ${s.cls || ""}`, stroke: color, "data-series": s.label }));
+  if (s.points && s.points.length <= 60) {
+    for (const [x, y] of pts) svg.appendChild(el("circle", { cx: x, cy: y, r: 2.2, fill: color }));
+  }
+}
+
+/** A transparent area over the plot: a click picks the nearest x position. */
+function pickArea(svg, { W, pad, iw, ih, n }, onPick) {
+  const hit = el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-hit" });
+  hit.addEventListener("click", (e) => {
+    const box = svg.getBoundingClientRect();
+    const x = ((e.clientX - box.left) / box.width) * W;
+    const i = Math.round(((x - pad.l) / iw) * (n - 1));
+    onPick(Math.max(0, Math.min(n - 1, i)));
+  });
+  return hit;
 }
