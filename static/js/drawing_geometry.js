@@ -53,36 +53,48 @@ export class DrawingGeometry extends DrawnElements {
     for (const el of this.top) {
       grow(boxOf(el) || this._place(el.getBBox()));
     }
-    if (!this.measuredApart) {
-      for (const eid of this.edges.keys()) this._edgeGeometry(eid);
-      for (const nid of this.nodes.keys()) this.box(nid);
-      // Shape labels of edges (the server leaves out "scalar"): gradient labels do not cover them.
-      for (const g of this.edges.values()) {
-        const at = this._unitOffset(g);
-        for (const tx of g.querySelectorAll(":scope > text")) {
-          const b = tx.getBBox();
-          this.shapeBoxes.push(this._place({ x: b.x + at.x, y: b.y + at.y, width: b.width, height: b.height }));
-        }
-      }
-    }
-    // Drawn near the view only: a drawing in groups, too large for values inside its nodes (those
-    // are measured by the browser). After the measuring above, which reads the browser's layout.
-    // A group holding an open loop's drawing is always drawn (the groups inside it are not).
-    if (this.buckets.length && this.nodes.size > MAX_VALUES) {
-      this.near = new NearView((group) => this._caughtUp(group));
-      this.live = new LiveLayer(this.svg, this.root, (el) => this._unitOffset(el));
-      this.groupOf = new Map(); // element -> the group it is drawn near the view with
-      this.stale = new Set(); // elements whose state waits for their group to be drawn
-      const corners = (b) => b && { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
-      for (const bucket of this.buckets) {
-        const all = [...bucket.children].map((el) => corners(boxOf(el)));
-        for (const el of bucket.children) this.groupOf.set(el, bucket);
-        this.near.add(bucket, all.includes(null) ? null : unionBox(all));
-      }
-    }
+    if (!this.measuredApart) this._measureAll();
+    this._nearView(boxOf);
     // The graph without graphviz's own legend (the page shows a translated one): what "fit" shows.
     const pad = 12;
     this.content = lo ? { x: lo.x0 - pad, y: lo.y0 - pad, w: lo.x1 - lo.x0 + 2 * pad, h: lo.y1 - lo.y0 + 2 * pad } : null;
+    this._fonts();
+  }
+
+  /** Every edge's middle and node's box, and the boxes of the edges' shape labels (a small drawing). */
+  _measureAll() {
+    for (const eid of this.edges.keys()) this._edgeGeometry(eid);
+    for (const nid of this.nodes.keys()) this.box(nid);
+    // Shape labels of edges (the server leaves out "scalar"): gradient labels do not cover them.
+    for (const g of this.edges.values()) {
+      const at = this._unitOffset(g);
+      for (const tx of g.querySelectorAll(":scope > text")) {
+        const b = tx.getBBox();
+        this.shapeBoxes.push(this._place({ x: b.x + at.x, y: b.y + at.y, width: b.width, height: b.height }));
+      }
+    }
+  }
+
+  /** A large drawing in groups: each group's box, so the groups far from the view can leave it. */
+  _nearView(boxOf) {
+    // Drawn near the view only: a drawing in groups, too large for values inside its nodes (those
+    // are measured by the browser). After the measuring above, which reads the browser's layout.
+    // A group holding an open loop's drawing is always drawn (the groups inside it are not).
+    if (!this.buckets.length || this.nodes.size <= MAX_VALUES) return;
+    this.near = new NearView((group) => this._caughtUp(group));
+    this.live = new LiveLayer(this.svg, this.root, (el) => this._unitOffset(el));
+    this.groupOf = new Map(); // element -> the group it is drawn near the view with
+    this.stale = new Set(); // elements whose state waits for their group to be drawn
+    const corners = (b) => b && { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h };
+    for (const bucket of this.buckets) {
+      const all = [...bucket.children].map((el) => corners(boxOf(el)));
+      for (const el of bucket.children) this.groupOf.set(el, bucket);
+      this.near.add(bucket, all.includes(null) ? null : unionBox(all));
+    }
+  }
+
+  /** The size node labels are written in and the smallest a label is written (drawing units). */
+  _fonts() {
     // The size the node labels are written in (drawing units): what "readable" is measured by.
     let font = 0;
     for (const g of this.nodes.values()) {
