@@ -10,18 +10,13 @@
 import { Drawing } from "./drawing.js";
 import { MAX_VALUES, READABLE_PX } from "./drawing_geometry.js";
 import { num3, shortText } from "./format.js";
+import { follow, keepReadable, startBox } from "./graph_placement.js";
 import { parseSvg, translateDrawing } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
 import { Minimap } from "./minimap.js";
 import { MAX_FIT, PanZoom } from "./panzoom.js";
 import { PartIndex } from "./parts.js";
-
-/** The start of a window of `size` moved to lie within [lo, lo + span] where it fits. */
-function clampInto(start, size, lo, span) {
-  if (size >= span) return lo + span / 2 - size / 2;
-  return Math.max(lo, Math.min(lo + span - size, start));
-}
 
 export class GraphView {
   /**
@@ -43,7 +38,7 @@ export class GraphView {
       else this._showView(box, from);
     };
     // Fit shows the whole drawing only while its labels stay readable; else the step's neighbourhood.
-    this.panzoom.fitBox = () => this._startBox(this.focus);
+    this.panzoom.fitBox = () => startBox(this, this.focus);
     this.focus = undefined; // the node (or box) the view follows
     this._rendering = false;
     this.svgs = [];
@@ -155,6 +150,42 @@ export class GraphView {
       mounted = true;
     }
     const d = this.drawing;
+    const agg = this._paint(tl, k, prev, full, hide, view);
+    if (d.parts.size) this._iteration(tl, k, agg);
+    // A new run, or another drawing mounted (a training iteration): start at a readable scale
+    // around the current node, or the first node coming up when the frame has none (zero_grad).
+    // A node hidden in a box: its box.
+    const fresh = this.fresh || mounted;
+    let focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
+    if (focus !== undefined && !d.nodes.has(focus) && agg) focus = agg.boxAt(k) ?? focus;
+    if (this.focusPart && d.parts.has(this.focusPart)) {
+      // a part just opened or closed: show it, or the current node when it is drawn inside it (or
+      // the box inside it that holds the node: a loop opens onto its chunks, a stack onto its layers)
+      const around = d.nodes.has(focus) ? this.index.chain(focus) : d.parts.has(focus) ? this.index.chain(null, focus) : [];
+      if (!around.includes(this.focusPart)) focus = this.focusPart;
+      this.focusPart = null;
+    }
+    if (this.showValues && !fresh) keepReadable(this);
+    if (focus !== undefined) {
+      this.focus = focus;
+      follow(this, focus, fresh);
+      this.fresh = false;
+    } else if (fresh) {
+      this.panzoom.set(startBox(this, undefined));
+      this.fresh = false;
+    }
+    const current = frame && frame.node !== undefined ? d.box(focus) : null;
+    if (d.live) d.setCurrent(current);
+    this.minimap?.setCurrent(current);
+  }
+
+  /**
+   * The states of frame k on the mounted drawing: every element (`full`), else those that changed
+   * since frame prev; the values inside the nodes first. Gives the drawing's boxes and segments
+   * at each frame (Aggregates), or null when it has none.
+   */
+  _paint(tl, k, prev, full, hide, view) {
+    const d = this.drawing;
     if (full) translateDrawing(d.svg); // the language may have changed since it was drawn
     const hidden = (id) => !!(hide && hide.edges.has(id));
     // Values first: the nodes they grow are what the gradient labels keep clear of.
@@ -178,32 +209,7 @@ export class GraphView {
         }
       }
     }
-    if (d.parts.size) this._iteration(tl, k, agg);
-    // A new run, or another drawing mounted (a training iteration): start at a readable scale
-    // around the current node, or the first node coming up when the frame has none (zero_grad).
-    // A node hidden in a box: its box.
-    const fresh = this.fresh || mounted;
-    let focus = frame && frame.node !== undefined ? frame.node : fresh ? this._nextNode(tl, k, view) : undefined;
-    if (focus !== undefined && !d.nodes.has(focus) && agg) focus = agg.boxAt(k) ?? focus;
-    if (this.focusPart && d.parts.has(this.focusPart)) {
-      // a part just opened or closed: show it, or the current node when it is drawn inside it (or
-      // the box inside it that holds the node: a loop opens onto its chunks, a stack onto its layers)
-      const around = d.nodes.has(focus) ? this.index.chain(focus) : d.parts.has(focus) ? this.index.chain(null, focus) : [];
-      if (!around.includes(this.focusPart)) focus = this.focusPart;
-      this.focusPart = null;
-    }
-    if (this.showValues && !fresh) this._keepReadable();
-    if (focus !== undefined) {
-      this.focus = focus;
-      this._follow(focus, fresh);
-      this.fresh = false;
-    } else if (fresh) {
-      this.panzoom.set(this._startBox(undefined));
-      this.fresh = false;
-    }
-    const current = frame && frame.node !== undefined ? d.box(focus) : null;
-    if (d.live) d.setCurrent(current);
-    this.minimap?.setCurrent(current);
+    return agg;
   }
 
   /**
@@ -269,97 +275,6 @@ export class GraphView {
       if (f.node !== undefined) return f.node;
     }
     return undefined;
-  }
-
-  /**
-   * The smallest text the drawing shows, in its own units: its node labels' smallest font, or a
-   * line of values inside a node written smaller (classroom mode writes them at least as large).
-   */
-  _textUnits() {
-    const d = this.drawing;
-    let least = d.minFont;
-    if (this.showValues && d.values) {
-      for (const v of d.values.lines.values()) {
-        if (!v || v.line.style.visibility === "hidden") continue;
-        least = Math.min(least, Number(v.line.getAttribute("font-size")) || least);
-      }
-    }
-    return least;
-  }
-
-  /** A line of values written smaller at this frame (a longer number): zoom in to keep it readable. */
-  _keepReadable() {
-    const pz = this.panzoom;
-    const b = pz.box;
-    if (!b) return;
-    const W = pz.W || 1;
-    const H = pz.H || 1;
-    const want = this.readablePx / this._textUnits();
-    if (Math.min(W / b.w, H / b.h) >= want * 0.995) return;
-    const w = W / want;
-    const h = H / want;
-    pz.set({ x: b.x + b.w / 2 - w / 2, y: b.y + b.h / 2 - h / 2, w, h });
-  }
-
-  /**
-   * Where a view starts (a new run, another drawing) and where Fit goes: the whole drawing when
-   * its smallest text is at least readablePx tall on screen that way; else that text readablePx
-   * tall around the node (or box) `id`, the rest on the overview (minimap.js).
-   */
-  _startBox(id) {
-    const d = this.drawing;
-    const pz = this.panzoom;
-    if (!d || !pz.home) return pz.home;
-    const W = pz.W || 1;
-    const H = pz.H || 1;
-    const home = pz.home;
-    const s = this.readablePx / this._textUnits();
-    if (Math.min(W / home.w, H / home.h) >= s * 0.999) return home;
-    const b = id !== undefined ? d.box(id) : null;
-    const w = W / s;
-    const h = H / s;
-    // Not past the drawing's own edges where it can be helped: without a node, the start (left, top).
-    const cx = b ? b.x + b.w / 2 : home.x + w / 2;
-    const cy = b ? b.y + b.h / 2 : home.y + h / 2;
-    return { x: clampInto(cx - w / 2, w, home.x, home.w), y: clampInto(cy - h / 2, h, home.y, home.h), w, h };
-  }
-
-  /**
-   * Keep the current node on screen. At the start (a new run, another drawing), a drawing too big
-   * to read whole (a phone, an MLP, a long chain) is shown at a readable scale around the node
-   * (_startBox). While stepping the view moves only when the node leaves it (gliding, unless the
-   * user prefers reduced motion).
-   */
-  _follow(id, fresh) {
-    const d = this.drawing;
-    const b = d.box(id);
-    const pz = this.panzoom;
-    if (!b || !pz.box) return;
-    const cx = b.x + b.w / 2;
-    const cy = b.y + b.h / 2;
-    if (fresh) {
-      pz.set(this._startBox(id));
-      return;
-    }
-    const box = pz.box;
-    // "In view" keeps a margin: the gradient labels on the node's edges are read too.
-    const inside = (lo, size, bLo, bSize) => {
-      const m = Math.min(40, Math.max(0, (size - bSize) / 2) * 0.3);
-      return bLo >= lo + m && bLo + bSize <= lo + size - m;
-    };
-    if (inside(box.x, box.w, b.x, b.w) && inside(box.y, box.h, b.y, b.h)) return;
-    // A step to a neighbour: bring it back on the side it left by, so the walk goes on across the
-    // screen (backward runs right to left in these drawings, forward left to right). A jump: centre it.
-    const place = (lo, size, bLo, bSize, c) => {
-      if (inside(lo, size, bLo, bSize)) return lo;
-      if (bLo + bSize < lo - size / 2 || bLo > lo + size * 1.5) return c - size / 2;
-      if (c < lo + size / 2) return Math.min(lo, c - size * 0.65);
-      return Math.max(lo, c - size * 0.35);
-    };
-    const home = pz.home;
-    const x = clampInto(place(box.x, box.w, b.x, b.w, cx), box.w, home.x, home.w);
-    const y = clampInto(place(box.y, box.h, b.y, b.h, cy), box.h, home.y, home.h);
-    if (x !== box.x || y !== box.y) pz.glide({ ...box, x, y });
   }
 
   _mount(view) {
