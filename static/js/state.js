@@ -24,6 +24,7 @@
  *   "share"       (extra)           a share link is being made: a panel adds what it must restore to extra
  *   "shared"      (extra, waits)    a share link is being opened: a panel restores from extra, and pushes
  *                                   onto waits a promise the run must wait for
+ *   "why"         (name)            please diagnose the gradient of the tensor the program names `name`
  */
 
 export const state = {
