@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import arguments as A
+from .. import dtypes
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor, _norm_dim
 from .explain import G, place, vjp
@@ -128,20 +129,40 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return binary("mul", reshape(input, input._data.shape[0], 1), vec2)
 
 
-def _activation_(name: str):
+def _in_place(name: str, floats: bool):
+    """``torch.<name>_`` and ``Tensor.<name>_``: the op's entry run in place (an integer tensor cannot hold
+    the float result of a function of floats, as in torch)."""
     op = OPS[name]
 
     def function(input: Tensor) -> Tensor:
-        return apply_inplace(op, A.tensor(input, name + "_", "input", 1), ())
+        input = A.tensor(input, name + "_", "input", 1)
+        if floats and not input.dtype.is_floating_point:
+            result = dtypes.scalar_name(dtypes.get_default_dtype())
+            raise RuntimeError(f"result type {result} can't be cast to the desired output type "
+                               f"{dtypes.scalar_name(input.dtype)}")
+        return apply_inplace(op, input, ())
 
     function.__name__ = function.__qualname__ = name + "_"
     function.__doc__ = f"``{name}`` in place ({op.grad_fn})."
     return public("torch", "Tensor")(function)
 
 
-relu_ = _activation_("relu")
-sigmoid_ = _activation_("sigmoid")
-tanh_ = _activation_("tanh")
+relu_ = _in_place("relu", floats=False)
+sigmoid_ = _in_place("sigmoid", floats=True)
+tanh_ = _in_place("tanh", floats=True)
+exp_ = _in_place("exp", floats=True)
+log_ = _in_place("log", floats=True)
+sqrt_ = _in_place("sqrt", floats=True)
+sin_ = _in_place("sin", floats=True)
+cos_ = _in_place("cos", floats=True)
+abs_ = _in_place("abs", floats=False)
+neg_ = _in_place("neg", floats=False)
+
+
+@public("F", name="relu_")
+def functional_relu_(input: Tensor) -> Tensor:
+    """``F.relu_``: ReLU in place (ReluBackward0)."""
+    return relu_(input)
 
 
 @public("Tensor")
