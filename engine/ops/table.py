@@ -18,9 +18,9 @@ tangent ``t`` of one input, with ``s`` as above plus every tensor input (forward
 the op runs, so nothing needs saving). The shares are broadcast to the output and added up in one
 place (``engine.tangents``).
 
-Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``linalg``, ``shape``, ``indexing``,
-``combine``, ``fill``, ``convert``, ``activations``, ``losses``, ``losses_binary``) holds its
-entries and, beside each, its public function: derived from the entry
+Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``scans``, ``linalg``, ``shape``,
+``pieces``, ``indexing``, ``gathering``, ``combine``, ``fill``, ``convert``, ``activations``, ``losses``,
+``losses_binary``) holds its entries and, beside each, its public function: derived from the entry
 (``atan = math_function(register(...))``), or written out with its argument checks and published
 with ``@public(...)``. ``engine.ops.api``
 builds ``torch``'s functions, the Tensor's methods and ``torch.nn.functional`` from those
