@@ -84,6 +84,8 @@ def test_graph_and_explanation_side_by_side_and_nothing_else(shown):
         assert explain["x"] >= graph["x"] + graph["width"] - 1, "beside the graph"
         assert explain["y"] < shown.height and graph["y"] + graph["height"] <= shown.height, "both on screen"
     assert all(page.get_by_test_id(t).count() == 1 for t in TESTIDS), "every data-testid is still there"
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= shown.width, f"the page is {wide}px wide on a {shown.width}px screen: it scrolls sideways"
     SHOTS.mkdir(parents=True, exist_ok=True)
     blur(page)
     page.keyboard.press("End")
