@@ -224,11 +224,6 @@ print(y.grad_fn.name(), x.grad)
 ]
 
 
-def example_ids() -> list[str]:
-    """The ids, in order (each unique)."""
-    return [e["id"] for e in EXAMPLES]
-
-
 
 
 def _lens(lens: str, id: str, en: str, zh: str, source: str, about_en: str, about_zh: str) -> dict:

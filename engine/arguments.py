@@ -289,7 +289,3 @@ def items(value, refuse) -> list:
     if type(value) in _ITERABLES:
         return list(value)
     raise refuse(value)
-
-
-def is_iterable(value) -> bool:
-    return type(value) in _ITERABLES

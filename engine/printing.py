@@ -202,11 +202,6 @@ def tensor_repr(t) -> str:
     return _add_suffixes(_PREFIX + body, suffixes, indent)
 
 
-def parameter_repr(t) -> str:
-    """``repr`` of an ``nn.Parameter``: ``Parameter containing:`` above the tensor's repr."""
-    return "Parameter containing:\n" + tensor_repr(t)
-
-
 def tensor_format(t, spec: str, is_plain: bool) -> str:
     """``format(t, spec)`` as torch does it: a 0-d plain tensor formats its Python number.
 

@@ -266,8 +266,3 @@ class NP:
 def is_basic(key) -> bool:
     """True when an index tuple holds only ints and slices (no repeated positions possible)."""
     return all(type(k) is int or type(k) is slice or k is Ellipsis or k is None for k in key)
-
-
-def shape_of(x) -> tuple[int, ...]:
-    """Shape of an array or a Tensor."""
-    return tuple(x.shape)

@@ -37,10 +37,6 @@ class Guard:
         if time.monotonic() > self.deadline:
             self.timeout()
 
-    def check_time(self) -> None:
-        if time.monotonic() > self.deadline:
-            self.timeout()
-
     def timeout(self):
         raise LimitError(f"the program ran longer than {self.s.timeout_s:g} s (limit: timeout_s)")
 

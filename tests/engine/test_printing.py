@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.printing import parameter_repr
 
 NAN, INF = math.nan, math.inf
 
@@ -293,10 +292,10 @@ def test_default_dtype_float64_changes_suffixes():
 @pytest.mark.parametrize("requires_grad", [True, False])
 def test_parameter_repr(values, requires_grad):
     arr = np.array(values, dtype=np.float32)
-    e = engine.from_numpy(arr.copy()).requires_grad_(requires_grad)
+    e = engine.nn.Parameter(engine.from_numpy(arr.copy()), requires_grad=requires_grad)
     p = torch.nn.Parameter(torch.from_numpy(arr.copy()), requires_grad=requires_grad)
-    assert parameter_repr(e) == repr(p) == str(p)
-    assert parameter_repr(e).startswith("Parameter containing:\ntensor(")
+    assert repr(e) == str(e) == repr(p) == str(p)
+    assert repr(e).startswith("Parameter containing:\ntensor(")
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3), (0, 4), (1, 1, 1)])
