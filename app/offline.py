@@ -227,8 +227,7 @@ def nested_states(opened_answer: dict, view: int, opened: list[str]) -> list[tup
 def all_layouts(answer: dict) -> dict:
     """Every drawing the page may ask for: ``{"svgs": [...], "keys": {"<level>|<direction>": [svg
     index of each view, ...]}}`` (equal drawings are kept once)."""
-    from .drawing.layout import LayoutSettings, draw_views, layout_data
-    from .routes.directions import direction_settings
+    from .drawing.layout import LayoutSettings, direction_settings, draw_views, layout_data
     from .schemas.layout import LayoutInput, layout_input
 
     if not answer.get("views"):
@@ -262,7 +261,7 @@ def limits_data() -> dict:
     from engine.runner import Settings
 
     from .drawing.layout import LayoutSettings
-    from .routes.limits import mlp_limits
+    from .mlp.limits import mlp_limits
     run = {k: float(v) for k, v in asdict(Settings()).items() if isinstance(v, int | float) and k != "seed"}
     return {"run": run, "layout_max_nodes": LayoutSettings().max_nodes,
             "mlp": mlp_limits().model_dump(mode="json")}

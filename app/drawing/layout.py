@@ -28,7 +28,7 @@ import threading
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import graphviz
 from graphviz.backend import dot_command as graphviz_command
@@ -57,6 +57,14 @@ class LayoutSettings:
     max_nodes: int = 2500  # a piece with more elements is not laid out (a note instead of a drawing)
     timeout_s: float = 30.0  # a dot run that takes longer is abandoned
     cache_size: int = 256
+
+
+
+def direction_settings(layout: LayoutSettings, direction: str) -> LayoutSettings:
+    """The layout settings for a drawing direction ("down": every piece top to bottom, for a phone)."""
+    if direction == "down":
+        return replace(layout, max_lr_depth=-1)  # no graph is short enough to lie on its side
+    return layout
 
 
 @dataclass

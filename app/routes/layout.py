@@ -16,11 +16,10 @@ import time
 
 from fastapi import APIRouter, Request
 
-from ..drawing.layout import DOT_SLOTS, draw_views, layout_data
+from ..drawing.layout import DOT_SLOTS, direction_settings, draw_views, layout_data
 from ..sandbox import PoolBusy
 from ..schemas.common import ErrorResponse
 from ..schemas.layout import LayoutRequest, LayoutResponse
-from .directions import direction_settings
 from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api", tags=["layout"])

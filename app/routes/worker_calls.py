@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from engine.gcpause import gc_paused
 
-from ..drawing.layout import draw_views, layout_data
+from ..drawing.layout import direction_settings, draw_views, layout_data
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
 from ..schemas.worker import WorkerRunReply
 from ..server.clients import client_of, worker_key_of
@@ -24,7 +24,6 @@ from ..server.errors import error_response
 from ..server.pool import request_budget, run_deadline
 from ..server.splice import ForeignDrawing, check_drawings, splice_answer
 from ..words.messages import own_message
-from .directions import direction_settings
 from .shared_answers import PENDING, keep, shared_answer
 from .worker_errors import worker_error_response
 

@@ -154,6 +154,37 @@ def test_folding_imports_neither_the_drawing_nor_the_server_nor_the_worker():
     assert not _offences("folding", FOLDING_NEVER), "\n".join(_offences("folding", FOLDING_NEVER))
 
 
+def _route_importers(root: Path) -> list[str]:
+    """The app modules, other than the routes themselves and app/main.py (which mounts them), that
+    import a route module, directly or through a function-level import."""
+    bad = []
+    for path in sorted((root / "app").rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[1] == "routes" or rel == Path("app/main.py"):
+            continue
+        if any(name == "app.routes" or name.startswith("app.routes.") for name in _imports(path)):
+            bad.append(str(rel))
+    return bad
+
+
+def test_no_module_below_the_routes_imports_a_route():
+    """The routes are the top floor of app/: what they share with the page as one file or the drawing
+    (direction settings, the MLP form's bounds) lives in the floor below, never in a route."""
+    assert not _route_importers(ROOT), _route_importers(ROOT)
+
+
+def test_a_route_imported_from_below_is_caught(tmp_path, monkeypatch):
+    for folder in ("routes", "drawing"):
+        (tmp_path / "app" / folder).mkdir(parents=True)
+        (tmp_path / "app" / folder / "__init__.py").write_text('"""docs"""\n')
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "routes" / "limits.py").write_text("")
+    (tmp_path / "app" / "main.py").write_text("from .routes import limits\n")
+    (tmp_path / "app" / "offline.py").write_text("def f():\n    from .routes.limits import x\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _route_importers(tmp_path) == ["app/offline.py"]
+
+
 def test_the_folders_say_what_lives_in_them_and_import_nothing():
     """A folder's __init__ runs on every import from it: one that imported a module would pull it into
     whichever side imports its neighbour."""
