@@ -1,6 +1,8 @@
 """Errors the engine raises. PyTorch raises plain RuntimeError for autograd misuse; so do we,
 with PyTorch's texts, so user code that catches RuntimeError behaves the same."""
 
+import re
+
 
 class LimitError(RuntimeError):
     """A resource limit of the sandbox was exceeded (the message names the limit)."""
@@ -86,7 +88,6 @@ def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str,
                      expected: int) -> str:
     """PyTorch's message for a saved tensor changed in place after it was saved.
     ``fn_name`` is the grad_fn that produced the tensor's current version ("" for none)."""
-    import re
 
     short = re.sub(r"Backward\d*$", "", fn_name)
     where = f", which is output {output_nr} of {short}," if fn_name else ""

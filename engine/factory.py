@@ -6,6 +6,8 @@ Random numbers come from PyTorch's generator, reproduced in ``engine.generator``
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import arguments as A
@@ -80,7 +82,6 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     dtype = A.dtype(dtype, "tensor")
     _device(device, "tensor")
     if isinstance(data, Tensor):
-        import warnings
 
         warnings.warn(errors.COPY_CONSTRUCT, UserWarning, stacklevel=2)
     requires_grad = A.flag(requires_grad, "tensor", "requires_grad")

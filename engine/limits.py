@@ -8,6 +8,7 @@ shape, predicted) and ``count_result``, and the few results made outside the tab
 
 from __future__ import annotations
 
+import gc
 import math
 from dataclasses import dataclass
 
@@ -202,7 +203,6 @@ def count_result(res, is_view: bool) -> None:
 
 def live_tensor_bytes() -> int:
     """Bytes of the distinct arrays behind every tensor alive in this process."""
-    import gc
 
     from .tensor import Tensor
 

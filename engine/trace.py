@@ -39,6 +39,7 @@ from functools import partial
 
 import numpy as np
 
+from .errors import LimitError
 from .ops.table import SAVED_INPUT
 from .trace_inplace import InPlaceNotes
 from .trace_pass import PassRecorder, copy_now
@@ -185,7 +186,6 @@ class Recorder(ProgramPlace, InPlaceNotes):
         tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
         the arrays its forward kept for backward."""
         if self.max_ops is not None and self.op_total >= self.max_ops:
-            from .errors import LimitError
 
             raise LimitError(f"the program recorded more than {self.max_ops} ops (limit: max_ops)")
         self.op_total += 1

@@ -14,6 +14,8 @@ that come back through its call policy (its own functions are interpreted).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import arguments as A
@@ -114,8 +116,6 @@ class Function:
     call ``MyFn.apply(...)``."""
 
     def __init__(self, *args, **kwargs):
-        import warnings
-
         warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all "
                       "static, so you should invoke them on the class itself. Instantiating an autograd "
                       "function will raise an error in a future version of PyTorch.", DeprecationWarning,

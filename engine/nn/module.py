@@ -13,6 +13,9 @@ import numpy as np
 
 from .. import arguments as A
 from .. import trace as _trace
+from ..device import NO_CUDA, check, is_device
+from ..dtypes import dtype as _dtype
+from ..dtypes import float32, float64
 from ..naming import torch_path
 from ..tensor import Tensor
 from .module_hooks import ModuleHooks, call_with_hooks, has_hooks
@@ -283,8 +286,6 @@ class Module(ModuleHooks):
     def to(self, *args, **kwargs) -> Module:
         """Convert parameters and buffers to a floating dtype; a device must be the CPU (a GPU fails as
         in a PyTorch without GPUs)."""
-        from ..device import check, is_device
-        from ..dtypes import dtype as _dtype
 
         target = A.dtype(kwargs.get("dtype"), "to")
         if "device" in kwargs:
@@ -307,13 +308,9 @@ class Module(ModuleHooks):
         return self
 
     def double(self) -> Module:
-        from ..dtypes import float64
-
         return self.to(float64)
 
     def float(self) -> Module:
-        from ..dtypes import float32
-
         return self.to(float32)
 
     def cpu(self) -> Module:
@@ -321,7 +318,6 @@ class Module(ModuleHooks):
 
     def cuda(self, device=None) -> Module:
         """Fails as in a PyTorch without GPUs."""
-        from ..device import NO_CUDA
 
         raise AssertionError(NO_CUDA)
 

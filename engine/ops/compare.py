@@ -8,9 +8,10 @@ import numpy as np
 from .. import arguments as A
 from .. import limits
 from .. import trace as _trace
-from ..tensor import Tensor
+from ..dtypes import scalar_name
+from ..tensor import Tensor, _norm_dim
 from .table import public
-from .wrappers import reflected
+from .wrappers import check_broadcast, reflected
 
 
 def _operands(fn: str, input, other):
@@ -116,7 +117,6 @@ def _same_dtype_pair(fn: str, input, other) -> tuple:
     a = A.tensor(input, fn, "input", 1)
     b = A.tensor(other, fn, "other", 2)
     if a._data.dtype != b._data.dtype:
-        from ..dtypes import scalar_name
 
         raise RuntimeError(f"{scalar_name(a.dtype)} did not match {scalar_name(b.dtype)}")
     return a._data, b._data
@@ -137,7 +137,6 @@ def _close(fn: str, input, other, rtol, atol, equal_nan) -> np.ndarray:
     a, b = _same_dtype_pair(fn, input, other)
     rtol, atol, equal_nan = _tolerances(fn, rtol, atol, equal_nan)
     if a.shape != b.shape:
-        from .wrappers import check_broadcast
 
         check_broadcast(input, other)
         limits.check_shape(np.broadcast_shapes(a.shape, b.shape))
@@ -165,8 +164,6 @@ def equal(input, other) -> bool:
 
 
 def _truth(fn: str, reduce, input, dim, keepdim) -> Tensor:
-    from ..tensor import _norm_dim
-
     input = A.tensor(input, fn, "input", 1)
     keepdim = A.flag(keepdim, fn, "keepdim")
     arr = input._data

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import arguments as A
 from .. import dtypes
+from ..device import check, is_device
 from ..dispatch import apply
 from ..tensor import Tensor
 from .explain import local
@@ -35,7 +36,6 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     and must be the CPU (``.to("cuda")`` fails as in a PyTorch without GPUs); another tensor gives
     its dtype. Accepts PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``,
     ``to(device=..., dtype=...)``."""
-    from ..device import check, is_device
 
     input = A.tensor(input, "to", "input", 1)
     dtype = None

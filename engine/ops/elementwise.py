@@ -8,11 +8,12 @@ import math
 import numpy as np
 
 from .. import arguments as A
-from ..dispatch import apply, apply_inplace
+from ..dispatch import _cast, apply, apply_inplace, promote_types
 from ..dtypes import scalar_name
 from ..errors import not_supported
 from ..tensor import Tensor
 from . import explain as E
+from .arithmetic import pow
 from .explain import X0, X1, X2, P, Y, local
 from .table import OPS, public, register
 from .wrappers import binary, operand, unary
@@ -198,7 +199,6 @@ def _round(input: Tensor, *, decimals: int = 0) -> Tensor:
 @public("torch", "Tensor")
 def square(input: Tensor) -> Tensor:
     """x² (PowBackward0, as PyTorch computes it)."""
-    from .arithmetic import pow
 
     return pow(A.tensor(input, "square", "input", 1), 2)
 
@@ -295,7 +295,6 @@ def where(condition, input=None, other=None) -> Tensor:
         raise TypeError(A.must("where", "input", 2, "Tensor", input))
     a, b = operand(input, like, "where", "input", 2), operand(other, like, "where", "other", 3)
     if a._data.dtype != b._data.dtype:
-        from ..dispatch import _cast, promote_types
 
         target = promote_types((a, b))
         a = a if a._data.dtype == target else _cast(a, target)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import arguments as A
 from ..dispatch import apply, apply_inplace
+from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
 from .explain import G, pick, place, unless_written, vjp
 from .indexing import _put_self_vjp, _put_values_jvp, _put_values_vjp
@@ -158,7 +159,6 @@ def _scatter_args(fn: str, input, dim, index, src, value, reduce):
     dim = _norm_dim(A.integer(dim, fn, "dim", 2), input.ndim)
     idx = _index_tensor(index, fn, 3)
     if reduce is not None:
-        from ..errors import not_supported
 
         raise not_supported(f"{fn}(reduce=...)")
     shape = tuple(input._data.shape)
@@ -166,7 +166,6 @@ def _scatter_args(fn: str, input, dim, index, src, value, reduce):
     key = encode_key(along_key(idx, dim))
     if src is not None and value is None and isinstance(src, Tensor):
         if tuple(src._data.shape) != tuple(idx.shape):
-            from ..errors import not_supported
 
             raise not_supported(f"{fn} with src of another shape than index")
         return input, (src,), {"key": key, "accumulate": False, "dim": dim}

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import arguments as A
 from ..dispatch import apply
+from ..dtypes import scalar_name
 from ..tensor import Tensor
 from .explain import X0, X1, X2, G, T, outer, vjp
 from .shape import reshape, unsqueeze
@@ -186,7 +187,6 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
                            f"number of elements, but got {n} and {m} elements respectively")
     if a._data.dtype != b._data.dtype:
-        from ..dtypes import scalar_name
 
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                            f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")

@@ -18,6 +18,7 @@ from ..dispatch import apply
 from ..tensor import Tensor, _norm_dim
 from .convert import to
 from .explain import X0, G, new_word, spread, vjp
+from .reduce import sum as _sum
 from .table import NP, OPS, public, register
 
 
@@ -117,7 +118,6 @@ register("prod_dim", "ProdBackward1", lambda a, shape, dim, keepdim: np.prod(a, 
 def _cumsum_vjp(g, s):
     if s.xp is NP:
         return reverse_cumsum(g, s.p["dim"])
-    from .reduce import sum as _sum
 
     if not g.ndim:
         return g

@@ -15,6 +15,7 @@ from .libraries import LIBRARIES, library_has
 from .policy import READABLE_DUNDERS, READABLE_PRIVATE, TORCH_MODULES, Policy
 from .positions import Positions
 from .results import ProgramError, Settings, UserError
+from .safe_builtins import Builtins
 from .torch_names import MODULES as TORCH_NAMES
 from .unsupported import pytorch_has
 
@@ -266,7 +267,6 @@ def _names(prog: CheckedProgram, variables: dict, policy: Policy) -> None:
                     bound.add(a.asname or a.name)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             called.add(node.func)
-    from .safe_builtins import Builtins
 
     known = bound | set(PRELUDE_NAMES) | set(Builtins(None, None).table()) | set(variables or {})
     torch_attrs = policy.module_attrs.get(policy.module_for("torch"), {})

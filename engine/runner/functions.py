@@ -12,6 +12,7 @@ import ast
 import types
 
 from .. import addresses
+from .errors import ForbiddenError
 from .generators import yielding_statements, yields_of
 
 
@@ -89,8 +90,6 @@ class SuperProxy:
         self.obj = obj
 
     def get(self, name: str):
-        from .errors import ForbiddenError
-
         if name.startswith("_") and name != "__init__":
             raise ForbiddenError(f"attribute '{name}' is not available in gradviz")
         target = super(self.cls, self.obj)

@@ -7,6 +7,7 @@ hooks, limits, ...), so one run cannot leak into the next one served by the same
 
 from __future__ import annotations
 
+import ast
 import re
 import threading
 import warnings
@@ -216,8 +217,6 @@ def _run(source: str, variables: dict | None, settings: Settings | None) -> RunR
 
 
 def _first_load(prog, name: str):
-    import ast
-
     nodes = [n for n in ast.walk(prog.tree) if isinstance(n, ast.Name) and n.id == name]
     return min(nodes, key=lambda n: (n.lineno, n.col_offset)) if nodes else None
 
