@@ -13,7 +13,7 @@ from . import limits as _limits
 from . import tangents as _tangents
 from . import trace as _trace
 from .function import node_class
-from .ops.table import OpDef
+from .ops.table import OPS, OpDef
 from .tensor import Tensor
 
 _FLOAT_NP = (np.float16, np.float32, np.float64)
@@ -114,7 +114,6 @@ def _cuts(op: OpDef, graph, out: Tensor, res: np.ndarray) -> None:
 
 def _cast(t: Tensor, np_dtype) -> Tensor:
     """A dtype conversion that keeps the graph (ToCopyBackward0 in PyTorch)."""
-    from .ops.table import OPS
 
     return apply(OPS["to_copy"], (t,), {"dtype": np.dtype(np_dtype)})
 

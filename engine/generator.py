@@ -23,7 +23,9 @@ from . import arguments as A
 from .addresses import alias
 from .avx_math import fill16_f32, fma32
 from .device import check as _device
+from .device import device
 from .naming import torch_path
+from .tensor import Tensor
 
 DEFAULT_SEED = 67280421310721  # torch.Generator()'s seed
 STATE_BYTES = 5056  # sizeof(CPUGeneratorImplState): what get_state returns
@@ -75,7 +77,6 @@ class Generator:
     @property
     def device(self):
         """The CPU device."""
-        from .device import device
 
         return device("cpu")
 
@@ -96,7 +97,6 @@ class Generator:
 
     def get_state(self):
         """The state as PyTorch's 5056-byte uint8 tensor (the same bytes PyTorch gives)."""
-        from .tensor import Tensor
 
         return Tensor._make(np.frombuffer(self._state_bytes(), np.uint8).copy())
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import types
 
+from .addresses import alias
+
 _enabled = True
 
 
@@ -89,7 +91,6 @@ class GradModeCall:
         return self if obj is None else types.MethodType(self, obj)
 
     def __repr__(self) -> str:
-        from .addresses import alias
 
         name = getattr(self.fn, "__qualname__", None)  # functools.wraps would show the function's name
         if type(name) is not str:

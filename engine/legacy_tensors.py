@@ -5,7 +5,7 @@ tutorials still use: ``torch.FloatTensor([1, 2])`` is a float32 tensor of that d
 
 from __future__ import annotations
 
-from . import dtypes
+from . import dtypes, factory
 from .naming import torch_path
 from .tensor import Size, Tensor
 
@@ -29,7 +29,6 @@ def _options(dtype: dtypes.dtype) -> str:
 
 
 def _construct(dtype: dtypes.dtype, args: tuple, keywords: dict) -> Tensor:
-    from . import factory
 
     for name in keywords:
         if name != "device":

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import LimitError
+from .ops.indexing import decode_key
+from .tensor import Tensor
 
 
 @dataclass
@@ -117,7 +119,6 @@ def result_shape(op, arrays, params, cap: int):
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     if params:
         if name == "index":
-            from .ops.indexing import decode_key
 
             return index_shape(params["in_shape"], decode_key(params["key"]))
         if "dim" in params and "shape" in params:  # a reduction along dims
@@ -204,7 +205,6 @@ def count_result(res, is_view: bool) -> None:
 def live_tensor_bytes() -> int:
     """Bytes of the distinct arrays behind every tensor alive in this process."""
 
-    from .tensor import Tensor
 
     # Garbage in reference cycles is not alive: an earlier program's interpreter (it and its
     # builtins refer to each other) would otherwise count against this one until the collector

@@ -7,6 +7,8 @@ import dataclasses
 import math
 from typing import Any
 
+from . import arguments as A
+
 
 @dataclasses.dataclass
 class PrinterOptions:
@@ -35,7 +37,6 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     A ``profile`` (``default``, ``short``, ``full``) is applied first, then the explicit options.
     As in torch, ``sci_mode`` is always assigned: leaving it out resets it to automatic (None).
     """
-    from . import arguments as A
 
     fn = "set_printoptions"
     precision = A.optional_integer(precision, fn, "precision", 1)

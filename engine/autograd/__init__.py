@@ -22,7 +22,9 @@ import numpy as np
 from .. import arguments, errors, grad_mode
 from .. import hooks as _hooks
 from .. import trace as _trace
+from ..dtypes import from_numpy_dtype
 from ..errors import not_supported
+from ..factory import tensor as make
 from ..function import AccumulateGrad, Node
 from ..hooks import name_of, of_leaf
 from ..tensor import Tensor
@@ -145,7 +147,6 @@ def _seed(t: Tensor, g, create_graph: bool):
         arr = np.ones(t._data.shape, t._data.dtype)
         return Tensor._make(arr) if create_graph else arr
     if not isinstance(g, Tensor):
-        from ..factory import tensor as make
 
         g = make(g, dtype=t.dtype)
     if tuple(g._data.shape) != tuple(t._data.shape):
@@ -288,7 +289,6 @@ def _hook_result(result, g, hook, world):
     if result._data.shape != data.shape:
         raise RuntimeError(f"hook '{name_of(hook)}' has changed the size of value")
     if result._data.dtype != data.dtype:
-        from ..dtypes import from_numpy_dtype
 
         raise RuntimeError(f"hook '{name_of(hook)}' has changed the type of value (was "
                            f"{from_numpy_dtype(data.dtype)._type_desc} got {result.dtype._type_desc})")

@@ -12,6 +12,7 @@ from collections import namedtuple
 
 from .. import arguments as A
 from .. import tangents as _tangents
+from ..ops.shape import view
 from ..tensor import Tensor
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -67,7 +68,6 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             "Trying to set a forward gradient that has a different size than that of the original Tensor, "
             f"this is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient "
             f"is of size {list(tangent.shape)}.")
-    from ..ops.shape import view
 
     dual = view(tensor, tuple(tensor._data.shape))  # a view, as torch's make_dual gives
     lvl.set(dual, tangent._data.astype(tensor._data.dtype, copy=True))

@@ -20,7 +20,9 @@ import numpy as np
 
 from .. import arguments as A
 from .. import grad_mode
+from .. import tangents as _tangents
 from .. import trace as _trace
+from ..addresses import alias
 from ..errors import not_supported
 from ..function import Node, node_class
 from ..naming import torch_path
@@ -99,7 +101,6 @@ class BackwardCFunction(Node):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        from ..addresses import alias
 
         return f"<torch.autograd.function.{type(self).__name__} object at {alias(self)}>"
 
@@ -145,7 +146,6 @@ class Function:
         ctx = FunctionCtx()
         tensors = tuple(a for a in args if isinstance(a, Tensor))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        from .. import tangents as _tangents
 
         if _tangents.ACTIVE is not None and any(_tangents.tangent_of(t) is not None for t in tensors):
             raise NotImplementedError(NO_JVP)

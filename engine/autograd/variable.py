@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 from .. import arguments as A
+from ..factory import tensor
 from ..naming import torch_path
 from ..tensor import Tensor
 
@@ -27,7 +28,6 @@ class Variable(metaclass=_VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                           UserWarning, stacklevel=2)
         if data is None:
-            from ..factory import tensor
 
             return tensor([])
         data = A.tensor(data, "Variable", "data", 1)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .. import errors
+from ..arguments import flag
+from ..factory import empty
 from ..naming import torch_path
 from ..tensor import Tensor
 
@@ -18,13 +20,11 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
-            from ..factory import empty
 
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor as data, but got {type(data).__name__}")
         if type(requires_grad) is not bool:
-            from ..arguments import flag
 
             requires_grad = flag(requires_grad, "Parameter", "requires_grad", 2, strict=False)
         if requires_grad and not data.dtype.is_floating_point:

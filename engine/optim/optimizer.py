@@ -16,6 +16,7 @@ from .. import arguments as A
 from .. import grad_mode
 from .. import trace as _trace
 from ..naming import torch_path
+from ..nn.module import _reset_grad
 from ..tensor import Tensor
 
 
@@ -98,7 +99,6 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the ``.grad`` of every parameter (to None by default, as in torch 2.x)."""
-        from ..nn.module import _reset_grad
 
         set_to_none = A.flag(set_to_none, "zero_grad", "set_to_none", 1, strict=False)
         for group in self.param_groups:

@@ -16,12 +16,15 @@ import types
 
 import numpy as np
 
+from .. import autograd as _autograd
 from .. import dtypes
+from .. import nn as _nn
 from ..autograd.forward_ad import UnpackedDualTensor
 from ..device import device
 from ..errors import LimitError, not_supported
 from ..function import AccumulateGrad, Node
 from ..ops.reduce import _ReturnType
+from ..optim import Optimizer
 from ..tensor import Size, Tensor
 from .errors import ForbiddenError
 from .functions import Callback, InitMethod, SuperMethod, SuperProxy, UserFunction
@@ -94,12 +97,9 @@ class Policy:
         self.builtin_callables: set = set()
         self.callable_types: tuple = (UserFunction, SuperMethod, InitMethod)
         self.exception_classes: set = set()
-        from .. import autograd as _autograd
-        from .. import nn as _nn
 
         self.module_base = getattr(_nn, "Module", None)
         self.function_base = getattr(_autograd, "Function", None)
-        from ..optim import Optimizer
 
         self.optimizer_base = Optimizer
         # Answers that depend only on what cannot change during the run, worked out once: whether

@@ -15,6 +15,7 @@ import warnings
 from .. import addresses, dtypes
 from .. import trace as trace_mod
 from ..errors import LimitError
+from ..factory import tensor
 from ..gcpause import gc_paused
 from ..tensor import Tensor
 from . import engine_state
@@ -132,7 +133,6 @@ class _EngineState:
 
 
 def _bind_variables(interp: Interpreter, variables: dict, names) -> None:
-    from ..factory import tensor
 
     for name in names:
         spec = variables[name]

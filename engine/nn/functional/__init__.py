@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import arguments as A
-from ... import limits
+from ... import generator, limits
 from ...dispatch import apply
 from ...dtypes import scalar_name
 from ...ops import (
@@ -41,7 +41,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    from ... import generator
 
     dt = input._data.dtype
     if p == 1.0:
