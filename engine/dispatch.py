@@ -13,6 +13,7 @@ from . import limits as _limits
 from . import tangents as _tangents
 from . import trace as _trace
 from .function import node_class
+from .ops.keys import encode_key
 from .ops.table import OPS, OpDef
 from .tensor import Tensor
 
@@ -196,8 +197,6 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     view's new history is read back from the new base. The view's place in the base is found
     from the arrays' memory layout, so any view of a dense base works.
     """
-    from .ops.indexing import encode_key
-    from .ops.table import OPS
 
     pos = _positions(target._data, base._data)
     if pos is None:

@@ -102,7 +102,6 @@ class Generator:
 
     def set_state(self, new_state) -> Generator:
         """Restore a state from ``get_state`` (this engine's or PyTorch's bytes)."""
-        from .tensor import Tensor
 
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {A.type_name(new_state)}")
