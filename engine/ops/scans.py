@@ -142,7 +142,6 @@ def _cumprod_vjp(g, s):
     if (a != 0).all():  # PyTorch's formula where no element is zero
         if s.xp is NP:
             return reverse_cumsum(g * s.out, dim) / s.a
-        from .reduce import sum as _sum
 
         w = g * s.out
         return (_sum(w, dim, True) - cumsum(w, dim) + w) / s.a

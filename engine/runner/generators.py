@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from time import monotonic
 
+from .. import addresses
 from .errors import ForbiddenError
 from .positions import tag_error
 
@@ -98,7 +99,6 @@ class UserGenerator:
         self._body.close()
 
     def __repr__(self) -> str:
-        from .. import addresses
 
         return f"<generator object {self._fn.qualname} at {addresses.alias(self)}>"
 
