@@ -22,10 +22,10 @@ Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``scans``, ``linalg
 ``pieces``, ``indexing``, ``gathering``, ``combine``, ``fill``, ``convert``, ``activations``, ``losses``,
 ``losses_binary``) holds its entries and, beside each, its public function: derived from the entry
 (``atan = math_function(register(...))``), or written out with its argument checks and published
-with ``@public(...)``. ``engine.ops.api``
-builds ``torch``'s functions, the Tensor's methods and ``torch.nn.functional`` from those
-registrations, so a new op is its entry (with its explanation for the page, ``explain=``, see
-``engine.ops.explain``) and its oracle case (tests/engine/oracle_cases*.py).
+with ``@public(...)``. ``engine.ops.api`` builds ``torch``'s functions, the Tensor's methods and
+``torch.nn.functional`` from those registrations, so a new op is its entry (with its explanation
+for the page, ``explain=``, see ``engine.ops.explain``) and its oracle case
+(tests/engine/oracle_cases*.py).
 """
 
 from __future__ import annotations
