@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (each fills the table and publishes its functions
     linalg,
     losses,
     losses_binary,
+    masked,
     norm,
     pieces,
     reduce,
