@@ -24,6 +24,7 @@ from .cascade import torch_mean, torch_sum
 from .cascade_kernels import nll_sum
 from .elementwise import abs
 from .explain import X0, X1, Ex, G, extra, scaled, vjp
+from .losses_smoothing import check_smoothing, smoothed_nll, smoothed_targets
 from .reduce import mean, sum
 from .shape import expand, reshape
 from .table import OPS, public, register
@@ -100,8 +101,10 @@ def _nll(a, target, weight, reduction, ignore_index):
     else:
         denom = nll_sum(wt, valid) if weight is not None else a.dtype.type(np.count_nonzero(valid))
         out = nll_sum(losses, valid) / denom
-    # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere.
-    coef[where] = -wt if denom is None else -wt / denom
+    # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere
+    # (0 − wₜ: an ignored target's +0, not −0, as torch leaves it).
+    neg_wt = a.dtype.type(0) - wt
+    coef[where] = neg_wt if denom is None else neg_wt / denom
     return np.asarray(out, dtype=a.dtype), {"coef": coef}
 
 
@@ -289,17 +292,21 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     ignore_index = A.integer(ignore_index, "cross_entropy", "ignore_index")
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
     reduction = reduction_mode(size_average, reduce, reduction, "cross_entropy")
-    if label_smoothing != 0.0:
-        raise not_supported("cross_entropy with label_smoothing")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target.shape:
         if not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class probabilities, got "
                                f"{scalar_name(target.dtype)}")
-        return _cross_entropy_probs(log_softmax(input, class_dim), target, weight, reduction, class_dim)
+        logp = log_softmax(input, class_dim)
+        if check_smoothing(label_smoothing):
+            target = smoothed_targets(target, label_smoothing, input.shape[class_dim])
+        return _cross_entropy_probs(logp, target, weight, reduction, class_dim)
     _check_nll_shapes(input, target)
     logp = log_softmax(input, class_dim)
-    return _nll_checked(logp, target, weight, ignore_index, reduction)
+    loss = _nll_checked(logp, target, weight, ignore_index, reduction)
+    if check_smoothing(label_smoothing):
+        loss = smoothed_nll(loss, logp, target, weight, ignore_index, reduction, label_smoothing, class_dim)
+    return loss
 
 
 def _cross_entropy_probs(logp: Tensor, target: Tensor, weight, reduction: str, class_dim: int) -> Tensor:

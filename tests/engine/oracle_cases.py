@@ -378,7 +378,8 @@ CASES += [
 def all_cases() -> list[Case]:
     """Every oracle case: this module's and those of oracle_cases_nn (which builds on this one)."""
     from oracle_cases_backward import CASES as BACKWARD_CASES
+    from oracle_cases_idioms import CASES as IDIOM_CASES
     from oracle_cases_nn import CASES as NN_CASES
     from oracle_cases_ops import CASES as OPS_CASES
 
-    return CASES + NN_CASES + OPS_CASES + BACKWARD_CASES
+    return CASES + NN_CASES + OPS_CASES + BACKWARD_CASES + IDIOM_CASES
