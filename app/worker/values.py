@@ -41,8 +41,7 @@ def nested(arr: np.ndarray):
             return number(float(str(x)) if arr.dtype.itemsize < 8 else float(x))
         return number(x) if kind in "biu" else str(x)
     if kind == "f" and arr.dtype.itemsize < 8:
-        flat = arr.ravel()
-        arr = np.array([float(str(v)) for v in flat], dtype=np.float64).reshape(arr.shape)
+        arr = shortest(arr)
     if kind == "f" and not np.isfinite(arr).all():
         obj = arr.astype(object)
         obj[np.isnan(arr)] = "NaN"
@@ -52,6 +51,26 @@ def nested(arr: np.ndarray):
     if kind == "c":
         return [str(v) for v in arr.ravel()]
     return arr.tolist()
+
+
+_SHORTEST: dict = {}  # (dtype, shape, bytes) -> float64 array: one answer shows a tensor many times
+_SHORTEST_MAX = 4096  # entries (each at most FULL_LIMIT elements) before the memo starts over
+
+
+def shortest(arr: np.ndarray) -> np.ndarray:
+    """A float32/float16 array as float64 holding each element's shortest decimal (what
+    ``float(str(v))`` gives). A run's answer writes the same tensor several times over (a node's
+    value, a step's gradient, an explanation, a course view), and NumPy's per-element printing is
+    most of the cost of writing values: each distinct array is converted once."""
+    key = (arr.dtype.str, arr.shape, arr.tobytes())
+    got = _SHORTEST.get(key)
+    if got is None:
+        if len(_SHORTEST) >= _SHORTEST_MAX:
+            _SHORTEST.clear()
+        got = np.array([float(str(v)) for v in arr.ravel()], dtype=np.float64).reshape(arr.shape)
+        got.flags.writeable = False  # shared by every later copy of the same tensor
+        _SHORTEST[key] = got
+    return got
 
 
 def summary(arr: np.ndarray) -> dict:

@@ -54,3 +54,45 @@ def test_an_empty_tensor_is_as_small_as_pytorch_prints_it():
     assert v == {"shape": [3_000_000, 0], "dtype": "float32", "data": [], "summary": None}
     assert len(json.dumps(v)) < 100
     assert values.value(np.zeros((2, 0, 3)))["data"] == []
+
+
+def _printed(arr: np.ndarray):
+    """Each element as NumPy prints it, read back: what the page must be shown."""
+    out = [float(str(v)) if np.isfinite(v) else str(v) for v in arr.ravel()]
+    return [{"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}.get(v, v) for v in out]
+
+
+def _flat(data):
+    return [x for row in data for x in _flat(row)] if isinstance(data, list) else [data]
+
+
+def test_float32_and_float16_values_are_their_printed_decimals_also_when_repeated():
+    rng = np.random.default_rng(7)
+    edges = np.array([0.0, -0.0, 1e-45, -1e-45, 1.1754944e-38, 3.4028235e38, -3.4028235e38, 1.0, 16777216.0,
+                      0.1, 1 / 3, np.nan, np.inf, -np.inf, 1e-12, 1e20, 123456790.0, 2.0**-130],
+                     dtype=np.float32)
+    bits = rng.integers(0, 2**32, size=(40, 64), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    scales = 10.0 ** rng.integers(-8, 9, size=(40, 1, 1))
+    normal = (rng.standard_normal((40, 8, 8)) * scales).astype(np.float32)
+    half = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(-1, 64)
+    for arr in [edges, *bits, *normal, *half[::7], normal[0].T, normal[1][::2, 1::3]]:
+        for _ in range(2):  # the second time the same tensor is written again
+            data = values.value(arr)["data"]
+            got = _flat(data)
+            want = _printed(arr)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                if isinstance(w, str):
+                    assert g == w
+                else:  # the same float, -0.0 included
+                    assert type(g) is float and g == w and math.copysign(1, g) == math.copysign(1, w)
+    assert values.value(np.array([-0.0], dtype=np.float32))["data"] == [-0.0]
+    assert math.copysign(1, values.value(np.array([-0.0], dtype=np.float32))["data"][0]) == -1
+
+
+def test_a_written_value_changed_afterwards_does_not_change_the_next():
+    a = np.array([[0.1, 0.2]], dtype=np.float32)
+    first = values.value(a)["data"]
+    first[0][0] = 99.0
+    assert values.value(a.copy())["data"] == [[0.1, 0.2]]
+    assert values.value(a.astype(">f4"))["data"] == [[0.1, 0.2]]
