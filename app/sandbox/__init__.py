@@ -9,10 +9,10 @@ from .pool import (
            Reply,
            RunTimeout,
            SandboxPool,
-           SandboxSettings,
            WorkerCrashed,
            WorkerProtocolError,
 )
+from .template_process import SandboxSettings
 
 __all__ = ["JobFailed", "PoolBusy", "Reply", "RunTimeout", "SandboxPool", "SandboxSettings",
            "SandboxUnavailable", "WorkerCrashed", "WorkerProtocolError"]

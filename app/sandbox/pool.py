@@ -26,18 +26,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .. import package
 from ..words.messages import own_message
 from . import channel, confinement, lockdown
 from .admission import Admission, AdmissionSettings, PoolBusy
-from .template_process import Template
+from .template_process import SandboxSettings, Template
 
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
 LATE_LINE_S = 0.25  # how long a timed-out call waits for its child's late line report
 # A worker may be kept for its own client's next calls (never another's): after a quick answer, for
 # a while, for a few calls (and only as many of them in all as the pool has places, ~7-15 MB each).
 KEEP_IF_FASTER_S = 0.5
-KEEP_IDLE_S = 60.0
 KEEP_MAX_CALLS = 50
 
 
@@ -77,27 +75,6 @@ class Reply:
     body: str | None = None
     timings: dict = field(default_factory=dict)
     fresh: bool = True
-
-
-@dataclass
-class SandboxSettings:
-    """How workers are confined and sized."""
-
-    mode: str = "full"  # "full": OS layer required; "language-only": explicitly without it
-    slots: int = 2  # children running at once, for any client
-    reserved: int = 1  # more children at once, only for clients that used little worker time lately
-    per_client: int = 2  # one client's requests running at once
-    keep_idle_s: float = KEEP_IDLE_S  # a kept worker idle this long is killed
-    memory_mb: int = 3072  # address space of each child
-    queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
-    max_answer_bytes: int = 64 * 2**20
-    jobs: str = f"{package.APP}.worker.jobs"  # the job table the template imports
-    extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
-
-    @property
-    def places(self) -> int:
-        """Children that may run at once; also the most workers kept for clients at once."""
-        return self.slots + self.reserved
 
 
 class SandboxPool:

@@ -1,7 +1,8 @@
 """The server's handle on the template process (app/sandbox/template.py is the process itself):
 ``Template`` starts it (under bubblewrap and its seccomp filters when ``filters`` are given), tells
 it the job table and the limits of its children, and hands each child's socket, as the template
-forks one and sends it back, to the pool (app/sandbox/pool.py)."""
+forks one and sends it back, to the pool (app/sandbox/pool.py). ``SandboxSettings``: how workers are
+confined and sized, for the template and the pool."""
 
 from __future__ import annotations
 
@@ -13,13 +14,10 @@ import socket
 import subprocess
 import sys
 import threading
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from .. import package
 from . import confinement
-
-if TYPE_CHECKING:
-    from .pool import SandboxSettings
 
 STARTUP_TIMEOUT_S = 60.0
 # Workers run below the server's priority, so that the server answers (/api/health, drawings) while
@@ -33,6 +31,27 @@ MIN_PROCESSES = 256
 # Worker processes compute with one thread: a child may not start any beyond its watchdog.
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
+
+
+@dataclass
+class SandboxSettings:
+    """How workers are confined and sized."""
+
+    mode: str = "full"  # "full": OS layer required; "language-only": explicitly without it
+    slots: int = 2  # children running at once, for any client
+    reserved: int = 1  # more children at once, only for clients that used little worker time lately
+    per_client: int = 2  # one client's requests running at once
+    keep_idle_s: float = 60.0  # a kept worker idle this long is killed
+    memory_mb: int = 3072  # address space of each child
+    queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
+    max_answer_bytes: int = 64 * 2**20
+    jobs: str = f"{package.APP}.worker.jobs"  # the job table the template imports
+    extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
+
+    @property
+    def places(self) -> int:
+        """Children that may run at once; also the most workers kept for clients at once."""
+        return self.slots + self.reserved
 
 class Template:
     """One running template process and its control socket. ``on_spawned(template, id, socket or
