@@ -95,7 +95,7 @@ MESSAGES: dict[str, str] = {
     "ns_function_outputs": "an autograd.Function whose forward returns several outputs",
     "ns_complex_arange": "complex numbers in arange()",
     "ns_complex": "complex numbers",
-    "ns_label_smoothing": "cross_entropy with label_smoothing",
+    "ns_masked_fill_tensor": "masked_fill with a tensor value",
     "ns_mark_dirty": "ctx.mark_dirty (in-place autograd.Function)",
     "ns_save_for_forward": "ctx.save_for_forward (forward-mode rules of an autograd.Function)",
     "ns_apply_keywords": "keyword arguments to autograd.Function.apply",

@@ -94,7 +94,7 @@ MESSAGES: dict[str, str] = {
     "ns_function_outputs": "forward 返回多个输出的 autograd.Function",
     "ns_complex_arange": "arange() 中的复数",
     "ns_complex": "复数",
-    "ns_label_smoothing": "带 label_smoothing 的 cross_entropy",
+    "ns_masked_fill_tensor": "以张量为填充值的 masked_fill",
     "ns_mark_dirty": "ctx.mark_dirty（原地修改的 autograd.Function）",
     "ns_save_for_forward": "ctx.save_for_forward（autograd.Function 的前向模式规则）",
     "ns_apply_keywords": "传给 autograd.Function.apply 的关键字参数",

@@ -49,7 +49,7 @@ def _arguments(fn: str, input, mask, value) -> tuple[Tensor, Tensor, float]:
         name = dict(_C_TYPES).get(mask._data.dtype.name, scalar_name(mask.dtype))
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
     if isinstance(value, Tensor):
-        raise not_supported(f"{fn} with a tensor value")
+        raise not_supported("masked_fill with a tensor value")
     value = A.real(value, fn, "value", 3, "Number")
     shape = input._data.shape
     try:
