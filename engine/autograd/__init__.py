@@ -369,6 +369,7 @@ def _retain(task: GraphTask, var: Tensor, g, step) -> None:
 # ---- the rest of torch.autograd ---------------------------------------------------------------------------
 from . import forward_ad, function, functional  # noqa: E402  (they build on the walk above)
 from .function import Function  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (the functions, as in torch, not the module)
 from .variable import Variable  # noqa: E402
 
-__all__ += ["Function", "Variable", "forward_ad", "function", "functional"]
+__all__ += ["Function", "Variable", "forward_ad", "function", "functional", "gradcheck", "gradgradcheck"]
