@@ -63,6 +63,12 @@ def valid_value(name: str):
         "keepdims": False, "num": 3, "N": 2, "M": 2, "k": 0, "rtol": 1e-5, "atol": 1e-8, "equal_nan": False,
         "decimals": 1, "a_min": 0.0, "a_max": 1.0, "newshape": (3, 2), "object": [1.0, 2.0], "endpoint": True,
         "stop": 3, "fill": 0.0,
+        # hooks, legacy constructors, optimizers and ops added since: ``**keywords`` of a factory
+        # is walked as ``dtype=`` (see argument_cases)
+        "keywords": torch.float32, "prepend": False, "with_kwargs": False, "always_call": False,
+        "volatile": False, "centered": False, "lr_decay": 0.0, "initial_accumulator_value": 0.0,
+        "descending": False, "stable": False, "largest": True, "sorted": True, "chunks": 2, "diagonal": 0,
+        "sparse_grad": False, "length": 1, "split_size_or_sections": 1, "src": torch.ones(2, 3),
     }
     return table.get(name, torch.ones(2, 3))
 

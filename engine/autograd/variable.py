@@ -24,7 +24,7 @@ class Variable(metaclass=_VariableMeta):
     """``Variable(data, requires_grad=False)``: a tensor (a new leaf sharing ``data``'s storage)."""
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
-        if volatile:
+        if A.flag(volatile, "Variable", "volatile", 3, strict=False):
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                           UserWarning, stacklevel=2)
         if data is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict
 
+from .. import arguments as A
 from .. import grad_mode
 from ..autograd.function import Function
 from ..errors import not_supported
@@ -37,9 +38,12 @@ class ModuleHooks:
             table = self.__dict__[kind] = OrderedDict()
         return table
 
-    def _add_hook(self, kind: str, hook, prepend: bool, with_kwargs: bool = False) -> RemovableHandle:
+    def _add_hook(self, kind: str, hook, prepend, with_kwargs=False) -> RemovableHandle:
         if not callable(hook):
             raise TypeError(f"'{type(hook).__name__}' object is not callable")
+        name = "register" + kind.rstrip("s")
+        prepend = A.flag(prepend, name, "prepend", strict=False)
+        with_kwargs = A.flag(with_kwargs, name, "with_kwargs", strict=False)
         table = self._hook_table(kind)
         handle = RemovableHandle(table)
         table[handle.id] = (hook, with_kwargs)
@@ -54,6 +58,7 @@ class ModuleHooks:
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False):
         """``hook(module, args, output)`` after every forward; a value it returns replaces the output."""
+        A.flag(always_call, "register_forward_hook", "always_call", strict=False)
         return self._add_hook("_forward_hooks", hook, prepend, with_kwargs)
 
     def register_full_backward_hook(self, hook, prepend: bool = False):
