@@ -21,6 +21,7 @@ from browser.support import (
     wait_healthy,
     wait_ready,
 )
+from file_costs import costliest_first, report
 
 
 def _import_this_checkout() -> None:
@@ -38,6 +39,25 @@ def _import_this_checkout() -> None:
 
 
 _import_this_checkout()
+
+
+def pytest_configure(config):
+    """Keep the order pytest_collection_modifyitems gives (costliest files first): xdist would
+    otherwise reorder the files by their number of tests."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """The costliest files first (tests/file_costs.py), after pytest has grouped the tests."""
+    items[:] = costliest_first(items)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The slowest test files, so that test time stays a figure everyone sees."""
+    reports = [rep for reps in terminalreporter.stats.values() for rep in reps]
+    report(terminalreporter, reports)
 
 
 @pytest.fixture(scope="session")
