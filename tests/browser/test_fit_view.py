@@ -97,6 +97,10 @@ def middle_step(page) -> int:
     }""")
 
 
+# What the layer shows does not depend on the language: a laptop in English and a phone in Chinese
+# see every screen size and both languages.
+@pytest.mark.parametrize("screen", [SCREENS[0], SCREENS[3]], indirect=True,
+                         ids=[config_id(SCREENS[0]), config_id(SCREENS[3])])
 def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_text_back(screen):
     page, name, lang = screen
     show_every_op(page)
@@ -150,10 +154,10 @@ def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_t
     assert page.evaluate(SHOWN_WRONG) == []
 
 
+@pytest.mark.parametrize("screen", [SCREENS[0]], indirect=True, ids=[config_id(SCREENS[0])])
 def test_an_export_at_fit_holds_the_whole_drawing_with_its_text(screen):
+    """One screen is enough for the file (no page is opened for the others)."""
     page, name, lang = screen
-    if name != "1280x720-en":
-        pytest.skip("one screen is enough for the file")
     show_every_op(page)
     page.evaluate(GOTO, middle_step(page))
     see_whole(page)

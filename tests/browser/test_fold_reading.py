@@ -134,7 +134,16 @@ def test_a_deep_stack_of_layers_is_one_box_that_opens_like_a_loop(screen):
     assert re.search(r"-?\d+\.\d+", page.get_by_test_id("console").inner_text())
 
 
-@pytest.mark.parametrize("source", [LONG, NESTED, DEEP], ids=["long-loop", "loop-in-loop", "deep-mlp"])
+# Which frames exist and what they hold does not depend on the language, and each program walks the
+# same steps on every screen: each program runs on a laptop and a phone, in one language each, so
+# that every screen, every language and every program is still seen (six runs, not twelve).
+PAIRS = [(LONG, SCREENS[0]), (LONG, SCREENS[3]), (NESTED, SCREENS[1]), (NESTED, SCREENS[2]),
+         (DEEP, SCREENS[0]), (DEEP, SCREENS[3])]
+LABEL = {LONG: "long-loop", NESTED: "loop-in-loop", DEEP: "deep-mlp"}
+
+
+@pytest.mark.parametrize(("source", "screen"), PAIRS, indirect=["screen"],
+                         ids=[f"{config_id(c)}-{LABEL[s]}" for s, c in PAIRS])
 def test_no_drawn_frame_is_empty_whatever_is_opened_at_any_step(screen, source):
     page, name, _ = screen
     run_source(page, source)
