@@ -108,6 +108,7 @@ MESSAGES: dict[str, str] = {
     "ns_hooks_several_inputs": "full backward hooks on a module called with several tensors",
     "ns_hooks_several_outputs": "full backward hooks on a module that returns several tensors",
     "ns_prod_second_derivative": "the second derivative of prod where an element is zero",
+    "ns_cumprod_second_derivative": "the second derivative of cumprod where an element is zero",
     "ns_scatter_src_shape": "{} with src of another shape than index",
     "ns_batching": "batching items of type {}",
     "ns_matrix_norm": "matrix norms (linalg.norm with ord={}); use linalg.vector_norm",

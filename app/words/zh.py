@@ -107,6 +107,7 @@ MESSAGES: dict[str, str] = {
     "ns_hooks_several_inputs": "调用时传入多个张量的模块上的完整反向钩子",
     "ns_hooks_several_outputs": "返回多个张量的模块上的完整反向钩子",
     "ns_prod_second_derivative": "有元素为零时 prod 的二阶导数",
+    "ns_cumprod_second_derivative": "有元素为零时 cumprod 的二阶导数",
     "ns_scatter_src_shape": "src 与 index 形状不同的 {0}",
     "ns_batching": "把类型为 {0} 的元素组成批次",
     "ns_matrix_norm": "矩阵范数（linalg.norm 且 ord={0}）；请用 linalg.vector_norm",
