@@ -388,6 +388,13 @@ def randperm(gen: Generator, n: int) -> np.ndarray:
     return np.array(perm, np.int64)
 
 
+def exponential(gen: Generator, n: int, np_dtype, lambd: float) -> np.ndarray:
+    """``exponential_(lambd)``: −1/λ · log1p(−u) in double from a 53-bit uniform, then rounded to the
+    tensor's type (ATen's CPU transform, one element after another)."""
+    u = _unit(gen, n, np.dtype(np.float64))
+    return ((-1.0 / lambd) * np.log1p(-u)).astype(np_dtype)
+
+
 def bernoulli_scalar(gen: Generator, n: int, p: float) -> np.ndarray:
     """``bernoulli_(p)`` for a number p (dropout's mask): a 53-bit uniform < p, as bools."""
     return _unit(gen, n, np.float64) < p

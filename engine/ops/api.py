@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (each fills the table and publishes its functions
     combine,
     compare,
     convert,
+    draws,
     elementwise,
     fill,
     gathering,
