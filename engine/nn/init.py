@@ -5,11 +5,13 @@ model starts from PyTorch's very weights."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from .. import arguments as A
 from .. import factory
+from .. import generator as G
 from ..errors import not_supported
 from ..tensor import Tensor
 
@@ -109,3 +111,98 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     """N(0, std²) with std = gain/√fan."""
     gain = calculate_gain(nonlinearity, A.real(a, "kaiming_normal_", "a", 2))
     return normal_(tensor, 0.0, gain / math.sqrt(_fan(tensor, mode)), generator)
+
+
+# ---- trunc_normal_ and orthogonal_ ---------------------------------------------------------------
+# ``nn.init.trunc_normal_`` and ``nn.init.orthogonal_`` with torch's algorithms and draws.
+#
+# trunc_normal_ is torch's: when [a, b] holds more than 30% of N(mean, std²), normal draws with the
+# ones outside redrawn (all elements drawn again each round, as torch does); otherwise uniform
+# candidates in [a, b] accepted where log(u) ≤ log pdf − log peak, with the rejected ones drawn again.
+# The arithmetic is the tensor's type, step by step as torch's in-place ops do it, so the values are
+# torch's for the same seed; a float32 log that differed from torch's in its last bit exactly at an
+# acceptance threshold would take another draw (not seen in the tests).
+#
+# orthogonal_ draws its normal matrix as torch does, then QR (NumPy's LAPACK, which may differ from
+# torch's in the last bits) with the signs of R's diagonal.
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _log_pdf(c: np.ndarray, mean: float, std: float, log_peak: float) -> np.ndarray:
+    """torch's candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak), in c's type."""
+    t = c.dtype.type
+    c = c - t(mean)
+    c = c / t(std)
+    return (c * c) * t(-0.5) - t(log_peak)
+
+
+def _by_rejection(gen, shape, dt, mean: float, std: float, a: float, b: float) -> np.ndarray:
+    n = int(np.prod(shape, dtype=np.int64))
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    result = G.uniform(gen, n, dt, a, b).reshape(shape)
+    pending = np.log(G.uniform(gen, n, dt, 0.0, 1.0).reshape(shape)) > _log_pdf(result, mean, std, log_peak)
+    while pending.any():
+        candidates = G.uniform(gen, n, dt, a, b).reshape(shape)
+        result = np.where(pending, candidates, result)
+        accept = np.log(G.uniform(gen, n, dt, 0.0, 1.0).reshape(shape)) > _log_pdf(candidates, mean, std,
+                                                                                    log_peak)
+        pending = np.where(pending, accept, pending)
+    return result
+
+
+def _by_redrawing(gen, shape, dt, mean: float, std: float, a: float, b: float) -> np.ndarray:
+    n = int(np.prod(shape, dtype=np.int64))
+    lo, hi = dt.type(a), dt.type(b)
+    result = G.normal(gen, n, dt, mean, std).reshape(shape)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            return result
+        result = np.where(outside, G.normal(gen, n, dt, mean, std).reshape(shape), result)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None) -> Tensor:
+    """Fill with N(mean, std²) restricted to [a, b] (torch's algorithm and draws)."""
+    tensor = A.tensor(tensor, "trunc_normal_", "tensor", 1)
+    mean, std = A.real(mean, "trunc_normal_", "mean", 2), A.real(std, "trunc_normal_", "std", 3)
+    a, b = A.real(a, "trunc_normal_", "a", 4), A.real(b, "trunc_normal_", "b", 5)
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
+                      "values may be incorrect.", UserWarning, stacklevel=2)
+    gen = G.pick(generator, "trunc_normal_")
+    data = tensor._data
+    if data.size:
+        p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+        draw = _by_redrawing if p > 0.3 else _by_rejection
+        data[...] = draw(gen, data.shape, data.dtype, mean, std, a, b)
+        tensor._vc[0] += 1
+    return tensor
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain``, trailing dims flattened."""
+    tensor = A.tensor(tensor, "orthogonal_", "tensor", 1)
+    gain = A.real(gain, "orthogonal_", "gain", 2)
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    data = tensor._data
+    if data.size == 0:
+        return tensor
+    rows = data.shape[0]
+    cols = data.size // rows
+    gen = G.pick(generator, "orthogonal_")
+    flat = G.normal(gen, data.size, data.dtype, 0.0, 1.0).reshape(rows, cols)
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = (q * np.sign(np.diagonal(r))).astype(data.dtype)
+    if rows < cols:
+        q = q.T
+    data[...] = (q * data.dtype.type(gain)).reshape(data.shape)
+    tensor._vc[0] += 1
+    return tensor

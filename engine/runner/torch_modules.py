@@ -107,14 +107,15 @@ def _reexported(top, name: str, value) -> bool:
 def _acceptable(value, owner: str, module_set) -> bool:
     """A public name of module ``owner`` is its API when it is an allowed submodule, a dtype, a
     constant, or a function/class defined in that module (or, for a package, inside it): names
-    a module merely imported for its own use (``np``, ``Node``, ``apply``) are not."""
+    a module merely imported for its own use (``np``, ``Node``, ``apply``) are not. An object is its
+    API when its class is (``torch.default_generator``)."""
     if isinstance(value, types.ModuleType):
         return value in module_set
     if isinstance(value, dtypes.dtype):
         return True
     if value is None or type(value) in (bool, int, float, str):
         return True
-    if isinstance(value, type) or callable(value):
-        mod = home(value)
-        return is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
-    return False
+    if not (isinstance(value, type) or callable(value)):
+        value = type(value)  # an object the module offers (torch.default_generator): judged by its class
+    mod = home(value)
+    return is_engine_object(value) and (mod == owner or mod.startswith(owner + "."))
