@@ -16,7 +16,7 @@ from .autograd import grad as _autograd_grad
 from .errors import not_supported
 from .tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
 _DEPTH = [0]  # reverse transforms running now: the outermost detaches what it returns
 
@@ -267,3 +267,102 @@ def hessian(func, argnums=0):
     """The Hessian of a scalar ``func``: the Jacobian of its gradient (reverse over reverse here)."""
     _callable(func, "hessian(f)")
     return jacrev(jacrev(func, argnums), argnums)
+
+
+# ---- vmap ----------------------------------------------------------------------------------------------
+def _class(value) -> str:
+    return f"<class '{A.type_name(value)}'>"
+
+
+def _func_name(func) -> str:
+    return getattr(func, "__name__", None) or A.type_name(func)
+
+
+def _in_dims(in_dims, args: tuple, where: str) -> list:
+    """One mapped dim (or None) per positional argument, checked as torch checks them."""
+    if type(in_dims) is int:
+        dims = [in_dims] * len(args)
+    elif type(in_dims) is tuple and all(d is None or type(d) is int for d in in_dims):
+        if len(in_dims) != len(args):
+            raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. in_dims "
+                             f"has structure {_spec(len(in_dims))} but inputs has structure "
+                             f"{_spec(len(args))}.")
+        dims = list(in_dims)
+    else:
+        raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) tuple matching "
+                         f"the structure of inputs, got: {_class(in_dims)}.")
+    for i, (d, a) in enumerate(zip(dims, args)):
+        if d is None:
+            continue
+        if not isinstance(a, Tensor):
+            raise ValueError(f"{where}: Got in_dim={d} for an input but the input is of type {_class(a)}. "
+                             "We cannot vmap over non-Tensor arguments, please use None as the respective "
+                             "in_dim")
+        n = a.ndim
+        if not -n <= d < n:
+            raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a Tensor of "
+                             f"dimensionality {n} so expected in_dim to satisfy -{n} <= in_dim < {n}.")
+        dims[i] = d % n
+    if all(d is None for d in dims):
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    return dims
+
+
+def _slice(a, d, b):
+    """Argument ``a`` for the call on slice ``b``: its index ``b`` along ``d`` (None: ``a`` whole)."""
+    return a if d is None else a[(slice(None),) * d + (b,)]
+
+
+def _outputs(out, name: str) -> tuple:
+    outs = out if type(out) is tuple else (out,)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                             f"{_class(o)}. Did you mean to set out_dims= to None for output?")
+    return outs
+
+
+def _empty_result(func, args: tuple, dims: list, out_dims):
+    """vmap over an empty dimension: one call on zeros slices tells the shape of the empty result."""
+    from .factory import zeros
+
+    out = func(*(a if d is None else zeros(tuple(s for k, s in enumerate(a.shape) if k != d), dtype=a.dtype)
+                 for a, d in zip(args, dims)))
+    outs = _outputs(out, _func_name(func))
+    o_dims = out_dims if type(out_dims) is tuple else (out_dims,) * len(outs)
+    empty = []
+    for o, d in zip(outs, o_dims):
+        shape = list(o.shape)
+        shape.insert(d % (len(shape) + 1), 0)
+        empty.append(zeros(tuple(shape), dtype=o.dtype))
+    return tuple(empty) if type(out) is tuple else empty[0]
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
+    """``func`` mapped over a dimension of its tensor arguments (``in_dims``: an int for every
+    argument, or one int or None per argument, None passing the argument whole to every call);
+    the results stacked along ``out_dims``. gradviz runs ``func`` once per slice, through the
+    program's runner and its limits, and stacks the results, so the values and gradients are
+    torch's but a graph drawn through it shows the slices and the stack, not torch's batched ops;
+    random ops inside are not refused as torch's default randomness="error" refuses them."""
+    _callable(func, "vmap(f)")
+
+    def wrapper(*args):
+        from .ops.combine import stack
+
+        name = _func_name(func)
+        dims = _in_dims(in_dims, args, f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)")
+        sizes = [args[i].shape[d] for i, d in enumerate(dims) if d is not None]
+        if len(set(sizes)) > 1:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                             f"sizes {sizes} for the mapped dimension")
+        if sizes[0] == 0:
+            return _empty_result(func, args, dims, out_dims)
+        results = [func(*(_slice(a, d, b) for a, d in zip(args, dims))) for b in range(sizes[0])]
+        many = type(results[0]) is tuple
+        columns = list(zip(*(_outputs(r, name) for r in results)))
+        o_dims = out_dims if type(out_dims) is tuple else (out_dims,) * len(columns)
+        stacked = [stack(list(column), dim=d) for column, d in zip(columns, o_dims)]
+        return tuple(stacked) if many else stacked[0]
+
+    return wrapper
