@@ -39,6 +39,7 @@ from ..schemas.layout import layout_input
 from .cache import LayoutCache, cache_from_env
 from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
+from .drawn import drawing_text, drawings_key, kept_drawing
 from .unit_dot import write_dot
 from .units import UNIT_KINDS, plan_units
 
@@ -184,18 +185,23 @@ def draw_views(data: dict, settings: LayoutSettings | None = None, cache: Layout
         deadline = time.monotonic() + settings.timeout_s
     from ..sandbox.admission import PoolBusy
 
+    key = drawings_key(data, settings, fold)
+    kept = [kept_drawing(cache.get(f"{key}-{i}")) for i in range(len(data["views"]))]
+    if all(d is not None for d in kept):  # (no dot slot needed)
+        return kept
     try:
         with DOT_SLOTS.drawing(deadline - time.monotonic()):
-            return [draw_view(data, i, settings, cache, deadline, fold) for i in range(len(data["views"]))]
+            return [d if d is not None else draw_view(data, i, settings, cache, deadline, fold, f"{key}-{i}")
+                    for i, d in enumerate(kept)]
     except PoolBusy:
         text = "not drawn: the layout did not finish within this request's time budget"
         return [Drawing(note_svg(text), undrawn="time_budget") for _ in data["views"]]
 
 
 def draw_view(data: dict, index: int, settings: LayoutSettings, cache: LayoutCache = CACHE,
-              deadline: float | None = None, fold: str = "auto") -> Drawing:
+              deadline: float | None = None, fold: str = "auto", keep: str | None = None) -> Drawing:
     """The SVG of view ``index`` of a ``layout_data`` (each piece from the cache when a piece of the
-    same structure was drawn)."""
+    same structure was drawn); kept whole in the cache under ``keep`` when drawn in full."""
     if deadline is None:
         deadline = time.monotonic() + settings.timeout_s
     view = data["views"][index]
@@ -219,7 +225,10 @@ def draw_view(data: dict, index: int, settings: LayoutSettings, cache: LayoutCac
             text = ("not drawn: the layout did not finish within this request's time budget"
                     if exc.reason == "time_budget" else "graphviz could not draw this graph")
             return Drawing(note_svg(text), bool(lv.boxes), undrawn=exc.reason, open=lv.open)
-        return Drawing(done.svg, bool(lv.boxes), open=lv.open, segments=done.segments)
+        drawing = Drawing(done.svg, bool(lv.boxes), open=lv.open, segments=done.segments)
+        if keep is not None and k == 0:  # (a view drawn closed because time ran out is not kept)
+            cache.put(keep, drawing_text(drawing))
+        return drawing
     raise AssertionError("unreachable")
 
 

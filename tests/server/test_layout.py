@@ -72,12 +72,42 @@ def test_same_structure_is_laid_out_once():
 
 def test_a_layout_made_by_other_code_is_not_reused(monkeypatch):
     import app.drawing.compose
+    import app.drawing.drawn
 
     cache = LayoutCache(8)
     finish(chain(0.5), cache=cache)
     monkeypatch.setattr(app.drawing.compose, "code_digest", lambda: "another version")
+    monkeypatch.setattr(app.drawing.drawn, "code_digest", lambda: "another version")
     finish(chain(0.5), cache=cache)  # (how an SVG is tidied may change while the DOT text does not)
     assert cache.renders == 2 and cache.hits == 0
+
+
+def test_the_same_graph_drawn_again_is_the_kept_drawing_without_writing_dot_text(monkeypatch):
+    import app.drawing.compose
+
+    written = []
+    monkeypatch.setattr(app.drawing.compose, "write_dot",
+                        lambda u, *a, **k: written.append(u) or write_dot(u, *a, **k))
+    cache = LayoutCache(64)
+    first = finish(big_model_trace(5), cache=cache)
+    pieces, renders = len(written), cache.renders
+    assert pieces >= 1 and renders >= 1
+    again = finish(big_model_trace(5), cache=cache)  # the same program run again
+    assert len(written) == pieces and cache.renders == renders  # no DOT text written, nothing laid out
+    keys = ("svg", "folded", "folds", "undrawn", "open", "segments")
+    fields = [[{k: v[k] for k in keys} for v in d["views"]] for d in (first, again)]
+    assert fields[0] == fields[1]
+    finish(big_model_trace(6), cache=cache)  # another graph: drawn from its pieces
+    assert len(written) > pieces
+
+
+def test_a_view_drawn_with_a_note_is_not_kept_whole():
+    cache = LayoutCache(8)
+    d = finish(chain(0.1, steps=40), LayoutSettings(max_nodes=20), cache=cache)
+    assert d["views"][0]["undrawn"] == "too_many_nodes"
+    assert not [k for k in cache._items if k.startswith("drawing-")]
+    finish(chain(0.1, steps=4), cache=cache)
+    assert [k for k in cache._items if k.startswith("drawing-")]
 
 
 def test_cached_svg_gets_the_new_ids():

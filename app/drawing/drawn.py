@@ -1,0 +1,47 @@
+"""Whole drawings kept in the layout cache, by a digest of what they are drawn from.
+
+Each piece's SVG is cached by its DOT text (app/drawing/compose.py), but writing that text for every
+piece of every view on every request costs more than the rest of the drawing once the pieces are
+laid out. A view's drawing is a function of the layout data (every node, edge, part and view, with
+its ids and labels), the settings, the level and the code: the same data digested is the same
+drawing, kept whole. Only drawings the server made itself in full go in (none cut short by a
+deadline or drawn closed because a layout ran out of time), so what comes out is one of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+import orjson
+
+from ..package import code_digest
+
+if TYPE_CHECKING:
+    from .layout import Drawing
+
+PREFIX = "drawing-"
+
+
+def drawings_key(data: dict, settings, fold: str) -> str:
+    """The digest of a ``layout_data``, the layout settings and the level; view ``i``'s drawing is
+    kept under ``f"{key}-{i}"``."""
+    h = hashlib.sha1(code_digest().encode())
+    h.update(repr((settings, fold)).encode())
+    h.update(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
+    return PREFIX + h.hexdigest()
+
+
+def drawing_text(d: Drawing) -> str:
+    """A drawing as the text the cache keeps."""
+    return orjson.dumps({"svg": d.svg, "folded": d.folded, "folds": d.folds, "undrawn": d.undrawn,
+                         "open": d.open, "segments": d.segments}).decode()
+
+
+def kept_drawing(text: str | None) -> Drawing | None:
+    """The drawing a cache text holds (None: none kept)."""
+    if text is None:
+        return None
+    from .layout import Drawing
+
+    return Drawing(**orjson.loads(text))
