@@ -23,12 +23,16 @@ if TYPE_CHECKING:
 PREFIX = "drawing-"
 
 
-def drawings_key(data: dict, settings, fold: str) -> str:
+def drawings_key(data: dict, settings, fold: str) -> str | None:
     """The digest of a ``layout_data``, the layout settings and the level; view ``i``'s drawing is
-    kept under ``f"{key}-{i}"``."""
+    kept under ``f"{key}-{i}"``. None for data JSON cannot hold (then nothing is kept)."""
+    try:
+        text = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return None
     h = hashlib.sha1(code_digest().encode())
     h.update(repr((settings, fold)).encode())
-    h.update(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
+    h.update(text)
     return PREFIX + h.hexdigest()
 
 

@@ -186,12 +186,14 @@ def draw_views(data: dict, settings: LayoutSettings | None = None, cache: Layout
     from ..sandbox.admission import PoolBusy
 
     key = drawings_key(data, settings, fold)
-    kept = [kept_drawing(cache.get(f"{key}-{i}")) for i in range(len(data["views"]))]
+    n = len(data["views"])
+    kept = [kept_drawing(cache.get(f"{key}-{i}")) for i in range(n)] if key else [None] * n
     if all(d is not None for d in kept):  # (no dot slot needed)
         return kept
     try:
         with DOT_SLOTS.drawing(deadline - time.monotonic()):
-            return [d if d is not None else draw_view(data, i, settings, cache, deadline, fold, f"{key}-{i}")
+            return [d if d is not None
+                    else draw_view(data, i, settings, cache, deadline, fold, key and f"{key}-{i}")
                     for i, d in enumerate(kept)]
     except PoolBusy:
         text = "not drawn: the layout did not finish within this request's time budget"
