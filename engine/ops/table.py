@@ -19,8 +19,8 @@ the op runs, so nothing needs saving). The shares are broadcast to the output an
 place (``engine.tangents``).
 
 Each op module (``arithmetic``, ``elementwise``, ``reduce``, ``scans``, ``linalg``, ``shape``,
-``pieces``, ``indexing``, ``gathering``, ``combine``, ``fill``, ``convert``, ``activations``, ``losses``,
-``losses_binary``) holds its entries and, beside each, its public function: derived from the entry
+``pieces``, ``indexing``, ``gathering``, ``masked``, ``combine``, ``fill``, ``convert``, ``activations``,
+``losses``, ``losses_binary``) holds its entries and, beside each, its public function: derived from the entry
 (``atan = math_function(register(...))``), or written out with its argument checks and published
 with ``@public(...)``. ``engine.ops.api`` builds ``torch``'s functions, the Tensor's methods and
 ``torch.nn.functional`` from those registrations, so a new op is its entry (with its explanation
