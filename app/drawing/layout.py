@@ -57,7 +57,7 @@ class LayoutSettings:
     max_lr_depth: int = 24  # deeper pieces are drawn top to bottom
     max_nodes: int = 2500  # a piece with more elements is not laid out (a note instead of a drawing)
     timeout_s: float = 30.0  # a dot run that takes longer is abandoned
-    cache_size: int = 256
+    cache_size: int = 512  # entries: the pieces and, beside them, whole views (app/drawing/drawn.py)
 
 
 
