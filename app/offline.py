@@ -160,58 +160,88 @@ def only_new(opened: dict, answer: dict) -> dict:
 
 
 def open_key(view: int, direction: str, opened: list[str]) -> str:
-    """How an offline page finds the answer to ``POST /api/open`` (static/js/offline.js asks so)."""
+    """How an offline page finds the answer to ``POST /api/open``: the key of ``plan_opened``'s
+    answers, which static/js/offline.js's ``openKey`` reads back (the one format, written here)."""
     return f"{view}|{direction}|{','.join(opened)}"
+
+
+def plan_opened(answer: dict, open_some, budget: int = OPENED_BYTES, most: int = OPENED_STATES) -> dict:
+    """The answers of ``POST /api/open`` an offline page holds so that it opens and closes its boxes
+    one at a time: the first ``most`` of ``open_states``, then the boxes each opened drawing shows
+    inside it (a loop's chunks), without what ``answer`` holds (``only_new``), within ``budget``
+    bytes: ``{"answers": {open_key: OpenResponse data}, "left": how many were left out}``.
+
+    ``open_some(states)`` opens ``[(view, open part ids), ...]`` (by running the program again,
+    wherever the caller runs it): the OpenResponse data of the first of them, in order (fewer when
+    its time ran out; None for one it could not draw), or None when there is nothing to open (the
+    program cannot run, or is not the run ``answer`` shows). It is not called when nothing is
+    folded. The one planning loop of ``gradviz render``, notebooks and the page's Save as HTML."""
+    states = open_states(answer)
+    if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
+        return {"answers": {}, "left": 0}
+    answers, used, total = {}, 0, len(states)
+    seen = {open_key(v, "auto", o) for v, o in states}
+    asked = states[:most]
+    while asked:
+        got = open_some(asked)
+        if got is None:
+            return {"answers": {}, "left": 0}
+        more = []
+        for (view, opened), full in zip(asked, got):
+            if full is None:
+                continue
+            data = only_new(full, answer)
+            size = len(json.dumps(data, separators=(",", ":")))
+            if used + size > budget:
+                continue
+            used += size
+            answers[open_key(view, "auto", opened)] = data
+            for state in nested_states(full, view, opened):
+                key = open_key(state[0], "auto", state[1])
+                if key not in seen:
+                    seen.add(key)
+                    total += 1
+                    more.append(state)
+        asked = more[:max(0, most - len(answers))]
+    return {"answers": answers, "left": total - len(answers)}
 
 
 def opened_answers(source: str, variables: dict | None, answer: dict, budget: int = OPENED_BYTES,
                    most: int = OPENED_STATES, seconds: float = OPENED_SECONDS) -> dict:
-    """What ``POST /api/open`` would answer for the first ``most`` of ``open_states`` (drawn, read
-    from left to right), so that an offline page opens and closes its boxes one at a time:
-    ``{"answers": {key: OpenResponse data}, "left": how many were left out}``, within ``budget``
-    bytes and about ``seconds`` of work. The program runs once more, here, through the runner; a
-    program that cannot run holds none."""
+    """``plan_opened`` with the program run once more here, through the runner, and each open set
+    answered in turn for about ``seconds``; a program that cannot run holds none."""
+    return plan_opened(answer, _opener_here(source, variables, answer.get("fingerprint"), seconds),
+                       budget, most)
+
+
+def _opener_here(source: str, variables: dict | None, fingerprint: str | None, seconds: float):
+    """``open_some`` for ``plan_opened``, in this process: the program runs at its first call."""
     from .drawing.layout import draw_response
     from .schemas.open import OpenResponse
     from .worker.execute import run_checked, serialize_result, view_answer
 
-    states = open_states(answer)
-    if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
-        return {"answers": {}, "left": 0}
-    result, error = run_checked(source, variables)
-    if error is not None:
-        return {"answers": {}, "left": 0}
-    answers, left, used = {}, 0, 0
-    until = time.monotonic() + seconds
-    queue, seen = list(states), {open_key(v, "auto", o) for v, o in states}
-    k = 0
-    while k < len(queue):
-        view, opened = queue[k]
-        k += 1
-        if len(answers) >= most or time.monotonic() > until:
-            left += 1
-            continue
-        resp = serialize_result(result, {view: opened}, whole=False)
-        if resp["fingerprint"] != answer.get("fingerprint") or view >= len(resp["views"]):
-            return {"answers": {}, "left": 0}  # not the run the page holds
-        part = view_answer(resp, view)
-        draw_response(part)
-        part.pop("svg", None)
-        full = OpenResponse.model_validate(part).model_dump(mode="json", by_alias=True)
-        data = only_new(full, answer)
-        size = len(json.dumps(data, separators=(",", ":")))
-        if used + size > budget:
-            left += 1
-            continue
-        used += size
-        answers[open_key(view, "auto", opened)] = data
-        # the boxes this drawing shows (a loop's chunks), each opened in turn, are states too
-        for more in nested_states(full, view, opened):
-            key = open_key(more[0], "auto", more[1])
-            if key not in seen:
-                seen.add(key)
-                queue.append(more)
-    return {"answers": answers, "left": left}
+    ran: dict = {}
+
+    def open_some(states: list) -> list | None:
+        if not ran:
+            ran["result"], ran["error"] = run_checked(source, variables)
+            ran["until"] = time.monotonic() + seconds
+        if ran["error"] is not None:
+            return None
+        out = []
+        for view, opened in states:
+            if time.monotonic() > ran["until"]:
+                break
+            resp = serialize_result(ran["result"], {view: opened}, whole=False)
+            if resp["fingerprint"] != fingerprint or view >= len(resp["views"]):
+                return None  # not the run the page holds
+            part = view_answer(resp, view)
+            draw_response(part)
+            part.pop("svg", None)
+            out.append(OpenResponse.model_validate(part).model_dump(mode="json", by_alias=True))
+        return out
+
+    return open_some
 
 
 def nested_states(opened_answer: dict, view: int, opened: list[str]) -> list[tuple[int, list[str]]]:

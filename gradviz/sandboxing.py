@@ -230,7 +230,7 @@ def run_answer(pool, source: str, variables: dict | None = None) -> dict:
 def opened_answers(containment: Containment, source: str, variables: dict | None, answer: dict) -> dict:
     """``app.offline.opened_answers``: what an offline page needs to open its boxes one at a time,
     the program run again by the layers that ran it first (sandboxed: the ``opens`` job the server
-    opens boxes ahead with, with the same open sets, budget and keys as the language-layer path)."""
+    opens boxes ahead with, planned by the same ``app.offline.plan_opened`` as the language-layer path)."""
     from app import offline
     from app.routes.open_ahead import drawn_opens
 
@@ -239,40 +239,18 @@ def opened_answers(containment: Containment, source: str, variables: dict | None
     pool, _ = _started()
     if pool is None:  # the sandbox went away since the run: nothing is run outside it
         return {"answers": {}, "left": 0}
-    states = offline.open_states(answer)
-    if len(states) <= len(answer["views"]):  # nothing folded: nothing to open
-        return {"answers": {}, "left": 0}
-    bases = [list(view.get("open") or []) for view in answer["views"]]
     settings = _app_settings()
-    answers, used, seen = {}, 0, {offline.open_key(v, "auto", o) for v, o in states}
-    total = len(states)
-    asked = states[:offline.OPENED_STATES]
-    while asked:  # the boxes each opened drawing shows inside it (a loop's chunks) are asked next
+    bases = [list(view.get("open") or []) for view in answer["views"]]
+
+    def open_some(states: list) -> list | None:
         t0 = time.perf_counter()
         try:
             reply = _call(pool, settings, "opens", source, variables,
-                          [[view, opened, bases[view]] for view, opened in asked], offline.OPENED_SECONDS)
+                          [[view, opened, bases[view]] for view, opened in states], offline.OPENED_SECONDS)
         except offline.ProgramFailed:
-            return {"answers": {}, "left": 0}
-        drawn = drawn_opens(
-            reply, len(asked), answer.get("fingerprint", ""), settings, "auto", t0,
-            time.monotonic() + settings.layout_budget_s)
-        more = []
-        for (view, opened), (text, _) in zip(asked, drawn):
-            if text is None:
-                continue
-            full = json.loads(text)
-            data = offline.only_new(full, answer)
-            size = len(json.dumps(data, separators=(",", ":")))
-            if used + size > offline.OPENED_BYTES:
-                continue
-            used += size
-            answers[offline.open_key(view, "auto", opened)] = data
-            for state in offline.nested_states(full, view, opened):
-                key = offline.open_key(state[0], "auto", state[1])
-                if key not in seen:
-                    seen.add(key)
-                    total += 1
-                    more.append(state)
-        asked = more[:max(0, offline.OPENED_STATES - len(answers))]
-    return {"answers": answers, "left": total - len(answers)}
+            return None
+        drawn = drawn_opens(reply, len(states), answer.get("fingerprint", ""), settings, "auto", t0,
+                            time.monotonic() + settings.layout_budget_s)
+        return [None if text is None else json.loads(text) for text, _ in drawn]
+
+    return offline.plan_opened(answer, open_some)

@@ -89,6 +89,16 @@ export function openParts(source, variables, view, open, direction, fingerprint,
   return post("/api/open", body);
 }
 
+/**
+ * POST /api/offline/opened → {answers, left}: the answers of POST /api/open a page saved as one
+ * file holds for its boxes, each opened (or closed) on its own. held: offline.js's heldOf(resp).
+ */
+export function openedParts(source, variables, held) {
+  const body = { source, ...held };
+  if (variables && Object.keys(variables).length) body.variables = variables;
+  return post("/api/offline/opened", body);
+}
+
 // What the drawing reads of a node and an edge (LayoutNodeIn / LayoutEdgeIn in app/schemas/layout.py).
 const NODE_KEYS = ["id", "kind", "name", "shape", "requires_grad", "is_param", "is_output", "is_saved", "is_constant",
   "var", "module", "label", "sym", "part"];

@@ -3,7 +3,7 @@
  * Everything else lives in its own module; this file only connects them (through state.js's bus).
  */
 
-import { fetchExamples, fetchHealth, fetchLayout, openParts, retryWhileBusy, runProgram } from "./api.js";
+import { fetchExamples, fetchHealth, fetchLayout, openedParts, openParts, retryWhileBusy, runProgram } from "./api.js";
 import { ProgramChooser } from "./chooser.js";
 import { download, exportSlide, pngBlob, svgText } from "./export.js";
 import { mergeView } from "./merge.js";
@@ -362,7 +362,7 @@ $("[data-testid=export-html]").addEventListener("click", async (e) => {
     const html = await buildHtml({
       resp, source, variables: state.inputsFor === source ? state.variables : {}, frame: state.frame,
       title: null, limits: limits.current(), layoutsFor: (level, direction) => fetchLayout(resp, level, direction, true),
-      openFor: (view, open) => openParts(source, ranInputs(), view, open, "auto", resp.fingerprint),
+      openedFor: (held) => openedParts(source, ranInputs(), held),
     });
     download(new Blob([html], { type: "text/html" }), "gradviz.html");
   } catch (err) {

@@ -93,95 +93,28 @@ export function offlineCall(url, init) {
   }
 }
 
-/** How an offline copy finds an answer of POST /api/open (app/offline.py writes the same keys). */
+/**
+ * How an offline copy finds an answer of POST /api/open: the reader of the keys app/offline.py's
+ * open_key writes (the answers of POST /api/offline/opened, and of `gradviz render`). It stays here
+ * only because the file looks answers up with no server; the format is app/offline.py's.
+ */
 export function openKey(view, direction, open) {
   return `${view}|${direction}|${open.join(",")}`;
 }
 
 /**
- * The open sets of each view an offline copy can show, as [view, open part ids] in the order the
- * page asks for them, most wanted first: each view as saved, each box a drawing shows opened on its
- * own, then each open part closed with the parts inside it (app/offline.py's open_states, the same).
+ * What POST /api/offline/opened needs of the run the page shows (app/schemas/offline.py): its
+ * views' open sets, its parts, and the ids of the nodes, edges and backward steps it holds.
  */
-export function openStates(resp) {
-  const parts = resp.parts || [];
-  const parent = new Map(parts.map((p) => [p.id, p.parent ?? null]));
-  const inside = (pid, q) => {
-    for (let at = q; at !== null && at !== undefined; at = parent.get(at)) if (at === pid) return true;
-    return false;
-  };
-  const bases = resp.views.map((view) => [...(view.open || [])]);
-  const saved = bases.map((base, v) => [v, base]);
-  const known = parts.filter((p) => p.view < bases.length);
-  const opened = known.filter((p) => !bases[p.view].includes(p.id)).map((p) => [p.view, [...bases[p.view], p.id]]);
-  const closed = known.filter((p) => bases[p.view].includes(p.id))
-    .map((p) => [p.view, bases[p.view].filter((q) => !inside(p.id, q))]);
-  return [...saved, ...opened, ...closed];
-}
-
-/** The open sets one box further from `open`: each box an answer's drawing shows inside the part
- * opened last (a loop's chunks), opened as well (app/offline.py's nested_states). */
-export function nestedStates(opened, view, open) {
-  const drawn = new Set((opened.views && opened.views[0] && opened.views[0].open) || []);
-  const last = open.length ? open[open.length - 1] : null;
-  return (opened.parts || []).filter((p) => last !== null && p.parent === last && !open.includes(p.id) && !drawn.has(p.id))
-    .map((p) => [view, [...open, p.id]]);
-}
-
-/**
- * An answer of POST /api/open without the nodes, edges and backward steps `resp` already holds
- * (merge.js keeps what the page knows and adds what is new; app/offline.py's only_new).
- */
-export function onlyNew(opened, resp) {
-  const nodes = new Set(resp.graph.nodes.map((n) => n.id));
-  const edges = new Set(resp.graph.edges.map((e) => e.id));
-  const steps = new Map(resp.backward.map((p) => [p.index, new Set(p.steps.map((st) => st.index))]));
+export function heldOf(resp) {
   return {
-    ...opened,
-    graph: { ...opened.graph, nodes: opened.graph.nodes.filter((n) => !nodes.has(n.id)), edges: opened.graph.edges.filter((e) => !edges.has(e.id)) },
-    backward: opened.backward.map((p) => ({ ...p, steps: p.steps.filter((st) => !(steps.get(p.index) || new Set()).has(st.index)) })),
+    fingerprint: resp.fingerprint || "",
+    views: resp.views.map((v) => ({ open: v.open || [] })),
+    parts: (resp.parts || []).map((p) => ({ id: p.id, view: p.view, parent: p.parent ?? null })),
+    nodes: resp.graph.nodes.map((n) => n.id),
+    edges: resp.graph.edges.map((e) => e.id),
+    backward: resp.backward.map((p) => ({ index: p.index, steps: p.steps.map((st) => st.index) })),
   };
-}
-
-/**
- * The answers of POST /api/open for the first `most` of openStates(resp), within `budget` bytes and
- * about `seconds` (each is a run of the program on the server): {answers, left}.
- */
-async function openedFor(resp, openFor, budget = 12_000_000, most = 24, seconds = 10) {
-  const states = openStates(resp);
-  const answers = {};
-  let left = 0;
-  let used = 0;
-  if (states.length <= resp.views.length) return { answers, left };
-  const until = performance.now() + seconds * 1000;
-  const queue = [...states];
-  const seen = new Set(states.map(([v, o]) => openKey(v, "auto", o)));
-  for (let k = 0; k < queue.length; k++) {
-    const [view, open] = queue[k];
-    if (Object.keys(answers).length >= most || performance.now() > until) {
-      left += 1;
-      continue;
-    }
-    const got = await openFor(view, open);
-    if (!got.ok) throw new Error(got.error.message);
-    const data = onlyNew(got.data, resp);
-    const size = JSON.stringify(data).length;
-    if (used + size > budget) {
-      left += 1;
-      continue;
-    }
-    used += size;
-    answers[openKey(view, "auto", open)] = data;
-    // the boxes this drawing shows (a loop's chunks), each opened in turn, are states too
-    for (const more of nestedStates(got.data, view, open)) {
-      const key = openKey(more[0], "auto", more[1]);
-      if (!seen.has(key)) {
-        seen.add(key);
-        queue.push(more);
-      }
-    }
-  }
-  return { answers, left };
 }
 
 /** The answer held for the open set `open` of `view` in another order, or undefined. */
@@ -233,10 +166,11 @@ export function freezeInputs(root) {
 /**
  * The page as one HTML file playing `resp`: the shell from GET /offline with the run in its slot.
  * `layouts(fold, direction)` draws the views again (POST /api/layout); every level and direction
- * the page can show is put in, so the file never needs the server. `openFor(view, open)` asks
- * POST /api/open: each box of the drawing is put in opened (or closed) on its own.
+ * the page can show is put in, so the file never needs the server. `openedFor(held)` asks
+ * POST /api/offline/opened with heldOf(resp): each box of the drawing is put in opened (or closed)
+ * on its own, as the server plans it (app/offline.py's plan_opened).
  */
-export async function buildHtml({ resp, source, variables, frame, title, layoutsFor, openFor, limits }) {
+export async function buildHtml({ resp, source, variables, frame, title, layoutsFor, openedFor, limits }) {
   const res = await fetch(`/offline?lang=${getLang()}`);
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
   const shell = await res.text();
@@ -263,7 +197,12 @@ export async function buildHtml({ resp, source, variables, frame, title, layouts
   const answer = structuredClone(resp);
   // The answer's own drawings: the automatic level, read from left to right (as a run answers).
   answer.views.forEach((v, i) => Object.assign(v, { svg: svgs[keys["auto|auto"][i]], ...folded["auto|auto"][i] }));
-  const opened = openFor ? await openedFor(resp, openFor) : { answers: {}, left: 0 };
+  let opened = { answers: {}, left: 0 };
+  if (openedFor) {
+    const got = await openedFor(heldOf(resp));
+    if (!got.ok) throw new Error(got.error.message);
+    opened = got.data;
+  }
   const data = { format: FORMAT, program: { source, variables: variables || {} }, answer, lang: getLang(), step: frame, title,
     layouts: { svgs, keys, folded }, limits, opened };
   const json = JSON.stringify(data).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026")
