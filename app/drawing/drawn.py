@@ -11,14 +11,24 @@ deadline or drawn closed because a layout ran out of time), so what comes out is
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import orjson
 
 from ..package import code_digest
 
-if TYPE_CHECKING:
-    from .layout import Drawing
+
+@dataclass
+class Drawing:
+    """One view's drawing and what it folded; ``undrawn`` says why there is only a note instead."""
+
+    svg: str
+    folded: bool = False
+    folds: list[dict] = field(default_factory=list)
+    undrawn: str | None = None  # "too_many_nodes" | "time_budget" | "graphviz_failed"
+    open: list[str] = field(default_factory=list)  # the parts drawn open
+    segments: dict[str, list[int]] = field(default_factory=dict)  # s<k> element -> the edges it stands for
+
 
 PREFIX = "drawing-"
 
@@ -46,6 +56,4 @@ def kept_drawing(text: str | None) -> Drawing | None:
     """The drawing a cache text holds (None: none kept)."""
     if text is None:
         return None
-    from .layout import Drawing
-
     return Drawing(**orjson.loads(text))

@@ -28,7 +28,7 @@ import threading
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import graphviz
 from graphviz.backend import dot_command as graphviz_command
@@ -39,7 +39,7 @@ from ..schemas.layout import layout_input
 from .cache import LayoutCache, cache_from_env
 from .compose import LayoutFailed, lay_out, xml_escape
 from .dot_text import escape as dot_escape
-from .drawn import drawing_text, drawings_key, kept_drawing
+from .drawn import Drawing, drawing_text, drawings_key, kept_drawing
 from .unit_dot import write_dot
 from .units import UNIT_KINDS, plan_units
 
@@ -68,16 +68,6 @@ def direction_settings(layout: LayoutSettings, direction: str) -> LayoutSettings
     return layout
 
 
-@dataclass
-class Drawing:
-    """One view's drawing and what it folded; ``undrawn`` says why there is only a note instead."""
-
-    svg: str
-    folded: bool = False
-    folds: list[dict] = field(default_factory=list)
-    undrawn: str | None = None  # "too_many_nodes" | "time_budget" | "graphviz_failed"
-    open: list[str] = field(default_factory=list)  # the parts drawn open
-    segments: dict[str, list[int]] = field(default_factory=dict)  # s<k> element -> the edges it stands for
 
 
 class SlotWait(subprocess.TimeoutExpired):

@@ -17,7 +17,7 @@ import orjson
 from ..worker.answer import _dumps
 
 if TYPE_CHECKING:
-    from ..drawing.layout import Drawing
+    from ..drawing.drawn import Drawing
 
 
 class ForeignDrawing(ValueError):

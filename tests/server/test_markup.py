@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.drawing import layout
-from app.drawing.layout import Drawing
+from app.drawing.drawn import Drawing
 from app.main import create_app
 from app.routes.open_ahead import open_ahead
 from app.routes.shared_answers import open_key, run_key
