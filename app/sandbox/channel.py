@@ -81,10 +81,8 @@ class Reader:
         data = self._exactly(size, deadline)
         try:
             header = orjson.loads(data)  # strict: UTF-8, no NaN or infinities, bounded nesting
-        except ValueError as e:
-            raise ChannelError(f"a frame header is not JSON: {e}") from None
-        except Exception as e:  # noqa: BLE001 - nested too deep, or any other failure of the parser
-            raise ChannelError(f"a frame header could not be parsed ({type(e).__name__})") from None
+        except Exception as e:  # noqa: BLE001 - not JSON, nested too deep, or any other failure of the parser
+            raise ChannelError(f"a frame header could not be parsed as JSON ({e})") from None
         if not isinstance(header, dict):
             raise ChannelError("a frame header is not a JSON object")
         n = header.get("body")
