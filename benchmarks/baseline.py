@@ -17,23 +17,11 @@ from pathlib import Path
 
 import httpx
 
+from benchmarks.bench_load import MLP50, drive
 from benchmarks.bench_load import SMALL as _SMALL3
-from benchmarks.bench_load import drive
 from benchmarks.local_server import ROOT, start_server, stop_server
 
 SMALL = {"source": "(a + b) * c + k", "variables": dict(_SMALL3["variables"], k={"value": 0.5})}
-MLP50 = {"source": """torch.manual_seed(0)
-X = torch.randn(64, 2)
-y = (X[:, 0] * X[:, 1] > 0).long()
-model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2))
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(50):
-    opt.zero_grad()
-    loss = F.cross_entropy(model(X), y)
-    loss.backward()
-    opt.step()
-print(loss.item())
-"""}
 
 
 def checkout(rev: str) -> Path:
