@@ -278,6 +278,7 @@ class Recorder(ProgramPlace, InPlaceNotes):
                 reset.append((nid, None if grad is None else copy_now(data)))
         self.trace.events.append(("zero_grad", len(self.trace.zero_grads)))
         self.trace.zero_grads.append(reset)
+        self.trace.zero_grad_lines.append(self._loc()[0])
 
     # ---- backward --------------------------------------------------------------------------
     def backward_pass(self, root, api: str, retain_graph: bool, create_graph: bool, seed) -> PassRecorder:

@@ -234,6 +234,7 @@ class Trace:
     updates: list[Update] = field(default_factory=list)  # in-place changes no op records, in order
     # per zero_grad: (node, .grad after it: None, or zeros) of each leaf it reset
     zero_grads: list[list[tuple[int, np.ndarray | None]]] = field(default_factory=list)
+    zero_grad_lines: list[int | None] = field(default_factory=list)  # per zero_grad: the line that called it
     # Events in program order: ("op", node_id) | ("backward", pass_index) | ("optim", index)
     # | ("update", index) | ("zero_grad", index into zero_grads)
     events: list[tuple[str, int | None]] = field(default_factory=list)

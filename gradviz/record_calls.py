@@ -76,6 +76,7 @@ class CallWatch:
             def zero_grad(obj, *a, _original=original, **k):
                 out = _original(obj, *a, **k)
                 if getattr(ACTIVE, "session", None) is session:
+                    session.rec.location = session.where()
                     session.rec.zero_grad()
                 return out
 

@@ -29,6 +29,17 @@ def check_words(d: dict, name: str) -> None:
     assert en != zh
 
 
+def check_line(source: str, d: dict) -> None:
+    """A diagnosis that blames a ``zero_grad()`` call names its line, the line of that call in the
+    program, in both languages."""
+    if d["op"] != "zero_grad" or "update" in d["facts"]:
+        return
+    calls = [i for i, text in enumerate(source.splitlines(), 1) if "zero_grad(" in text]
+    assert d["facts"].get("line") in calls, (d["facts"], calls)
+    line = d["facts"]["line"]
+    assert f"(line {line})" in d["text"]["en"] and f"第 {line} 行" in d["text"]["zh"]
+
+
 def check_facts(trace, d: dict, grad) -> None:
     """The numbers a diagnosis states, recomputed from the trace's arrays by other means."""
     facts, cause = d["facts"], d["cause"]

@@ -10,7 +10,7 @@ from engine.ops.causes import CAUSES, KINDS
 from engine.ops.table import OPS
 from engine.runner import run_program
 
-from .corpus import check_facts, check_words, corpus
+from .corpus import check_facts, check_line, check_words, corpus
 
 
 def test_every_op_declares_its_causes():
@@ -32,6 +32,7 @@ def test_engine_finds_the_cause(stem, source, name, cause, op):
     assert d is not None, f"{name}'s gradient was not found suspicious"
     assert (d["cause"], d["op"]) == (cause, op), d["text"]["en"]
     check_words(d, name)
+    check_line(source, d)
     t = result.variables[name]
     grad = t.grad if t.is_leaf else None
     check_facts(result.trace, d, None if grad is None else grad._data)

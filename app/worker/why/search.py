@@ -67,7 +67,8 @@ def reset(trace, ids: set[int], bp) -> dict | None:
         elif after and kind == "backward" and any(s.node in ids for s in trace.passes[i].steps):
             after = False
         elif after and kind == "zero_grad" and any(n in ids for n, _ in trace.zero_grads[i]):
-            return finding("zeroed", "zero_grad", None, sorted(ids), [], event=i)
+            return finding("zeroed", "zero_grad", None, sorted(ids), [], event=i,
+                           line=trace.zero_grad_lines[i] if i < len(trace.zero_grad_lines) else None)
         elif after and kind == "update" and trace.updates[i].grad and trace.updates[i].node in ids:
             u = trace.updates[i]
             return finding("zeroed", "zero_grad", None, sorted(ids), [], update=i, ran=u.op, line=u.line)
