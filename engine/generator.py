@@ -288,9 +288,11 @@ def normal(gen: Generator, n: int, np_dtype, mean: float, std: float, contiguous
     caches the pair's second value in the generator."""
     np_dtype = np.dtype(np_dtype)
     if n >= 16 and contiguous:
-        # float16 is filled as float32: PyTorch's values, except the last n % 16 of a ragged size.
+        # float16 is filled as float32 block by block: the uniforms of a ragged end are drawn
+        # once, for the recomputed last 16 only.
         fill_dtype = np_dtype if np_dtype == np.float64 else np.dtype(_F32)
-        return _normal_fill(gen, n, fill_dtype, mean, std).astype(np_dtype, copy=False)
+        blocks_only = np_dtype == np.float16
+        return _normal_fill(gen, n, fill_dtype, mean, std, blocks_only).astype(np_dtype, copy=False)
     return _normal_scalar(gen, n, mean, std).astype(np_dtype)
 
 
@@ -320,11 +322,16 @@ def _normal_scalar(gen: Generator, n: int, mean: float, std: float) -> np.ndarra
     return _fma64(out, std, mean)
 
 
-def _normal_fill(gen: Generator, n: int, np_dtype, mean: float, std: float) -> np.ndarray:
+def _normal_fill(gen: Generator, n: int, np_dtype, mean: float, std: float,
+                 blocks_only: bool = False) -> np.ndarray:
     """ATen's ``normal_fill``: n uniforms, Box-Muller on each block of 16 (u[0:8] give the radius,
-    u[8:16] the angle), and for a ragged end 16 fresh uniforms turned into the last 16 values."""
-    data = _unit(gen, n, np_dtype)
+    u[8:16] the angle), and for a ragged end 16 fresh uniforms turned into the last 16 values.
+    ``blocks_only`` (float16): uniforms are drawn for the full blocks only, so a ragged end's
+    n % 16 leftover draws are not taken."""
     full = n // 16 * 16
+    data = _unit(gen, full if blocks_only else n, np_dtype)
+    if blocks_only:
+        data = np.concatenate([data, np.zeros(n - full, data.dtype)])
     fill = fill16_f32 if np_dtype == np.float32 else _fill16_f64
     out = data.copy()
     out[:full] = fill(data[:full].reshape(-1, 16), mean, std).reshape(-1)

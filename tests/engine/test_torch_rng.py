@@ -160,6 +160,18 @@ def test_float16_uniform_is_drawn_as_float32():
                                                                              dtype=m.float16)))
 
 
+def test_float16_randn_of_a_ragged_size():
+    """A float16 normal_ of 16 or more elements whose size is not a multiple of 16: the same bits
+    as torch, and the draws after it the same too (torch draws the ragged end's uniforms once)."""
+    for s in SEEDS[::2]:
+        _seed(s)
+        for n in (17, 18, 23, 31, 33, 47, 50, 257):
+            _check("randn float16 ragged", *_both(lambda m: m.randn(n, dtype=m.float16)))
+            _check("normal_ float16 ragged",
+                   *_both(lambda m: m.empty(n, dtype=m.float16).normal_(0.25, 1.5)))
+            _check("draw after float16 randn", *_both(lambda m: m.rand(3)))
+
+
 def test_normal_with_tensor_mean_and_std():
     for s in SEEDS[::3]:
         _seed(s)
