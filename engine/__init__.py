@@ -54,7 +54,14 @@ from .factory import (  # noqa: F401
     zeros_like,
 )
 from .generator import Generator, default_generator, get_rng_state, initial_seed, set_rng_state  # noqa: F401
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .legacy_tensors import (  # noqa: F401
     BoolTensor,
     ByteTensor,

@@ -121,7 +121,9 @@ def _cast(t: Tensor, np_dtype) -> Tensor:
 
 def check_inplace(target: Tensor, others: tuple = ()) -> None:
     """PyTorch refuses an in-place op on a leaf that requires grad (or on a view of one) while
-    grad mode is on."""
+    grad mode is on, and an in-place change of an inference tensor outside inference mode."""
+    if type(target._vc) is not list and not grad_mode._inference:
+        raise RuntimeError(errors.INFERENCE_INPLACE)
     if not grad_mode._enabled:
         return
     if target._requires_grad and target._grad_fn is None:

@@ -98,3 +98,10 @@ def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str,
         "anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+    "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+    "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")

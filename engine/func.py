@@ -9,6 +9,7 @@ A transform's inner passes keep their graphs (``create_graph=True``) so transfor
 from __future__ import annotations
 
 from . import arguments as A
+from . import generator as G
 from . import grad_mode
 from . import tangents as _tangents
 from .autograd import forward_ad as _fwd
@@ -343,9 +344,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     argument, or one int or None per argument, None passing the argument whole to every call);
     the results stacked along ``out_dims``. gradviz runs ``func`` once per slice, through the
     program's runner and its limits, and stacks the results, so the values and gradients are
-    torch's but a graph drawn through it shows the slices and the stack, not torch's batched ops;
-    random ops inside are not refused as torch's default randomness="error" refuses them."""
+    torch's but a graph drawn through it shows the slices and the stack, not torch's batched ops.
+    With ``randomness="error"`` (the default) a random op inside is refused with torch's error."""
     _callable(func, "vmap(f)")
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or 'same'. "
+                           f"Got {randomness}")
+    refuse = randomness == "error"
 
     def wrapper(*args):
         from .ops.combine import stack
@@ -356,9 +361,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         if len(set(sizes)) > 1:
             raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got "
                              f"sizes {sizes} for the mapped dimension")
-        if sizes[0] == 0:
-            return _empty_result(func, args, dims, out_dims)
-        results = [func(*(_slice(a, d, b) for a, d in zip(args, dims))) for b in range(sizes[0])]
+        G.REFUSING[0] += refuse
+        try:
+            if sizes[0] == 0:
+                return _empty_result(func, args, dims, out_dims)
+            results = [func(*(_slice(a, d, b) for a, d in zip(args, dims))) for b in range(sizes[0])]
+        finally:
+            G.REFUSING[0] -= refuse
         many = type(results[0]) is tuple
         columns = list(zip(*(_outputs(r, name) for r in results)))
         o_dims = out_dims if type(out_dims) is tuple else (out_dims,) * len(columns)

@@ -76,11 +76,15 @@ class Node:
             if len(keys) == 1:
                 k = keys[0]
                 t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
+                if type(t._vc) is not list:
+                    raise RuntimeError(errors.INFERENCE_SAVED)
                 self._saved = ((k, t, t._vc[0]),)
             else:
                 saved = []
                 for k in keys:
                     t = _output_alias(out) if k == "out" else inputs[SAVED_INPUT[k]]
+                    if type(t._vc) is not list:
+                        raise RuntimeError(errors.INFERENCE_SAVED)
                     saved.append((k, t, t._vc[0]))
                 self._saved = tuple(saved)
         else:

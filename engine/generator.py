@@ -39,6 +39,17 @@ _LAYOUT = np.dtype({
     "itemsize": STATE_BYTES,
 })
 _F32 = np.float32
+# vmap calls running with randomness="error" (torch's default): a random draw inside one is refused
+REFUSING = [0]
+VMAP_RANDOM = ("vmap: called random operation while in randomness error mode. Please either use the "
+               "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+               "out of vmap")
+
+
+def check_draw() -> None:
+    """Refuse a random draw inside ``vmap(..., randomness="error")``, with torch's error."""
+    if REFUSING[0]:
+        raise RuntimeError(VMAP_RANDOM)
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,6 +166,7 @@ class Generator:
     # ---- raw draws ------------------------------------------------------------------------------
     def _u32(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs (ATen's ``random()``)."""
+        check_draw()
         if n <= 0:
             return np.zeros(0, np.uint32)
         if self._pending is not None:
@@ -298,6 +310,7 @@ def normal(gen: Generator, n: int, np_dtype, mean: float, std: float, contiguous
 
 def _normal_scalar(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
     """``normal_distribution<double>`` n times: cos then sin of each pair, starting with a cached sin."""
+    check_draw()  # before the cached value, which needs no draw
     out = np.empty(n, np.float64)
     if n == 0:
         return out

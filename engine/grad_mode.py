@@ -7,10 +7,24 @@ import types
 from .addresses import alias
 
 _enabled = True
+_inference = False  # inside torch.inference_mode(): the tensors made now are inference tensors
 
 
 def is_grad_enabled() -> bool:
     return _enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether a ``torch.inference_mode()`` block is running."""
+    return _inference
+
+
+class InferenceCounter(list):
+    """The version counter of a tensor made inside ``inference_mode``: its type is what marks an
+    inference tensor (views share their base's counter, so a view of an inference tensor is one
+    too, and a view of a normal tensor is not, as in PyTorch)."""
+
+    __slots__ = ()
 
 
 class _GradMode:
@@ -67,7 +81,32 @@ class set_grad_enabled(_GradMode):  # noqa: N801
 
 
 class inference_mode(no_grad):  # noqa: N801
-    """Treated as ``no_grad``."""
+    """Grad mode off and inference mode on inside the block (``inference_mode(False)``: grad mode on
+    and inference mode off); every tensor made inside is an inference tensor."""
+
+    def __init__(self, mode: bool = True):
+        if type(mode) is not bool:
+            from .arguments import flag
+
+            mode = flag(mode, "inference_mode", "mode", 1)
+        self._value = not mode
+        self._inference = mode
+
+    def __call__(self, fn):
+        """As a decorator: ``fn`` run inside a fresh ``inference_mode`` of the same mode."""
+        return GradModeCall(inference_mode, fn, (self._inference,))
+
+    def __enter__(self):
+        global _inference
+        super().__enter__()
+        self._prev_inference = _inference
+        _inference = self._inference
+        return None
+
+    def __exit__(self, *exc):
+        global _inference
+        _inference = self._prev_inference
+        return super().__exit__(*exc)
 
 
 class GradModeCall:
@@ -75,16 +114,17 @@ class GradModeCall:
     instance of the mode. Data (the mode and the callable), not a closure copying ``f``'s
     attributes; a method when it sits in a class, as a decorated function would be."""
 
-    __slots__ = ("mode", "fn")
+    __slots__ = ("mode", "fn", "args")
 
-    def __init__(self, mode: type, fn):
+    def __init__(self, mode: type, fn, args: tuple = ()):
         if not callable(fn):
             raise TypeError(f"'{type(fn).__name__}' object is not callable")
         self.mode = mode
         self.fn = fn
+        self.args = args  # the mode's own arguments (inference_mode(False))
 
     def __call__(self, *args, **kwargs):
-        with self.mode():
+        with self.mode(*self.args):
             return self.fn(*args, **kwargs)
 
     def __get__(self, obj, cls=None):

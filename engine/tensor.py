@@ -94,7 +94,9 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad = None
         t._grad_fn = None
-        t._vc = vc if vc is not None else [0]
+        if vc is None:
+            vc = [0] if not grad_mode._inference else grad_mode.InferenceCounter((0,))
+        t._vc = vc
         t._retains_grad = False
         t._is_param = False
         t._trace = None
@@ -188,7 +190,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc[0]
+        vc = self._vc
+        if type(vc) is not list:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc[0]
 
     # ---- autograd state ------------------------------------------------------------------
     @property

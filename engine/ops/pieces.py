@@ -183,9 +183,9 @@ def _stride(a: np.ndarray, d: int) -> int:
     return a.strides[d] // a.itemsize
 
 
-@public("Tensor")
+@public("torch", "Tensor")
 def is_inference(input: Tensor) -> bool:
-    """Whether ``input`` was made under ``torch.inference_mode`` (which gradviz runs as ``no_grad``:
-    never)."""
-    A.tensor(input, "is_inference", "input", 1)
-    return False
+    """Whether ``input`` is an inference tensor: made inside ``torch.inference_mode``, or a view of
+    such a tensor (the version counter it shares says so)."""
+    input = A.tensor(input, "is_inference", "input", 1)
+    return type(input._vc) is not list

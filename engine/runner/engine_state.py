@@ -75,6 +75,7 @@ def _module_global(name: str, module, attr: str, fresh: Callable[[Settings], obj
 
 STATE: tuple[Entry, ...] = (
     _module_global("grad mode", grad_mode, "_enabled", lambda s: True, True),
+    _module_global("inference mode", grad_mode, "_inference", lambda s: False, True),
     _module_global("default dtype", dtypes, "_default_float", lambda s: dtypes.float32, True),
     Entry("print options", lambda: astuple(printing_options.PRINT_OPTS), _put_print, lambda s: _DEFAULT_PRINT,
           True, f"{printing_options.__name__}.PRINT_OPTS"),
@@ -88,6 +89,7 @@ STATE: tuple[Entry, ...] = (
     _module_global("post-accumulate hooks", hooks, "_POST", lambda s: {}),
     _module_global("hook handle ids", handles, "_ids", lambda s: itertools.count()),
     _module_global("transforms running", func, "_DEPTH", lambda s: [0]),
+    _module_global("vmap calls refusing random draws", generator, "REFUSING", lambda s: [0]),
     _module_global("module calls running", tracing, "_ROOT_PATHS", lambda s: []),
     _module_global("program Function ops", program_functions, "_OPS", lambda s: {}),
     _module_global("address aliases", addresses, "_aliases", lambda s: {}),

@@ -31,6 +31,9 @@ JVP = (FWAD + "x = torch.tensor(3.0)\nwith fwAD.dual_level():\n    d = fwAD.make
 # test changes it directly), and a program whose output shows it, with what a fresh process prints.
 LEFTOVERS = {
     "grad mode": ("torch.set_grad_enabled(False)", "print(torch.is_grad_enabled())", "True\n"),
+    "inference mode": (None, "print(torch.is_inference_mode_enabled(), torch.ones(1).is_inference())",
+                       "False False\n"),
+    "vmap calls refusing random draws": (None, "print(torch.rand(2).shape)", "torch.Size([2])\n"),
     "default dtype": ("torch.set_default_dtype(torch.float64)",
                       "print(torch.get_default_dtype(), torch.tensor([1.5]).dtype)",
                       "torch.float32 torch.float32\n"),
@@ -62,6 +65,7 @@ LEFTOVERS = {
 
 # What a leftover looks like where no program can leave one (a run cut off half way, in principle).
 DIRTY = {
+    "inference mode": True, "vmap calls refusing random draws": [2],
     "grad mode": False, "default dtype": dtypes.float64, "print options": (1, 5.0, 1, 5, True),
     "random generator": generator.seeded_state(5), "numpy.random generator": [np.random.default_rng(3)],
     "python random generator": [random.Random(3)],
