@@ -3,13 +3,15 @@ guesses, the reveal, and the answers."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .graph import PartId
 from .run import VariableIn
 
 LENSES = Literal["modes", "orders", "compare", "heat", "memory"]
+ViewKey = Annotated[str, Field(pattern=r"^\d{1,4}$")]  # a view's index, as a JSON key is text
 
 
 class ClassState(BaseModel):
@@ -21,8 +23,8 @@ class ClassState(BaseModel):
     variables: dict[str, VariableIn] = Field(default_factory=dict, max_length=64)
     frame: int = Field(default=0, ge=0, le=10_000_000)
     fold: Literal["auto", "module", "op"] = "auto"
-    open: dict[str, list[int]] = Field(default_factory=dict, max_length=256,
-                                       description="view index (as text) -> its open parts")
+    open: dict[ViewKey, Annotated[list[PartId], Field(max_length=1000)]] = Field(
+        default_factory=dict, max_length=256, description="view index (as text) -> its open parts")
     lens: LENSES | None = None
     present: bool = False
     predict: bool = False

@@ -16,7 +16,7 @@ from app.server import class_rules as rules
 from app.settings import AppSettings
 
 STATE = {"source": "y = x * 2", "variables": {"x": {"value": 3.0}}, "frame": 2, "fold": "auto",
-         "open": {"0": [4]}, "lens": None, "present": True, "predict": True, "asking": 2}
+         "open": {"0": ["p4", "p12"]}, "lens": None, "present": True, "predict": True, "asking": 2}
 
 
 @pytest.fixture
@@ -68,13 +68,14 @@ def test_bad_input_is_a_clear_4xx_counted_in_metrics(app_client):
         c.get("/c/ZZZZZZ"),
         c.put(f"{u}/state", json=dict(STATE, frame=-1), headers=teach),  # bad shape
         c.put(f"{u}/state", json=dict(STATE, extra=1), headers=teach),
+        c.put(f"{u}/state", json=dict(STATE, open={"0": ["../p1"]}), headers=teach),  # not a part
         c.put(f"{u}/state", json=big, headers=teach),  # oversized
         c.post(f"{u}/guess", json={"frame": 0, "guesses": [[1]]}),  # no student
         c.post(f"{u}/guess", json={"frame": 0, "guesses": [[1]]},
                headers={"X-Class-Student": "0" * 32}),  # forged student
     ]
     statuses = [r.status_code for r in cases]
-    assert statuses == [404, 404, 404, 404, 422, 422, 413, 403, 403], [r.text for r in cases]
+    assert statuses == [404, 404, 404, 404, 422, 422, 422, 413, 403, 403], [r.text for r in cases]
     assert all("error" in r.json() for r in cases)
     student = {"X-Class-Student": c.post(f"{u}/join").json()["student"]}
     flood = [c.post(f"{u}/guess", json={"frame": 0, "guesses": [[1]]}, headers=student).status_code
@@ -85,7 +86,7 @@ def test_bad_input_is_a_clear_4xx_counted_in_metrics(app_client):
     assert shape.status_code == 422 and shape.json()["error"]["type"] == "BadGuess"
     text = c.get("/metrics").text
     assert 'gradviz_requests_total{route="/api/class/guess",status="4xx"}' in text
-    assert "gradviz_requests_total{route=\"/api/class/state\",status=\"4xx\"} 3" in text
+    assert "gradviz_requests_total{route=\"/api/class/state\",status=\"4xx\"} 4" in text
     assert "gradviz_class_refused_guesses_total 3" in text
     assert "5xx" not in text
 

@@ -130,7 +130,12 @@ export class TeacherClass {
     this.busy = false;
     if (res.ok) this.sent = text;
     else if (res.status === 404 || res.status === 403) return this.close();
-    else this.soon = setTimeout(() => this.flush(), 1000); // a network error, a replica gone: again
+    else if (res.status === 0 || res.status === 429 || res.status >= 500) {
+      this.soon = setTimeout(() => this.flush(), 1000); // a network error, a replica gone: again
+    } else {
+      this.sent = text; // refused as it is (too large): sent again only once the page changes
+      this.note(t("class_publish_failed", { msg: res.error.message }));
+    }
     if (this.dirty) {
       this.dirty = false;
       this.flush();

@@ -16,6 +16,7 @@ export const CLASS = {
   class_other: "other",
   class_none: "No answers yet.",
   class_start_failed: "The class could not start: {msg}",
+  class_publish_failed: "The students could not be shown this: {msg}",
   class_following: "Following the teacher",
   class_connecting: "Connecting to the class…",
   class_offline: "Connection lost: reconnecting…",

@@ -16,6 +16,7 @@ export const CLASS = {
   class_other: "其他",
   class_none: "还没有答案。",
   class_start_failed: "课堂无法开始: {msg}",
+  class_publish_failed: "无法让学生看到这一步: {msg}",
   class_following: "正在跟随老师",
   class_connecting: "正在连接课堂…",
   class_offline: "连接中断: 正在重新连接…",
