@@ -7,7 +7,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { emit } from "./state.js";
+import { emit, state } from "./state.js";
 
 const MODES = ["auto", "module", "op"];
 
@@ -23,8 +23,10 @@ export class FoldToggle {
     if (tools) tools.prepend(this.el);
   }
 
-  /** Show the toggle for runs with parts to fold (module calls, loops); mark which level is drawn. */
+  /** Show the toggle for runs with parts to fold (module calls, loops); mark which level is drawn
+   * (asked for here or elsewhere: a live class's student page draws at the teacher's level). */
   load(resp) {
+    this.mode = state.fold;
     this.el.hidden = !(resp && resp.parts && resp.parts.length);
     const folded = !!(resp && resp.views.some((v) => v.folded));
     this.el.dataset.folded = String(folded);

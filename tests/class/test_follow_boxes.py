@@ -1,0 +1,116 @@
+"""A live class follows the teacher's drawing as well as the step: the teacher opens a folded loop's
+box and changes the graph level, and a student's page (in Chinese) draws the same boxes opened, at
+the same level, without a click of its own."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+from browser.support import PageErrors, expect_event, open_page, run_source
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+pytestmark = pytest.mark.browser
+
+# A loop of 60 iterations: more than the page draws open at first, so it is one folded box.
+LOOP = """torch.manual_seed(0)
+W = torch.randn(4, 4, requires_grad=True)
+U = torch.randn(4, 4, requires_grad=True)
+xs = torch.randn(60, 4)
+h = torch.zeros(4)
+for t in range(60):
+    h = torch.tanh(W @ h + U @ xs[t])
+loss = h.sum()
+loss.backward()
+"""
+
+# The first backward step inside a closed part (its node is not drawn: the answer names it by id).
+HIDDEN_STEP = """async () => {
+  const { state } = await import('/static/js/state.js');
+  const frames = state.timeline.frames;
+  for (let k = 0; k < frames.length; k++) if (frames[k].kind === 'step' && frames[k].hidden) return k;
+  return -1;
+}"""
+
+GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emit('goto', k); }"
+
+# What the page draws: its graph level (the pressed level button), the parts open in each view, and
+# how many opened boxes (units) and closed boxes its drawing holds. Not async: wait_for_function
+# would take the promise itself as the truthy answer. (``window.gvState``: see ``_watch``.)
+DRAWN = """() => {
+  const state = window.gvState;
+  const graph = document.querySelector('[data-testid=graph]');
+  const pressed = document.querySelector('[data-testid=fold-toggle] [aria-pressed=true]');
+  return {
+    level: pressed ? pressed.dataset.mode : null,
+    open: state.response.views.map((v) => [...(v.open || [])].sort()),
+    units: graph.querySelectorAll('g.unit').length,
+    boxes: graph.querySelectorAll('g.node.part.box').length,
+  };
+}"""
+
+DRAWS_LIKE = f"(want) => JSON.stringify(({DRAWN})()) === JSON.stringify(want)"
+
+
+def _watch(page) -> None:
+    """Give the test's checks the page's own state (state.js) without importing it at each poll."""
+    page.evaluate("async () => { window.gvState = (await import('/static/js/state.js')).state; }")
+
+
+def _drawn(page) -> dict:
+    return page.evaluate(DRAWN)
+
+
+def _draws_like(student, teacher, timeout: float = 30_000) -> dict:
+    """Wait until the student's page draws what the teacher's draws; the teacher's drawing."""
+    want = _drawn(teacher)
+    try:
+        student.wait_for_function(DRAWS_LIKE, arg=want, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the teacher draws {want}, the student {_drawn(student)}") from None
+    return want
+
+
+def test_students_follow_the_opened_boxes_and_the_graph_level(browser, server):
+    errors = PageErrors()
+    teacher = open_page(browser, server, 1280, 720, "en", errors=errors)
+    run_source(teacher, LOOP)  # before classroom mode, which hides Run
+    teacher.get_by_test_id("present").click()
+    teacher.get_by_test_id("class-start").click()
+    link = urlparse(teacher.get_by_test_id("class-link").input_value())
+    student = open_page(browser, server, 1280, 720, "zh", errors=errors, path=f"{link.path}?{link.query}")
+    try:
+        _watch(teacher)
+        _watch(student)
+        first = _draws_like(student, teacher)
+        assert first["boxes"] >= 1 and first["units"] == 0, first
+
+        # the teacher opens the loop's box from the step inside it
+        teacher.evaluate(GOTO, teacher.evaluate(HIDDEN_STEP))
+        with expect_event(teacher, "relayout"):
+            teacher.get_by_test_id("open-part").click()
+        opened = _draws_like(student, teacher)
+        assert opened["units"] >= 1 and any(opened["open"]), opened
+        assert student.get_by_test_id("class-back").is_hidden(), "following, not looking around"
+
+        # the teacher draws every part closed: the student's page draws it so too
+        with expect_event(teacher, "relayout"):
+            teacher.get_by_test_id("fold-module").click()
+        closed = _draws_like(student, teacher)
+        assert closed["level"] == "module" and closed["units"] == 0 and closed["boxes"] >= 1, closed
+
+        # and back at the level that reads well, the box opened again
+        with expect_event(teacher, "relayout"):
+            teacher.get_by_test_id("fold-auto").click()
+        teacher.evaluate(GOTO, teacher.evaluate(HIDDEN_STEP))
+        with expect_event(teacher, "relayout"):
+            teacher.get_by_test_id("open-part").click()
+        again = _draws_like(student, teacher)
+        assert again["level"] == "auto" and again["units"] >= 1, again
+        label = teacher.get_by_test_id("step-label").inner_text()
+        assert student.get_by_test_id("step-label").inner_text() == label
+    finally:
+        student.context.close()
+        teacher.context.close()
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, f"errors in the browser console: {real}"
