@@ -121,6 +121,9 @@ def _predict_together(teacher, students):
     answers = teacher.get_by_test_id("class-answers")
     answers.wait_for(state="visible")
     _says(teacher, "class-answers", "Answers: 0")
+    # the teacher does not guess: their panel asks without a box and counts the class's answers
+    _says(teacher, "predict-class-answers", "Answers: 0")
+    assert teacher.get_by_test_id("guess-0").count() == 0
     guesses = [", ".join(repr(x) for x in truth), ", ".join(repr(x + 1.5) for x in truth)]
     for (page, _), guess in zip(students, guesses):
         _same_step(page, teacher)
@@ -129,12 +132,17 @@ def _predict_together(teacher, students):
         box.press("Enter")
         page.get_by_test_id("class-note").wait_for(state="visible")
     _says(teacher, "class-answers", "Answers: 2")
+    _says(teacher, "predict-class-answers", "Answers: 2")
     assert students[2][0].get_by_test_id("verdict-0").count() == 0, "nothing is revealed before the teacher"
     teacher.get_by_test_id("reveal").click()
     hist = teacher.get_by_test_id("class-histogram")
     hist.wait_for(state="visible")
     assert "Right: 1 · Wrong: 1" in hist.inner_text()
     assert hist.locator(".class-bar.right").count() == 1 and hist.locator(".class-bar.wrong").count() == 1
+    # and revealed, the answer and how the class did, not a mark of a guess the teacher never made
+    _says(teacher, "class-result-0", SHARE["en"])
+    panel = teacher.get_by_test_id("predict-panel").inner_text()
+    assert "no guess" not in panel and teacher.get_by_test_id("verdict-0").count() == 0, panel
     for (page, lang), mark in zip(students, (RIGHT, WRONG, WRONG)):
         page.get_by_test_id("verdict-0").wait_for(state="visible", timeout=15_000)
         assert mark[lang] in page.get_by_test_id("verdict-0").inner_text()
@@ -151,6 +159,7 @@ def _shots(teacher, students):
     students[0][0].get_by_test_id("lang").click()
     _shot(students[0][0], "student-1280x720-zh-switched")
     assert "课堂直播" in teacher.get_by_test_id("class-panel").inner_text()
+    _says(teacher, "class-result-0", SHARE["zh"])
 
 
 def test_a_student_offline_or_reloading_comes_back_to_the_current_step(browser, server):

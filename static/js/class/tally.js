@@ -14,16 +14,20 @@ import { qrMatrix } from "./qr.js";
 const SVGNS = "http://www.w3.org/2000/svg";
 const BARS = 5; // distinct guesses shown per question; the rest are one bar "other"
 
-/** {right, total, questions: [[{label, count, right}]]} of `guesses` (per student, one list of
- * numbers per question) against the questions `qs` ({truth}) of predict.js. */
+/** {right, total, questions: [[{label, count, right}]], each: [{right, total}]} of `guesses` (per
+ * student, one list of numbers per question) against the questions `qs` ({truth}) of predict.js:
+ * `right` students right on every question, `each` question's answers and right ones. */
 export function tally(guesses, qs) {
   let right = 0;
   const groups = qs.map(() => new Map());
+  const each = qs.map(() => ({ right: 0, total: 0 }));
   for (const g of guesses) {
     const marks = qs.map((q, i) => Array.isArray(g[i]) && isRight(g[i], q.truth));
     if (g.length === qs.length && marks.every(Boolean)) right += 1;
     qs.forEach((q, i) => {
       if (!Array.isArray(g[i]) || !g[i].length) return;
+      each[i].total += 1;
+      if (marks[i]) each[i].right += 1;
       const label = g[i].map(num).join(", ");
       const bar = groups[i].get(label) || { label, count: 0, right: marks[i] };
       bar.count += 1;
@@ -36,7 +40,7 @@ export function tally(guesses, qs) {
     const rest = bars.slice(BARS - 1);
     return [...bars.slice(0, BARS - 1), { label: null, count: rest.reduce((a, b) => a + b.count, 0), right: false }];
   });
-  return { right, total: guesses.length, questions };
+  return { right, total: guesses.length, questions, each };
 }
 
 /** The histogram element of a tally. */

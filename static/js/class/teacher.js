@@ -37,6 +37,7 @@ export class TeacherClass {
     this.changed = () => this.schedule();
     this.sent = "";
     this.asking = null;
+    this.tallies = new Map(); // frame -> the class's answers there, judged at Reveal
     const again = saved();
     if (again && again.id) this.open(again); // a reload keeps leading the class it started
   }
@@ -57,6 +58,7 @@ export class TeacherClass {
   open(cls) {
     this.cls = cls;
     this.button.hidden = true;
+    this.predict.leader = this; // the teacher's predict panel asks without boxes and shows the class's answers
     this.card = this.build(cls);
     document.querySelector("header.top").after(this.card);
     for (const e of EVENTS) on(e, this.changed);
@@ -64,7 +66,7 @@ export class TeacherClass {
       apply(this.card);
       this.codeNote.textContent = t("class_code", { url: `${location.host}/c/${cls.code}` });
       if (this.shown) this.result.replaceChildren(histogram(this.shown));
-      if (this.count !== undefined) this.answers.textContent = t("class_answers", { n: this.count });
+      if (this.count !== undefined) this.showCount(this.count, this.countAt);
     };
     on("lang", this.onLang);
     this.timer = setInterval(() => this.poll(), POLL_MS);
@@ -78,6 +80,7 @@ export class TeacherClass {
       "aria-label": t("class_join_at"), onfocus: (e) => e.target.select() });
     const qr = h("div", { class: "class-qr", "data-testid": "class-qr", title: t("class_qr") }, qrSvg(link));
     this.answers = h("p", { class: "class-answers", "data-testid": "class-answers", "aria-live": "polite", hidden: true });
+    this.asked = h("p", { class: "class-answers", "data-testid": "predict-class-answers" }); // in the predict panel
     this.result = h("div", { class: "class-result" });
     const end = h("button", { type: "button", "data-testid": "class-end", "data-i18n": "class_end", onclick: () => this.end() },
       t("class_end"));
@@ -149,6 +152,7 @@ export class TeacherClass {
     this.asking = pending;
     if (pending !== null && pending !== was) {
       this.shown = null;
+      this.tallies.delete(pending);
       this.result.replaceChildren();
     }
     if (was === null || was === pending || !this.predict.results.has(was)) return;
@@ -161,10 +165,30 @@ export class TeacherClass {
     if (!res.ok || !this.cls) return;
     const result = tally(res.data.guesses || [], qs);
     this.shown = result;
+    this.tallies.set(k, result);
+    if (state.frame === k) this.predict.render(state);
     this.result.replaceChildren(histogram(result));
-    this.count = result.total;
-    this.answers.textContent = t("class_answers", { n: result.total });
+    this.showCount(result.total, k);
     await publishReveal(this.cls.id, this.cls.teacher, { frame: k, right: result.right, total: result.total });
+  }
+
+  /** `n` students answered at frame `k`. */
+  showCount(n, k) {
+    this.count = n;
+    this.countAt = k;
+    this.answers.textContent = this.asked.textContent = t("class_answers", { n });
+  }
+
+  /** The live count of answers at frame k, for the predict panel while the class answers. */
+  answersNow(k) {
+    this.asked.textContent = t("class_answers", { n: this.countAt === k ? this.count : 0 });
+    return this.asked;
+  }
+
+  /** How the class answered question i at frame k ({right, total}), once revealed (predict panel). */
+  classResult(k, i) {
+    const result = this.tallies.get(k);
+    return (result && result.each[i]) || null;
   }
 
   async poll() {
@@ -174,8 +198,7 @@ export class TeacherClass {
     if (k === null) return;
     const res = await fetchAnswers(this.cls.id, this.cls.teacher, k);
     if (!res.ok || !this.predict.pending() || state.frame !== k) return;
-    this.count = res.data.count;
-    this.answers.textContent = t("class_answers", { n: this.count });
+    this.showCount(res.data.count, k);
   }
 
   async end() {
@@ -189,6 +212,8 @@ export class TeacherClass {
     clearInterval(this.timer);
     sessionStorage.removeItem(KEY);
     this.cls = null;
+    this.predict.leader = null;
+    this.tallies.clear();
     if (this.card) this.card.remove();
     this.button.hidden = false;
   }

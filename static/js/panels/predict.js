@@ -2,7 +2,8 @@
  * The "predict, then reveal" panel of classroom mode. At a backward step the gradients it sends
  * (or the .grad it writes) stay hidden on the graph and in the explanation ("?") while the class
  * types a guess for each; Reveal (Enter, →, PageDown or the button) shows them, marks each guess
- * right or wrong and adds it to the score of that backward pass.
+ * right or wrong and adds it to the score of that backward pass. The teacher of a live class does
+ * not guess: the panel asks the question without boxes and, revealed, says how the class answered.
  */
 
 import { h } from "../dom.js";
@@ -20,6 +21,9 @@ export class PredictPanel {
     this.host = host;
     this.enabled = false;
     this.onSubmit = null; // a live class's student sends the guesses (class/student.js) instead of revealing
+    // A live class's teacher (class/teacher.js): `classResult(k, i)` is how the class answered
+    // question i at frame k ({right, total}), or null before the answers are in.
+    this.leader = null;
     this.reset();
   }
 
@@ -65,6 +69,7 @@ export class PredictPanel {
     const f = tl.frames[k];
     const pass = tl.passes[f.pass].index;
     const answers = questions(tl, k).map((q, i) => {
+      if (this.leader) return { q, text: "", ok: null }; // the teacher's own guess: there is none
       const text = this.inputs[i] ? this.inputs[i].value : "";
       const ok = isRight(parseGuess(text), q.truth);
       this.score.record(pass, q.key, ok);
@@ -94,12 +99,14 @@ export class PredictPanel {
     if (!qs.length) {
       out.push(h("p", { class: "muted" }, t("predict_nothing")));
     } else if (this.results.has(k)) {
-      out.push(this._answers(tl, this.results.get(k)));
+      out.push(this._answers(tl, k, this.results.get(k)));
+    } else if (this.leader) {
+      out.push(this._lead(tl, k, qs));
     } else {
       out.push(this._ask(tl, qs));
     }
     const pass = f && (f.kind === "step" || f.kind === "pass_end") ? tl.passes[f.pass].index : null;
-    if (pass !== null) {
+    if (pass !== null && !this.leader) {
       const s = this.score.of(pass);
       out.push(h("p", { class: "score", "data-testid": "predict-score" },
         t("predict_score", { n: pass + 1, right: s.right, asked: s.asked })));
@@ -142,7 +149,31 @@ export class PredictPanel {
     return h("div", { class: "ask" }, h("p", {}, t("predict_pending")), list, button);
   }
 
-  _answers(tl, answers) {
+  /** The teacher's question: what the class is asked, and Reveal. */
+  _lead(tl, k, qs) {
+    this.inputs = [];
+    const list = h("ol", { class: "questions" },
+      qs.map((q) => h("li", {}, h("span", { class: "q" }, this._question(tl, q)))));
+    const button = h("button", { type: "button", class: "primary", "data-testid": "reveal", onclick: () => this.reveal() },
+      t("reveal"));
+    return h("div", { class: "ask" }, h("p", {}, t("class_lead_pending")), list, this.leader.answersNow(k), button);
+  }
+
+  /** The teacher's answered question i at frame k: the answer and how the class did. */
+  _led(tl, k, q, i) {
+    const got = this.leader && this.leader.classResult(k, i);
+    const line = !got ? null : got.total
+      ? t("class_share", { right: got.right, total: got.total, pct: Math.round((100 * got.right) / got.total) })
+      : t("class_no_answers");
+    return h("li", {}, h("span", { class: "q" }, this._question(tl, q)),
+      h("span", { class: "truth" }, t("predict_answer", { v: valueText(q.truth) })),
+      line && h("span", { class: "yours", "data-testid": `class-result-${i}` }, line));
+  }
+
+  _answers(tl, k, answers) {
+    if (answers.some((a) => a.ok === null)) {
+      return h("ol", { class: "questions answered" }, answers.map(({ q }, i) => this._led(tl, k, q, i)));
+    }
     return h("ol", { class: "questions answered" }, answers.map(({ q, text, ok }, i) => {
       const verdict = h("span", { class: ok ? "verdict right" : "verdict wrong", "data-testid": `verdict-${i}` },
         icon(ok ? "check" : "cross"), ok ? t("predict_right") : t("predict_wrong"));

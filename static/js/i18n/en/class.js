@@ -17,6 +17,8 @@ export const CLASS = {
   class_none: "No answers yet.",
   class_start_failed: "The class could not start: {msg}",
   class_publish_failed: "The students could not be shown this: {msg}",
+  class_lead_pending: "The class answers on their own screens. Reveal when the answers are in (Enter, → or PageDown).",
+  class_no_answers: "Nobody answered.",
   class_following: "Following the teacher",
   class_connecting: "Connecting to the class…",
   class_offline: "Connection lost: reconnecting…",

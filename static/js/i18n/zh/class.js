@@ -17,6 +17,8 @@ export const CLASS = {
   class_none: "还没有答案。",
   class_start_failed: "课堂无法开始: {msg}",
   class_publish_failed: "无法让学生看到这一步: {msg}",
+  class_lead_pending: "学生在自己的屏幕上作答。答案到齐后揭晓（Enter、→ 或 PageDown）。",
+  class_no_answers: "没有人回答。",
   class_following: "正在跟随老师",
   class_connecting: "正在连接课堂…",
   class_offline: "连接中断: 正在重新连接…",
