@@ -77,7 +77,8 @@ def _wait_healthy(base: str, proc: subprocess.Popen, timeout_s: float = 90.0) ->
 def start_stack(tmp: Path, replicas: int = 2, worker_connections: int = 4096):
     """deploy/'s stack on loopback ports: redis-server, ``replicas`` gradviz processes sharing it
     (``GRADVIZ_CACHE_URL``, one signing key, nginx as the trusted proxy) and nginx with
-    deploy/nginx/gradviz.conf in front. Yields {"front": url, "replicas": [(proc, url)], "procs"}."""
+    deploy/nginx/gradviz.conf in front. Yields {"front": url, "replicas": [(proc, url)], "procs",
+    "redis": url}."""
     tmp.mkdir(parents=True, exist_ok=True)
     procs: list[subprocess.Popen] = []
 
@@ -117,7 +118,7 @@ def start_stack(tmp: Path, replicas: int = 2, worker_connections: int = 4096):
                            "nginx")
         front = f"http://127.0.0.1:{nginx_port}"
         _wait_healthy(front, front_proc)
-        yield {"front": front, "replicas": reps, "procs": procs}
+        yield {"front": front, "replicas": reps, "procs": procs, "redis": env["GRADVIZ_CACHE_URL"]}
     finally:
         for proc in reversed(procs):
             if proc.poll() is None:

@@ -1,7 +1,7 @@
 """A live class on deploy/'s stack: nginx in front of two replicas sharing Redis. A teacher on one
 replica reaches followers on the other (Redis pub/sub), the class and its guesses are one whichever
-replica answers, streams go through nginx unbuffered, and a replica killed while the teacher steps
-leaves no follower behind for longer than its reconnect."""
+replica answers and all of it leaves Redis when it ends, streams go through nginx unbuffered, and a
+replica killed while the teacher steps leaves no follower behind for longer than its reconnect."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from app.server.class_rules import IDLE_S  # noqa: E402
 from benchmarks.bench_class import RETRY_S, class_run  # noqa: E402
 from benchmarks.local_server import start_stack  # noqa: E402
 
@@ -65,8 +67,21 @@ def test_a_teacher_on_one_replica_reaches_followers_on_the_other(stack):
     r = httpx.post(f"{a}/api/class/{cls['id']}/guess", json={"frame": 5, "guesses": [[1.0]]}, headers=student)
     assert r.status_code == 204  # a student token of replica b is good on a (one signing key)
     assert httpx.get(f"{b}/api/class/{cls['id']}/answers?frame=5", headers=teach).json()["count"] == 1
+    kept = _kept(stack["redis"], cls)
+    assert kept and all(0 < ttl <= IDLE_S for ttl in kept.values()), kept  # gone after idling, at the latest
     assert httpx.delete(f"{b}/api/class/{cls['id']}", headers=teach).status_code == 204
     assert httpx.post(f"{a}/api/class/{cls['id']}/join").status_code == 404
+    assert _kept(stack["redis"], cls) == {}, "nothing of the class is kept after it ended"
+
+
+def _kept(url: str, cls: dict) -> dict[str, int]:
+    """The keys Redis holds of a class (its record, code, guesses), each with its time to live."""
+    client = redis.Redis.from_url(url)
+    try:
+        keys = [k.decode() for k in client.scan_iter("gvc:*")]
+        return {k: client.ttl(k) for k in keys if cls["id"] in k or cls["code"] in k}
+    finally:
+        client.close()
 
 
 def test_a_replica_killed_under_load_leaves_no_follower_behind(stack):
