@@ -1,6 +1,7 @@
 """A live class follows the teacher's drawing as well as the step: the teacher opens a folded loop's
 box and changes the graph level, and a student's page (in Chinese) draws the same boxes opened, at
-the same level, without a click of its own."""
+the same level, without a click of its own; a student who joins late (a phone, in English) finds the
+box opened."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emi
 # would take the promise itself as the truthy answer. (``window.gvState``: see ``_watch``.)
 DRAWN = """() => {
   const state = window.gvState;
+  if (!state.response) return null;  // a student's page before the class's program is open
   const graph = document.querySelector('[data-testid=graph]');
   const pressed = document.querySelector('[data-testid=fold-toggle] [aria-pressed=true]');
   return {
@@ -92,6 +94,13 @@ def test_students_follow_the_opened_boxes_and_the_graph_level(browser, server):
         opened = _draws_like(student, teacher)
         assert opened["units"] >= 1 and any(opened["open"]), opened
         assert student.get_by_test_id("class-back").is_hidden(), "following, not looking around"
+        # a student who joins now, on a phone, finds the box opened and the teacher's step
+        late = open_page(browser, server, 390, 844, "en", errors=errors, path=f"{link.path}?{link.query}")
+        _watch(late)
+        _draws_like(late, teacher)
+        late.wait_for_function("(w) => document.querySelector('[data-testid=step-label]').textContent === w",
+                               arg=teacher.get_by_test_id("step-label").inner_text(), timeout=30_000)
+        late.context.close()
 
         # the teacher draws every part closed: the student's page draws it so too
         with expect_event(teacher, "relayout"):
