@@ -37,6 +37,9 @@ def test_teacher_and_student_roles(app_client):
     teach = {"X-Class-Teacher": cls["teacher"]}
     u = f"/api/class/{cls['id']}"
     assert c.put(f"{u}/state", json=STATE, headers=teach).json() == {"seq": 1}
+    # the short code typed in the address bar leads to the join link
+    r = c.get(f"/c/{cls['code'].lower()}", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/?class={cls['id']}", r.text
     joined = c.post("/api/class/join", json={"code": cls["code"].lower()}).json()
     assert joined["id"] == cls["id"] and joined["state"]["frame"] == 2 and joined["seq"] == 1
     student = {"X-Class-Student": joined["student"]}

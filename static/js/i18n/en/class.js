@@ -5,7 +5,7 @@ export const CLASS = {
   class_start_hint: "Students follow this page on their own screens: they join with a link, a code or the QR code",
   class_title: "Live class",
   class_join_at: "Join at",
-  class_code: "or type the code at {url}",
+  class_code: "or type {url} in the address bar",
   class_qr: "QR code of the join link",
   class_end: "End the class",
   class_students: "Students follow this page: its program, step, graph level, open boxes and course view.",

@@ -5,7 +5,7 @@ export const CLASS = {
   class_start_hint: "学生在自己的屏幕上跟随这个页面: 用链接、代码或二维码加入",
   class_title: "课堂直播",
   class_join_at: "加入地址",
-  class_code: "或在 {url} 输入代码",
+  class_code: "或在地址栏输入 {url}",
   class_qr: "加入链接的二维码",
   class_end: "结束课堂",
   class_students: "学生跟随这个页面: 程序、步骤、图的层级、打开的框和课程视图。",
