@@ -10,6 +10,7 @@ import stat
 import struct
 
 from app.worker.jobs import JOBS as PRODUCTION
+from app.worker.jobs import warm_up  # noqa: F401 - the template warms up as production's does
 
 PWN_ENV = "GV_PWNED_BY_WORKER"
 
@@ -65,6 +66,12 @@ def run(source: str, variables=None, fold="auto"):
         value, text = PRODUCTION["run"]("x = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n")
         value["prepared"]["fingerprint"] = '0\n{"injected": 1}'
         return value, text
+    if kind in ("nan-in-answer-text", "text-for-a-number"):  # JSON the page cannot read; off the schema
+        value, text = PRODUCTION["run"]("x = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n")
+        lie = {"nan-in-answer-text": ('"stdout":', '"x":[NaN],"stdout":'),
+               "text-for-a-number": ('"nodes":[{"id":', '"nodes":[{"id":"0","was":')}[kind]
+        assert lie[0] in text
+        return value, text.replace(*lie, 1)
     if kind == "bad-answer-text":
         value, _ = PRODUCTION["run"](source, variables)
         return value, '{"variables": 1}'
