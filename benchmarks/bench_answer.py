@@ -5,9 +5,11 @@
     (app/worker/values.py), with each distinct tensor converted once against converted at every
     appearance, interleaved in the same run;
 (b) the server's handling of the worker's answer with every layout cached (what a re-run costs
-    besides its run): checking the reply, drawing (the views kept whole), splicing, validating
-    against the schema, checking the drawings; each part's share of the whole; and the drawing
-    from the cached pieces instead (each piece's DOT text written: its cache key).
+    besides its run): checking the reply, drawing (the views kept whole), splicing, reading the
+    answer checked against the schema in one pass (app/schemas/plain.py), checking the drawings;
+    each part's share of the whole; beside them, interleaved, what the schema check and the drawing
+    check cost as two parses (the model's own validator, then a JSON parser); and the drawing from
+    the cached pieces instead (each piece's DOT text written: its cache key).
 
 Medians of process CPU time, so a machine busy with other work changes the figures little.
 
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.drawing.layout import draw_view, draw_views, layout_data  # noqa: E402
 from app.routes import worker_calls  # noqa: E402
+from app.schemas.plain import reader  # noqa: E402
 from app.schemas.run import RunResponse  # noqa: E402
 from app.server.splice import check_drawings, splice_answer  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
@@ -94,12 +97,18 @@ def worker(rounds: int) -> None:
           f"job: {med(spent['once']) / med(spent['every time']):.2f}x")
 
 
+def two_parses(answer: str) -> None:
+    """The schema and the drawings checked as before one pass did both: the model, then a parser."""
+    RunResponse.model_validate_json(answer)
+    orjson.loads(answer)
+
+
 def server(rounds: int) -> None:
     value, text = jobs.run(MLP50["source"])
     reply = SimpleNamespace(value=orjson.loads(orjson.dumps(value)), body=text, fresh=True)
     settings = AppSettings()
-    parts = {k: [] for k in ("reply checked", "drawn", "spliced", "schema", "drawings checked",
-                             "drawn from pieces")}
+    parts = {k: [] for k in ("reply checked", "drawn", "spliced", "read and schema", "drawings checked",
+                             "drawn from pieces", "two parses")}
     for r in range(rounds + 1):  # the first round lays out (the cache is empty): not counted
         t = {}
         (prepared, body), t["reply checked"] = timed(worker_calls.prepared_of, reply)
@@ -107,17 +116,22 @@ def server(rounds: int) -> None:
         _, t["drawn from pieces"] = timed(from_pieces, data, settings.layout)
         drawings, t["drawn"] = timed(draw_views, data, settings.layout)
         answer, t["spliced"] = timed(splice_answer, {"json": body, "nonce": prepared.nonce}, drawings, {})
-        _, t["schema"] = timed(RunResponse.model_validate_json, answer)
-        _, t["drawings checked"] = timed(check_drawings, answer, drawings)
+        data, t["read and schema"] = timed(reader(RunResponse).read, answer.encode())
+        _, t["drawings checked"] = timed(check_drawings, data, drawings)
+        _, t["two parses"] = timed(two_parses, answer)
         for k, v in t.items():
             parts[k] += [v] if r else []
     med = {k: statistics.median(v) for k, v in parts.items()}
     pieces = med.pop("drawn from pieces")
+    two = med.pop("two parses")
     whole = sum(med.values())
     print(f"server, the same answer ({len(answer):,} chars), layouts cached, median CPU ms:")
     for k, v in med.items():
         print(f"  {k:<18} {v * 1e3:7.1f}  {v / whole:5.0%}")
     print(f"  {'all':<18} {whole * 1e3:7.1f}")
+    one = med["read and schema"] + med["drawings checked"]
+    print(f"  schema and drawings as two parses (model_validate_json, then orjson.loads): {two * 1e3:.1f}; "
+          f"one pass / two = {one / two:.2f}x")
     print(f"  drawn from the cached pieces (DOT text written): {pieces * 1e3:.1f}; "
           f"kept whole / from pieces = {med['drawn'] / pieces:.2f}x")
 

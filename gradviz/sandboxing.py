@@ -224,7 +224,7 @@ def run_answer(pool, source: str, variables: dict | None = None) -> dict:
     drawn, _ = worker_calls.drawn_answer(*got, settings, "auto", t0, budget_end, model)
     if drawn is None:
         raise GradvizError(f"the sandboxed worker's answer was refused: {worker_calls.UNFIT}")
-    return json.loads(drawn)
+    return drawn.data
 
 
 def opened_answers(containment: Containment, source: str, variables: dict | None, answer: dict) -> dict:

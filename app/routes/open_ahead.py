@@ -41,13 +41,14 @@ def answered(request, source: str, variables: dict | None, direction: str, answe
         return response
     client = client_of(request.scope)
     response.background = BackgroundTask(_after_answer, request.app, client, source, variables, direction,
-                                         answer.text)
+                                         answer)
     return response
 
 
-def _after_answer(app, client: str, source: str, variables: dict | None, direction: str, text: str) -> int:
+def _after_answer(app, client: str, source: str, variables: dict | None, direction: str,
+                  got: Answer) -> int:
     settings = app.state.settings
-    answer = json.loads(text)
+    answer = got.data if got.data is not None else json.loads(got.text)
     states = states_ahead(answer, settings.open_ahead)
     if not states:
         return 0
@@ -119,5 +120,5 @@ def drawn_opens(reply, most: int, fingerprint: str, settings, direction: str, t0
         got = prepared_of(SimpleNamespace(value={"prepared": prepared}, body=text), views=1)
         if not isinstance(got, tuple) or got[0].fingerprint != fingerprint:
             return  # not the run the page holds (or a broken reply): nothing more from it
-        answer, complete = drawn_answer(got[0], got[1], settings, direction, t0, budget_end, OpenResponse)
-        yield (answer if complete else None), got[0]
+        drawn, complete = drawn_answer(got[0], got[1], settings, direction, t0, budget_end, OpenResponse)
+        yield (drawn.text if complete else None), got[0]

@@ -18,6 +18,7 @@ from engine.gcpause import gc_paused
 
 from ..drawing.layout import direction_settings, draw_views, layout_data
 from ..sandbox import JobFailed, PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError
+from ..schemas.plain import reader
 from ..schemas.worker import WorkerRunReply
 from ..server.clients import client_of, worker_key_of
 from ..server.errors import error_response
@@ -32,6 +33,15 @@ log = logging.getLogger("gradviz")
 
 
 @dataclass
+class Drawn:
+    """A worker's answer with the server's drawings spliced in: its text, and its data as the page
+    reads that text (checked against the schema)."""
+
+    text: str
+    data: dict
+
+
+@dataclass
 class Answer:
     """A request's answer text, the fingerprint of the run it shows, the seconds its worker spent on
     it, and whether it came from the shared cache."""
@@ -40,6 +50,7 @@ class Answer:
     fingerprint: str
     worker_s: float
     cached: bool = False
+    data: dict | None = None  # the text as the page reads it, when the server read it (not from the cache)
 
     def kept(self) -> str:
         """The text the shared cache keeps: a line of what the answer is, then the answer."""
@@ -83,7 +94,8 @@ def answer_once(request: Request, key: str, job: str, args: tuple, model, direct
             drawn, complete = drawn_answer(prepared, text, settings, direction, t0, budget_end, model)
             if drawn is None:
                 return worker_error_response(WorkerProtocolError(UNFIT))
-            answer = Answer(drawn, prepared.fingerprint, worker_seconds(prepared.timings))
+            answer = Answer(drawn.text, prepared.fingerprint, worker_seconds(prepared.timings),
+                            data=drawn.data)
             if complete and reply.fresh:  # a kept worker's answer is its own client's alone
                 keep(key, answer.kept())
             return answer
@@ -127,8 +139,8 @@ def prepared_of(reply, views: int | None = None):
 
 
 def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budget_end: float, model):
-    """The answer text with its drawings (laid out within what is left of the budget), checked
-    against ``model``, and whether every view was drawn; (None, False) when it does not fit, or
+    """The answer with its drawings (laid out within what is left of the budget), checked against
+    ``model`` (a ``Drawn``), and whether every view was drawn; (None, False) when it does not fit, or
     when any drawing in it is not exactly one the server made (the page draws them as markup)."""
     t1 = time.perf_counter()
     # what is left of the request's budget, and never more than the drawing's own share of it
@@ -138,11 +150,11 @@ def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budge
     timings = dict(prepared.timings, layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
     try:
         answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)
-        model.model_validate_json(answer)
-        check_drawings(answer, drawings)
+        data = reader(model).read(answer.encode())  # checked against the schema and read, in one pass
+        check_drawings(data, drawings)
     except ForeignDrawing as exc:
         log.warning("a worker's answer was refused: %s", exc)
         return None, False
     except (ValidationError, KeyError, ValueError):
         return None, False
-    return answer, all(d.undrawn is None for d in drawings)
+    return Drawn(answer, data), all(d.undrawn is None for d in drawings)

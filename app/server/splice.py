@@ -4,8 +4,9 @@
 The text comes from the worker, which runs the user's program: it is trusted for nothing the page
 shows as markup. A worker can leave a slot out and write its own ``"svg"``, write a slot twice or
 somewhere else, add a view or a second ``"svg"`` key after the slot (a JSON parser keeps the last
-one). So after splicing, ``check_drawings`` parses the answer as the page will and refuses it
-unless every drawing in it is exactly one the server made.
+one). So after splicing, the answer is read as the page will read it (app/schemas/plain.py, which
+checks it against the schema in the same pass) and ``check_drawings`` refuses it unless every
+drawing in it is exactly one the server made.
 """
 
 from __future__ import annotations
@@ -59,11 +60,10 @@ def splice_answer(prepared: dict, drawings: list[Drawing], timings: dict) -> str
     return "".join(out)
 
 
-def check_drawings(answer: str, drawings: list[Drawing]) -> None:
-    """Raise ``ForeignDrawing`` unless the answer, read as the page reads it (a JSON parser keeps
-    the last of repeated keys, as ``JSON.parse`` does), holds exactly ``drawings``: one view per
+def check_drawings(data, drawings: list[Drawing]) -> None:
+    """Raise ``ForeignDrawing`` unless the answer's ``data``, read as the page reads it (a JSON parser
+    keeps the last of repeated keys, as ``JSON.parse`` does), holds exactly ``drawings``: one view per
     drawing, each with the drawing's fields, and no top-level ``svg``."""
-    data = orjson.loads(answer)
     if not isinstance(data, dict) or "svg" in data:
         raise ForeignDrawing("a drawing outside the views")
     views = data.get("views")

@@ -22,7 +22,8 @@ def evil_client():
 
 
 @pytest.mark.parametrize("kind", ["pickle", "pickle-in-frame", "huge-header", "deep-header", "nan",
-                                  "wrong-shape", "bad-answer-text", "fingerprint-newline", "exit"])
+                                  "wrong-shape", "bad-answer-text", "nan-in-answer-text", "text-for-a-number",
+                                  "fingerprint-newline", "exit"])
 def test_a_hostile_reply_is_a_4xx_and_runs_nothing_here(evil_client, kind):
     r = evil_client.post("/api/run", json={"source": kind})
     assert 400 <= r.status_code < 500, r.text

@@ -157,11 +157,12 @@ def test_the_check_reads_the_answer_as_the_page_does():
                 "stdout": '"svg":"<svg onload=x>"'}
     prepared = prepare_answer(copy.deepcopy(response))
     text = splice_answer(prepared, [drawing], {})
-    check_drawings(text, [drawing])  # the server's own drawing, and a program's text that looks like one
+    # the server's own drawing, and a program's text that looks like one
+    check_drawings(json.loads(text), [drawing])
     for lied in (text.replace('"folded":false', '"folded":false,"svg":"x"'), '{"svg":"x",' + text[1:],
                  text.replace('"nodes":[1,2]', '"nodes":[1,2,3]')):
         with pytest.raises(ForeignDrawing):
-            check_drawings(lied, [drawing])
+            check_drawings(json.loads(lied), [drawing])
     with pytest.raises(ForeignDrawing):  # a drawing left out by the worker
         splice_answer(dict(prepared, json=re.sub(r'"svg":"@@[^"]*"', '"svg":"x"', prepared["json"])),
                       [drawing], {})
