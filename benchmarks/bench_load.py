@@ -1,7 +1,8 @@
 """Load on the real server from many clients at once, on loopback, bounded in time.
 
 Each simulated client is a keep-alive HTTP/1.1 connection with its own session cookie (from a
-first GET /, as a browser's page load), sending its next request as soon as the last is answered.
+first GET /, as a browser's page load), sending its next request as soon as the last is answered,
+or, after a 503, once its Retry-After has passed (as the page does: a 503 is no answer).
 Every request is a program of its own (a numbered comment after it), so each one runs in a worker:
 the same request again would be answered from the shared cache.
 Prints answered req/s (200s), p50/p95/p99 latency of all answers, 503s (busy, with Retry-After) and errors:
@@ -63,12 +64,19 @@ FIVE_SECONDS = {"source": "a = torch.ones(300, 300)\nb = a\nwhile True:\n    b =
 
 
 class Client:
-    """One keep-alive connection with a session cookie."""
+    """One keep-alive connection with a session cookie, from ``source`` (a loopback address of its
+    own, as another machine's would be; None: the system's choice). ``retry_after``: the seconds
+    the last answer's Retry-After header asked for (0: none)."""
 
-    def __init__(self, host: str, port: int):
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, source: str | None = None):
+        self.host, self.port, self.source = host, port, source
         self.reader = self.writer = None
         self.cookie = ""
+        self.retry_after = 0.0
+
+    async def _connect(self) -> None:
+        local = (self.source, 0) if self.source else None
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port, local_addr=local)
 
     async def request(self, method: str, path: str, body: dict | None = None,
                       extra: str = "") -> tuple[int, bytes]:
@@ -77,17 +85,18 @@ class Client:
                 f"Content-Type: application/json\r\n{self.cookie}{extra}\r\n").encode()
         reused = self.writer is not None
         if not reused:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            await self._connect()
         self.writer.write(head + data)
         status_line = await self.reader.readline()
         if not status_line and reused:
             # the server closed an idle keep-alive connection: send again on a new one, as a browser does
             self.close()
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            await self._connect()
             self.writer.write(head + data)
             status_line = await self.reader.readline()
         status = int(status_line.split()[1])
         length = 0
+        self.retry_after = 0.0
         while True:
             line = await self.reader.readline()
             if line in (b"\r\n", b""):
@@ -96,6 +105,8 @@ class Client:
             name = name.lower()
             if name == "content-length":
                 length = int(value)
+            elif name == "retry-after":
+                self.retry_after = float(value.strip())
             elif name == "set-cookie" and value.strip().startswith("gv_client="):
                 self.cookie = f"Cookie: {value.strip().split(';')[0]}\r\n"
         payload = await self.reader.readexactly(length)
@@ -112,10 +123,17 @@ def numbered(body: dict, n: int) -> dict:
     return dict(body, source=f"{body['source']}\n# request {n}\n")
 
 
+def own_address(k: int) -> str:
+    """Client ``k``'s loopback address, as if each client were a machine of its own."""
+    return f"127.0.{1 + k // 250}.{2 + k % 250}"
+
+
 async def drive(port: int, body: dict, clients: int, seconds: float, path: str = "/api/run",
-                same: bool = False) -> dict:
+                same: bool = False, honest: bool = False, spread: bool = False) -> dict:
     """``clients`` clients sending ``body`` back to back for ``seconds`` (each request numbered
-    unless ``same``): latencies and errors."""
+    unless ``same``): latencies and errors. ``honest``: a client answered 503 waits as long as its
+    Retry-After says before it sends again, as the page does (a 503 is not an answer: it is counted
+    apart, and its wait in no latency); ``spread``: each client from a loopback address of its own."""
     lat: list[float] = []
     errors = [0]
     ok = [0]
@@ -123,8 +141,9 @@ async def drive(port: int, body: dict, clients: int, seconds: float, path: str =
     sent = [0]
     end = time.monotonic() + seconds
 
-    async def one() -> None:
-        c = Client("127.0.0.1", port)
+    async def one(k: int) -> None:
+        source = own_address(k) if spread else None
+        c = Client("127.0.0.1", port, source)
         try:
             await c.request("GET", "/")
             while time.monotonic() < end:
@@ -136,20 +155,23 @@ async def drive(port: int, body: dict, clients: int, seconds: float, path: str =
                 except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
                     errors[0] += 1
                     c.close()
-                    c = Client("127.0.0.1", port)
+                    c, c.cookie = Client("127.0.0.1", port, source), c.cookie  # the browser keeps it
                     continue
+                if status == 503:
+                    busy[0] += 1
+                    if honest:
+                        await asyncio.sleep(c.retry_after)
+                        continue
                 lat.append(time.perf_counter() - t0)
                 if status == 200:
                     ok[0] += 1
-                elif status == 503:
-                    busy[0] += 1
-                elif status != 200:
+                elif status != 503:
                     errors[0] += 1
         finally:
             c.close()
 
     t0 = time.monotonic()
-    await asyncio.gather(*(one() for _ in range(clients)))
+    await asyncio.gather(*(one(k) for k in range(clients)))
     return {"n": ok[0], "errors": errors[0], "busy": busy[0], "seconds": time.monotonic() - t0, "lat": lat}
 
 
@@ -187,20 +209,20 @@ async def main_async(args) -> None:
         alone10 = None
         for name, body in (("small", SMALL), ("mlp 50 steps", MLP50)):
             for clients in (1, 10, 50, 100):
-                r = await drive(port, body, clients, args.seconds)
+                r = await drive(port, body, clients, args.seconds, honest=True)
                 print(row(f"{name}, {clients} clients", r), flush=True)
                 if name == "small" and clients == 10:
                     alone10 = r
-        shared = await drive(port, MLP50, 50, args.seconds, same=True)
+        shared = await drive(port, MLP50, 50, args.seconds, same=True, honest=True)
         print(row("mlp 50 steps, 50 clients, unchanged", shared), flush=True)
-        load = asyncio.create_task(drive(port, SMALL, 50, args.seconds))
+        load = asyncio.create_task(drive(port, SMALL, 50, args.seconds, honest=True))
         health = await poll_health(port, args.seconds)
         await load
         print(f"{'/api/health under 50 small clients':<34}{len(health) / args.seconds:>9.1f}"
               f"{pct(health, .5):>9.1f}{pct(health, .95):>9.1f}{pct(health, .99):>9.1f}{0:>8}", flush=True)
         attackers = asyncio.create_task(drive(port, FIVE_SECONDS, 2, args.seconds * 2))
         await asyncio.sleep(0.5)
-        noisy = await drive(port, SMALL, 10, args.seconds * 2 - 1)
+        noisy = await drive(port, SMALL, 10, args.seconds * 2 - 1, honest=True)
         att = await attackers
         print(row("small, 10 clients + 2 attackers", noisy))
         print(row("  the 2 attackers (5 s programs)", att))
@@ -223,7 +245,7 @@ async def against_baseline(port: int, args) -> None:
         rates = {"this checkout": [], "baseline": []}
         for _ in range(3):
             for name, p in (("this checkout", port), ("baseline", other)):
-                r = await drive(p, SMALL, 50, args.seconds)
+                r = await drive(p, SMALL, 50, args.seconds, honest=True)
                 rates[name].append(r["n"] / r["seconds"])
                 print(row(f"  {name}: small, 50 clients", r), flush=True)
         ours, theirs = (sorted(v)[1] for v in rates.values())
