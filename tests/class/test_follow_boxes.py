@@ -1,7 +1,8 @@
 """A live class follows the teacher's drawing as well as the step: the teacher opens a folded loop's
 box and changes the graph level, and a student's page (in Chinese) draws the same boxes opened, at
 the same level, without a click of its own; a student who joins late (a phone, in English) finds the
-box opened."""
+box opened; a student who changed the level on their own is back at the teacher's drawing with
+"Back to the teacher"."""
 
 from __future__ import annotations
 
@@ -118,6 +119,15 @@ def test_students_follow_the_opened_boxes_and_the_graph_level(browser, server):
         assert again["level"] == "auto" and again["units"] >= 1, again
         label = teacher.get_by_test_id("step-label").inner_text()
         assert student.get_by_test_id("step-label").inner_text() == label
+
+        # the student looks at the graph at another level on their own, then goes back to the teacher
+        with expect_event(student, "relayout"):
+            student.get_by_test_id("fold-module").click()
+        student.get_by_test_id("class-back").wait_for(state="visible")
+        assert _drawn(student)["units"] == 0
+        student.get_by_test_id("class-back").click()
+        _draws_like(student, teacher)
+        assert student.get_by_test_id("class-back").is_hidden()
     finally:
         student.context.close()
         teacher.context.close()
