@@ -1,15 +1,15 @@
-"""A live class follows the teacher's drawing as well as the step: the teacher opens a folded loop's
-box and changes the graph level, and a student's page (in Chinese) draws the same boxes opened, at
-the same level, without a click of its own; a student who joins late (a phone, in English) finds the
-box opened; a student who changed the level on their own is back at the teacher's drawing with
-"Back to the teacher"."""
+"""A live class follows the teacher's run and drawing as well as the step: the program run with the
+teacher's inputs, in classroom mode or not; a folded loop's box the teacher opens and the graph
+level they choose, drawn alike on a student's page (in Chinese) without a click of its own; a
+student who joins late (a phone, in English) finds the box opened; a student who changed the level
+on their own is back at the teacher's drawing with "Back to the teacher"."""
 
 from __future__ import annotations
 
 from urllib.parse import urlparse
 
 import pytest
-from browser.support import PageErrors, expect_event, open_page, run_source
+from browser.support import PageErrors, expect_event, open_page, pick_example, run_source
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
@@ -128,6 +128,44 @@ def test_students_follow_the_opened_boxes_and_the_graph_level(browser, server):
         student.get_by_test_id("class-back").click()
         _draws_like(student, teacher)
         assert student.get_by_test_id("class-back").is_hidden()
+    finally:
+        student.context.close()
+        teacher.context.close()
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, f"errors in the browser console: {real}"
+
+
+def _input_is(page, name: str, value: str) -> None:
+    page.wait_for_function("([n, v]) => { const el = document.querySelector(`[data-testid=var-${n}]"
+                           " input[type=text]`); return !!el && el.value === v; }", arg=[name, value],
+                           timeout=30_000)
+
+
+def _set_input(page, name: str, value: str) -> None:
+    box = page.get_by_test_id(f"var-{name}").locator("input[type=text]")
+    with expect_event(page, "run-end"):
+        box.fill(value)
+        box.press("Enter")
+
+
+def test_students_follow_the_run_of_the_teachers_inputs(browser, server):
+    errors = PageErrors()
+    teacher = open_page(browser, server, 1280, 720, "en", errors=errors)
+    pick_example(teacher, "add-mul")  # (a + b) * c with a = 2, b = -3, c = 10
+    _set_input(teacher, "a", "5")
+    teacher.get_by_test_id("present").click()
+    teacher.get_by_test_id("class-start").click()
+    link = urlparse(teacher.get_by_test_id("class-link").input_value())
+    student = open_page(browser, server, 390, 844, "zh", errors=errors, path=f"{link.path}?{link.query}")
+    try:
+        _input_is(student, "a", "5")  # the student's page ran the program with the teacher's inputs
+        student.wait_for_function("() => document.documentElement.classList.contains('present')")
+        # out of classroom mode the teacher runs it again with another input: the student follows
+        teacher.get_by_test_id("present").click()
+        student.wait_for_function("() => !document.documentElement.classList.contains('present')")
+        _set_input(teacher, "a", "7")
+        _input_is(student, "a", "7")
+        assert student.get_by_test_id("var-b").locator("input[type=text]").input_value() == "-3"
     finally:
         student.context.close()
         teacher.context.close()
