@@ -1,5 +1,7 @@
 """A TCP relay in front of the server whose network can be cut: every open connection is reset and
-new ones are closed at once until it is restored, as a student's Wi-Fi dropping out does."""
+new ones are closed at once until it is restored, as a student's Wi-Fi dropping out does; or
+stalled: the open connections carry nothing more, without a word to either end (a network gone
+quiet: a laptop's lid closed, a roaming phone), while new ones work."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ class NetCut:
         self.port = free_port()
         self.down = False
         self.conns: list[socket.socket] = []
+        self.stalled: set[socket.socket] = set()
         self.lock = threading.Lock()
         self.listener = socket.create_server(("127.0.0.1", self.port))
         threading.Thread(target=self._accept, daemon=True).start()
@@ -38,11 +41,11 @@ class NetCut:
             for a, b in ((client, server), (server, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
             while data := src.recv(65536):
-                dst.sendall(data)
+                if src not in self.stalled:
+                    dst.sendall(data)
         except OSError:
             pass
         for s in (src, dst):
@@ -61,6 +64,10 @@ class NetCut:
                 s.close()
             except OSError:
                 pass
+
+    def stall(self) -> None:
+        with self.lock:
+            self.stalled.update(self.conns)
 
     def restore(self) -> None:
         self.down = False

@@ -1,14 +1,17 @@
 """A live class on real pages: a teacher and three students (English and Chinese, a laptop and a
 phone), each in a browser context of their own. The students follow the teacher's program and
 steps, look around and come back, predict and see their marks and the class's share; the teacher
-sees the answers come in and the histogram after Reveal; a student who was offline comes back to
-the current step by itself; the class ends."""
+sees the answers come in and the histogram after Reveal; a student who was offline, or whose
+connection went quiet without a word, comes back to the current step by itself; the class ends."""
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+import httpx
 import pytest
 from browser.support import PageErrors, blur, open_page, pass_steps, pick_example, step_label, wait_ready
 
@@ -190,6 +193,48 @@ def test_a_student_offline_or_reloading_comes_back_to_the_current_step(browser, 
         wait_ready(student)
         _same_step(student, teacher, 30_000)
         assert step_label(student) == step_label(teacher)
+    finally:
+        net.close()
+        teacher.context.close()
+
+
+def _published(server: str, cid: str, frame: int) -> None:
+    """Wait until the class's state on the server is at ``frame`` (the first event of a new stream is
+    the class as it is)."""
+    seen = None
+    for _ in range(100):
+        with httpx.stream("GET", f"{server}/api/class/{cid}/events", timeout=10) as resp:
+            line = next(x for x in resp.iter_lines() if x.startswith("data: "))
+        seen = json.loads(line[6:])["state"]["frame"]
+        if seen == frame:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the class is at frame {seen}, the teacher at {frame}")
+
+
+def test_a_student_whose_connection_goes_quiet_connects_again(browser, server):
+    """A stream that carries nothing, not even the server's pings, is a dead connection the browser
+    does not notice by itself: the page connects again after a silence and is back at the step."""
+    teacher = open_page(browser, server, 1280, 720, "en")
+    pick_example(teacher, "neuron")
+    teacher.get_by_test_id("present").click()
+    teacher.get_by_test_id("class-start").click()
+    link = urlparse(teacher.get_by_test_id("class-link").input_value())
+    net = NetCut(urlparse(server).port)
+    try:
+        # the student's clock is the test's to move on: no minute of waiting for the silence
+        student = open_page(browser, f"http://127.0.0.1:{net.port}", 1280, 720, "zh",
+                            path=f"{link.path}?{link.query}", before=lambda p: p.clock.install())
+        _same_step(student, teacher, 30_000)
+        net.stall()
+        _press(teacher, "ArrowRight", 3)
+        cid = link.query.split("=", 1)[1]
+        frame = teacher.evaluate("async () => (await import('/static/js/state.js')).state.frame")
+        _published(server, cid, frame)  # every live stream has it now
+        assert step_label(student) != step_label(teacher), "the stalled stream carried nothing"
+        student.clock.fast_forward("01:00")
+        _same_step(student, teacher, 30_000)
+        assert student.get_by_test_id("class-follow").get_attribute("data-state") == "class_following"
     finally:
         net.close()
         teacher.context.close()
