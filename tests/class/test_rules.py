@@ -70,6 +70,10 @@ def test_a_class_from_start_to_end():
         cid, teacher = started["id"], started["teacher"]
         assert await c.by_code(started["code"].lower(), "1.2.3.4") == cid
         joined = await c.join(cid, "s:u@1.2.3.5")
+        # what is kept of a class: nothing of who joined, and of the teacher only a digest of the token
+        record = await c.store.get(cid)
+        assert set(record) == {"id", "code", "teacher", "seq", "state", "revealed"}
+        assert teacher not in record.values() and "1.2.3" not in repr(record)
         box = c.hub.join(cid)
         seq = await c.publish(cid, teacher, state={"frame": 3})
         assert seq == 1 and (await box.next(1.0))[0] == 1
