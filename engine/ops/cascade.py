@@ -77,6 +77,8 @@ def multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray:
     if size < step:
         return _run(x)
     nb = size // step
+    if nb < step and x.flags.c_contiguous and (x.ndim == 1 or x.shape[-1] > 1):
+        return _one_level(x, nb, step)
     acc = _run(x[nb * step:]) if nb * step < size else None
     chunks = _runs(x[:nb * step].reshape((nb, step) + rest))  # (nb, *rest)
     for _ in range(levels - 2):
@@ -89,6 +91,29 @@ def multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray:
         chunks = _runs(chunks[:full * step].reshape((full, step) + rest))
     top = _run(chunks)
     return top if acc is None else acc + top
+
+
+def _one_level(x: np.ndarray, nb: int, step: int) -> np.ndarray:
+    """``multi_row`` of fewer than ``step`` chunks (no level passes a sum up) over a C-contiguous
+    ``x``, 1-D or with a last axis longer than 1, with the runs ``_run`` would choose and without
+    its look at the strides (a bias's gradient and nll_loss's sum, every training step): rows are
+    added by one ``add.reduce`` down axis 0, which NumPy adds row after row (``_rowwise``); the
+    numbers of a 1-D ``x`` by ``add.accumulate``, each chunk's along its own row."""
+    if x.ndim == 1:
+        run = np.add.accumulate
+        top = run(x[:nb * step].reshape(nb, step), axis=1)[:, -1]
+        top = run(top)[-1] if nb > 1 else top[0]
+        left = x[nb * step:]
+        if left.shape[0] == 0:
+            return top
+        return (run(left)[-1] if left.shape[0] > 1 else left[0]) + top
+    reduce = np.add.reduce
+    top = reduce(x[:nb * step].reshape((nb, step) + x.shape[1:]).swapaxes(0, 1), axis=0)
+    top = reduce(top, axis=0) if nb > 1 else top[0]
+    if nb * step == x.shape[0]:
+        return top
+    left = x[nb * step:]
+    return (reduce(left, axis=0) if left.shape[0] > 1 else left[0]) + top
 
 
 def _row_sum(x: np.ndarray) -> np.ndarray:
