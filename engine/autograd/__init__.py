@@ -247,12 +247,14 @@ def _execute(task: GraphTask) -> None:
     while ready:
         _, _, fn, g = heappop(ready)
         arrived = received.pop(fn, None) if rec is not None else None
-        hooks = of_leaf(fn.variable) if type(fn) is AccumulateGrad else fn.hooks
+        leaf = type(fn) is AccumulateGrad
+        # most programs hook no leaf: then no leaf is looked up
+        hooks = (of_leaf(fn.variable) if _hooks._LEAF else None) if leaf else fn.hooks
         if hooks and g is not None:  # the program's tensor hooks see (and may replace) the gradient first
             g = _run_hooks(task, fn, hooks, g)
         if needed is not None and not _wanted(task, fn, g):
             continue
-        if type(fn) is AccumulateGrad:
+        if leaf:
             if accumulate:
                 _accumulate(task, fn.variable, g, arrived)
             continue
@@ -319,7 +321,12 @@ def _evaluate(fn: Node, g, world, needed) -> list:
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
         s.i = i
-        out.append(fit(rule(g, s), meta[2 * i], meta[2 * i + 1]))
+        r = rule(g, s)
+        shape, dtype = meta[2 * i], meta[2 * i + 1]
+        # An array of the input's shape and dtype needs no fitting (most rules' results).
+        if type(r) is not np.ndarray or r.shape != shape or r.dtype is not dtype:
+            r = fit(r, shape, dtype)
+        out.append(r)
     return out
 
 

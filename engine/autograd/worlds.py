@@ -32,7 +32,11 @@ class ArrayWorld:
         """What ``fn``'s rules see: its saved arrays, params, extras and ``NP``."""
         s = Saved(NP, fn.params or _NO_PARAMS, fn.extras)
         if fn.op.saves:
-            for key, t, _ in fn.checked_saves():
+            if fn.released:
+                fn.checked_saves()  # raises PyTorch's "backward through the graph a second time"
+            for key, t, version in fn._saved:  # Node.checked_saves, inline: once per node of every pass
+                if t._vc[0] != version:
+                    raise fn._modified(key, t, version)
                 setattr(s, key, t._data)
         return s
 
