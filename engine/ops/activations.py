@@ -19,7 +19,7 @@ from ..dispatch import apply, apply_inplace
 from ..errors import not_supported
 from ..tensor import Tensor, _norm_dim
 from .convert import to
-from .elementwise import leaky_relu, logistic, relu
+from .elementwise import leaky_relu, logistic
 from .explain import X0, X1, G, P, Phi, Y, exp, gt, local, phi, sigmoid, sum_over, vjp, where
 from .table import OPS, public, register
 
@@ -296,9 +296,9 @@ def functional_log_softmax(input: Tensor, dim: int | None = None, _stacklevel: i
 def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) (ReluBackward0)."""
     input = A.tensor(input, "relu", "input", 1)
-    if A.flag(inplace, "relu", "inplace", strict=False):
+    if inplace is not False and A.flag(inplace, "relu", "inplace", strict=False):
         return apply_inplace(OPS["relu"], input, ())
-    return relu(input)
+    return apply(OPS["relu"], (input,))  # relu(input) without checking input again
 
 
 @public("F", name="leaky_relu")

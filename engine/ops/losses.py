@@ -223,10 +223,13 @@ def _nll_checked(input: Tensor, target: Tensor, weight, ignore_index: int, reduc
     nd = input._data.ndim
     n_classes = input._data.shape[0 if nd == 1 else 1]
     t = target._data
+    if nd == 2 and t.ndim == 1:  # (batch, classes): the targets as the list the params keep, checked there
+        targets = t.tolist()
+        if targets and (min(targets) < 0 or max(targets) >= n_classes):
+            _check_bounds(t, n_classes, ignore_index)
+        return _nll_apply("nll_loss", input, targets, weight, reduction, ignore_index)
     if t.size and _out_of_bounds(t, n_classes):
-        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-        if np.any(bad):
-            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+        _check_bounds(t, n_classes, ignore_index)
     if nd == 1:
         t = t.reshape(())  # a (1,) target for a 1-D input counts as one sample, as in torch
     if nd in (1, 2, 4):
@@ -236,6 +239,13 @@ def _nll_checked(input: Tensor, target: Tensor, weight, ignore_index: int, reduc
     flat = reshape(input, (n, n_classes, 1, -1))
     out = _nll_apply("nll_loss2d", flat, t.reshape(n, 1, -1), weight, reduction, ignore_index)
     return reshape(out, (n,) + tuple(input.shape[2:])) if reduction == "none" else out
+
+
+def _check_bounds(t: np.ndarray, n_classes: int, ignore_index: int) -> None:
+    """torch's error for the first target outside [0, n_classes) that is not ``ignore_index``."""
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if np.any(bad):
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
 
 
 def _out_of_bounds(t: np.ndarray, n_classes: int) -> bool:
@@ -278,7 +288,9 @@ def _check_nll_shapes(input: Tensor, target: Tensor) -> None:
 
 
 def _nll_apply(op: str, input: Tensor, target, weight, reduction: str, ignore_index: int) -> Tensor:
-    params = {"target": target.tolist(), "weight": _no_grad_weight(weight, "nll_loss_forward"),
+    """The nll op on ``input``; ``target``: an array, or already the list of its values."""
+    targets = target if type(target) is list else target.tolist()
+    params = {"target": targets, "weight": _no_grad_weight(weight, "nll_loss_forward"),
               "reduction": reduction, "ignore_index": int(ignore_index)}
     return apply(OPS[op], (input,), params)
 
@@ -293,7 +305,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
     reduction = reduction_mode(size_average, reduce, reduction, "cross_entropy")
     class_dim = 0 if input._data.ndim == 1 else 1
-    if input._data.shape == target.shape:
+    if input._data.shape == target._data.shape:
         if not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class probabilities, got "
                                f"{scalar_name(target.dtype)}")
@@ -302,7 +314,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             target = smoothed_targets(target, label_smoothing, input.shape[class_dim])
         return _cross_entropy_probs(logp, target, weight, reduction, class_dim)
     _check_nll_shapes(input, target)
-    logp = log_softmax(input, class_dim)
+    if input._data.ndim == 2 and input._data.dtype.kind == "f":  # (batch, classes): log_softmax's checks hold
+        logp = apply(OPS["log_softmax"], (input,), {"dim": 1})
+    else:
+        logp = log_softmax(input, class_dim)
     loss = _nll_checked(logp, target, weight, ignore_index, reduction)
     if check_smoothing(label_smoothing):
         loss = smoothed_nll(loss, logp, target, weight, ignore_index, reduction, label_smoothing, class_dim)
