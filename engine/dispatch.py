@@ -62,6 +62,8 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
         arrays = (tensors[0]._data,)
     elif n == 2:
         arrays = (tensors[0]._data, tensors[1]._data)
+    elif n == 3:  # addmm (nn.Linear), where, addcmul, ...
+        arrays = (tensors[0]._data, tensors[1]._data, tensors[2]._data)
     else:
         arrays = [t._data for t in tensors]
     budget = _limits.ACTIVE

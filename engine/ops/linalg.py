@@ -18,6 +18,15 @@ def _mT(xp, x):
     return xp.mT(x)
 
 
+def _addmm(c, a, b):
+    """c + a @ b, the sum written into the product's fresh array when c (a bias, or a whole
+    matrix) fits it: one array allocated and filled instead of two (nn.Linear's every call)."""
+    r = np.matmul(a, b)
+    if type(r) is np.ndarray and r.dtype == c.dtype and (c.shape == r.shape[1:] or c.shape == r.shape):
+        return np.add(c, r, out=r)
+    return c + r
+
+
 register(
     "mm",
     "MmBackward0",
@@ -80,7 +89,7 @@ register(
 register(
     "addmm",
     "AddmmBackward0",
-    lambda c, a, b: c + a @ b,
+    _addmm,
     [
         lambda g, s: g,
         lambda g, s: s.xp.matmul(g, _mT(s.xp, s.c)),
