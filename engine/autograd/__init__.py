@@ -144,7 +144,9 @@ def _seed(t: Tensor, g, create_graph: bool):
     if g is None:
         if t._data.size != 1:
             raise RuntimeError(errors.IMPLICIT_NON_SCALAR)
-        arr = np.ones(t._data.shape, t._data.dtype)
+        arr = np.array(1, dtype=t._data.dtype)  # one element: a 0-d array of 1, shaped like t
+        if t._data.ndim:
+            arr = arr.reshape(t._data.shape)
         return Tensor._make(arr) if create_graph else arr
     if not isinstance(g, Tensor):
 
