@@ -14,10 +14,6 @@ from .shape import reshape, unsqueeze
 from .table import OPS, public, register
 
 
-def _mT(xp, x):
-    return xp.mT(x)
-
-
 def _addmm(c, a, b):
     """c + a @ b, the sum written into the product's fresh array when c (a bias, or a whole
     matrix) fits it: one array allocated and filled instead of two (nn.Linear's every call)."""
@@ -31,7 +27,7 @@ register(
     "mm",
     "MmBackward0",
     np.matmul,
-    [lambda g, s: s.xp.matmul(g, _mT(s.xp, s.b)), lambda g, s: s.xp.matmul(_mT(s.xp, s.a), g)],
+    [lambda g, s: s.xp.matmul(g, s.xp.mT(s.b)), lambda g, s: s.xp.matmul(s.xp.mT(s.a), g)],
     ["∂(A@B)/∂A = G·Bᵀ", "∂(A@B)/∂B = Aᵀ·G"],
     saves=("a", "b"),
     promote=True,
@@ -61,7 +57,7 @@ register(
     np.matmul,
     [
         lambda g, s: s.xp.reshape(g, (-1, 1)) * s.xp.reshape(s.b, (1, -1)),
-        lambda g, s: s.xp.matmul(_mT(s.xp, s.a), g),
+        lambda g, s: s.xp.matmul(s.xp.mT(s.a), g),
     ],
     ["∂(A@v)/∂A = g·vᵀ", "∂(A@v)/∂v = Aᵀ·g"],
     saves=("a", "b"),
@@ -76,7 +72,7 @@ register(
     "bmm",
     "BmmBackward0",
     np.matmul,
-    [lambda g, s: s.xp.matmul(g, _mT(s.xp, s.b)), lambda g, s: s.xp.matmul(_mT(s.xp, s.a), g)],
+    [lambda g, s: s.xp.matmul(g, s.xp.mT(s.b)), lambda g, s: s.xp.matmul(s.xp.mT(s.a), g)],
     ["∂(A@B)/∂A = G·Bᵀ", "∂(A@B)/∂B = Aᵀ·G"],
     saves=("a", "b"),
     promote=True,
@@ -92,8 +88,8 @@ register(
     _addmm,
     [
         lambda g, s: g,
-        lambda g, s: s.xp.matmul(g, _mT(s.xp, s.c)),
-        lambda g, s: s.xp.matmul(_mT(s.xp, s.b), g),
+        lambda g, s: s.xp.matmul(g, s.xp.mT(s.c)),
+        lambda g, s: s.xp.matmul(s.xp.mT(s.b), g),
     ],
     ["∂(c + A@B)/∂c = 1", "∂(c + A@B)/∂A = G·Bᵀ", "∂(c + A@B)/∂B = Aᵀ·G"],
     saves=("b", "c"),
