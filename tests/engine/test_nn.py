@@ -489,6 +489,11 @@ def test_second_order_matches_torch(name):
 ERRORS = {
     "nll-float-target": lambda t: t.nn.functional.nll_loss(t.zeros(3, 4), t.zeros(3)),
     "nll-out-of-bounds": lambda t: t.nn.functional.nll_loss(t.zeros(3, 4), t.tensor([0, 1, 5])),
+    "ce-negative-target": lambda t: t.nn.functional.cross_entropy(t.zeros(3, 4), t.tensor([0, -1, 2])),
+    "ce-ignored-then-out-of-bounds": lambda t: t.nn.functional.cross_entropy(
+        t.zeros(4, 3), t.tensor([-100, 1, 3, 0])),
+    "ce-byte-target-out-of-bounds": lambda t: t.nn.functional.cross_entropy(
+        t.zeros(2, 3), t.tensor([1, 7], dtype=t.uint8)),
     "nll-batch": lambda t: t.nn.functional.nll_loss(t.zeros(3, 4), t.tensor([0, 1])),
     "ce-batch": lambda t: t.nn.functional.cross_entropy(t.zeros(3, 4), t.tensor([[0, 1, 2]])),
     "bce-range": lambda t: t.nn.functional.binary_cross_entropy(t.ones(3) * 2, t.ones(3)),
