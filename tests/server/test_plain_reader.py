@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError, field_validator
 
 from app.schemas.open import OpenResponse
 from app.schemas.plain import reader
@@ -83,6 +83,18 @@ def test_text_that_is_not_utf8_or_not_json_is_refused(answer):
             reader(RunResponse).read(bad)
 
 
-def test_every_answer_model_can_be_read_plainly():
+def test_every_answer_model_is_read_plainly_and_a_check_it_cannot_carry_is_refused():
     for model in (RunResponse, OpenResponse):
         assert reader(model) is reader(model)  # built once
+
+    class Checked(BaseModel):
+        n: int
+
+        @field_validator("n")
+        @classmethod
+        def small(cls, v: int) -> int:
+            assert v < 10
+            return v
+
+    with pytest.raises(TypeError):  # a validator function would be left out: no reader, not a weaker one
+        reader(Checked)
