@@ -65,20 +65,6 @@ JOBS = {"run": run, "open": open_part, "opens": opens, "boundary": boundary}
 
 WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmoid(x * 3) ** 2).sum()\n" \
           "loss.backward()\nprint(x.grad)\n"
-# A course's usual program: module calls, a loss, an optimizer, a loop; a child whose warm-up ran it
-# spends ~13% less CPU time on a 50-step MLP program (its first touches are paid before the request).
-WARM_UP_TRAINING = """torch.manual_seed(0)
-X = torch.randn(8, 2)
-y = (X[:, 0] > 0).long()
-model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 2))
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(3):
-    opt.zero_grad()
-    loss = F.cross_entropy(model(X), y)
-    loss.backward()
-    opt.step()
-print(loss.item())
-"""
 
 
 def warm_up() -> None:
@@ -87,6 +73,5 @@ def warm_up() -> None:
     from . import execute  # noqa: F401 - the imports are the point
 
     run(WARM_UP)
-    run(WARM_UP_TRAINING)
     run("(a + b) * c", {"a": {"value": 2.0, "requires_grad": True}, "b": {"value": -1.0},
                         "c": {"value": 10.0}})
