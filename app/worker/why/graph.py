@@ -84,7 +84,10 @@ def sent_by_edge(bp) -> dict[int, np.ndarray]:
 
 def mean_abs(arr) -> float:
     """The mean absolute value of an array (0 for an empty one)."""
-    a = np.abs(np.asarray(arr, dtype=np.float64))
+    a = np.asarray(arr)
+    if a.size == 1:  # the same number without NumPy's reduction (a long chain asks once per op)
+        return abs(float(a.reshape(-1)[0]))
+    a = np.abs(a.astype(np.float64, copy=False))
     return float(a.mean()) if a.size else 0.0
 
 

@@ -47,18 +47,26 @@ def scale_chain(trace, bp, ids: set[int], sent: dict) -> list[dict]:
             break
         size, e, t = best
         seen.add(t)
-        links.append(_link(trace, t, e, upstream[t], sent[e]))
+        links.append(_link(trace, t, e, upstream[t], sent[e], size))
         cur = t
     return links[::-1]
 
 
-def _link(trace, nid: int, edge: int, up, down) -> dict:
+def _link(trace, nid: int, edge: int, up, down, after: float) -> dict:
+    """The link of op ``nid``: ``up`` the gradient it received, ``down`` the one it sent along
+    ``edge`` (``after``: its mean size)."""
     n = trace.nodes[nid]
-    before, after = mean_abs(up), mean_abs(down)
+    before = mean_abs(up)
     link = {"node": nid, "edge": edge, "op": n.op, "module": n.module, "line": n.line,
             "before": before, "after": after, "factor": after / before if before else None}
+    if n.op not in ("sigmoid", "tanh"):
+        return link
+    if np.size(up) == 1 and np.size(down) == 1 and np.shape(up) == np.shape(down):
+        u, d = float(np.asarray(up).reshape(-1)[0]), float(np.asarray(down).reshape(-1)[0])
+        link["derivative"] = d / u if u != 0 else None  # a scalar's, without NumPy's masking
+        return link
     up, down = np.asarray(up, dtype=np.float64), np.asarray(down, dtype=np.float64)
-    if n.op in ("sigmoid", "tanh") and up.shape == down.shape:
+    if up.shape == down.shape:
         ok = up != 0
         link["derivative"] = float((down[ok] / up[ok]).mean()) if ok.any() else None
     return link
