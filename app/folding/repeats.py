@@ -23,7 +23,8 @@ def fold_repeats(root: Item, nodes) -> None:
         if it.kind == "module":
             prints[id(it)] = _print(it, nodes, prints)
     for it in list(walk(root)):
-        if len(it.children) >= REPEAT_MIN:
+        # (a run needs REPEAT_MIN module calls: a loop's thousands of iterations have none to fold)
+        if len(it.children) >= REPEAT_MIN and sum(c.kind == "module" for c in it.children) >= REPEAT_MIN:
             _repeat_runs(it, nodes, prints)
 
 
