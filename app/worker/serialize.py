@@ -57,8 +57,8 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     kept_pass = {i for i, v in pass_view.items() if views[v].kept}
     backward = [_pass(bp, views[pass_view[bp.index]].index, data) for bp in trace.passes
                 if bp.index in kept_pass]
-    steps_kept = _kept_after_passes(trace, kept_pass, "optim")
-    updates_kept = _kept_after_passes(trace, kept_pass, "update")
+    after = _kept_after_passes(trace, kept_pass)
+    steps_kept, updates_kept = after["optim"], after["update"]
     out = {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
@@ -66,7 +66,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "updates": [_update(u) for u in trace.updates if u.index in updates_kept],
-        "zero_grads": _zero_grads(trace, kept_pass),
+        "zero_grads": _zero_grads(trace, after["zero_grad"]),
         "iterations": [_iteration(bp, trace, views[pass_view[bp.index]]) for bp in trace.passes],
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept, updates_kept), shown,
@@ -215,16 +215,19 @@ def _forward_step(f, shown: set[int]) -> dict:
 
 
 # ---- optimizer steps and events ---------------------------------------------------------------------
-def _kept_after_passes(trace: Trace, kept_pass: set[int], kind: str) -> set[int]:
-    """The events of ``kind`` (optimizer steps, in-place updates) that follow a kept pass (or no pass
-    at all), by index."""
-    kept = set()
+def _kept_after_passes(trace: Trace, kept_pass: set[int]) -> dict[str, set[int]]:
+    """The optimizer steps (``"optim"``), in-place updates (``"update"``) and ``"zero_grad"``s that
+    follow a kept pass (or no pass at all), by index; one walk of the events (a long program has
+    one per op)."""
+    kept: dict[str, set[int]] = {"optim": set(), "update": set(), "zero_grad": set()}
     last_pass = None
     for k, index in trace.events:
+        if k == "op":
+            continue
         if k == "backward":
             last_pass = index
-        elif k == kind and (last_pass is None or last_pass in kept_pass):
-            kept.add(index)
+        elif k in kept and (last_pass is None or last_pass in kept_pass):
+            kept[k].add(index)
     return kept
 
 
@@ -241,9 +244,9 @@ def _optimizer_step(step, kept_nodes: set[int]) -> dict:
             "line": step.line, "col": step.col}
 
 
-def _zero_grads(trace: Trace, kept_pass: set[int]) -> list[list[dict]]:
-    """Per zero_grad (by its index), the .grads it reset; [] for one the answer leaves out."""
-    kept = _kept_after_passes(trace, kept_pass, "zero_grad")
+def _zero_grads(trace: Trace, kept: set[int]) -> list[list[dict]]:
+    """Per zero_grad (by its index), the .grads it reset; [] for one the answer leaves out
+    (``kept``: the indices of those it keeps)."""
     return [[{"node": nid, "grad": values.value(g)} for nid, g in reset] if i in kept else []
             for i, reset in enumerate(trace.zero_grads)]
 
