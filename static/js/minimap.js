@@ -11,6 +11,12 @@
 const MAX_NODES = 3000;
 const SIZE = { w: 200, h: 130 }; // the largest the overview is (CSS px)
 const COLORS = { node: "#94a3b8", current: "#d55e00", frame: "#2563eb" };
+const GAP = 6; // CSS px between the overview and the graph's edges (app.css .minimap)
+
+/** Do two boxes {x, y, w, h} (CSS px) overlap? */
+function overlaps(a, b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
 
 export class Minimap {
   /** el: the canvas's container (hidden while the whole drawing is on screen); panzoom: the view. */
@@ -127,6 +133,32 @@ export class Minimap {
     ctx.strokeStyle = COLORS.frame;
     ctx.lineWidth = lw;
     if (x1 > x0 && y1 > y0) ctx.strokeRect(x0, y0, x1 - x0, y1 - y0);
+    this._place(w, h);
+  }
+
+  /**
+   * The overview sits in the graph's bottom-right corner, or bottom-left while the current node is
+   * under the right one and not under the left one: it never hides the node the step is about.
+   */
+  _place(w, h) {
+    const b = this.current;
+    const v = this.pz.onScreen();
+    const wrap = this.el.parentElement;
+    const host = this.pz.host;
+    let left = false;
+    if (b && v && wrap && host) {
+      const hr = host.getBoundingClientRect();
+      const s = (this.pz.W || 1) / v.w;
+      const node = { x: hr.left + (b.x - v.x) * s, y: hr.top + (b.y - v.y) * s, w: b.w * s, h: b.h * s };
+      const r = wrap.getBoundingClientRect();
+      const mw = this.el.offsetWidth || w;
+      const mh = this.el.offsetHeight || h;
+      const top = r.bottom - GAP - mh;
+      const right = { x: r.right - GAP - mw, y: top, w: mw, h: mh };
+      const other = { x: r.left + GAP, y: top, w: mw, h: mh };
+      left = overlaps(node, right) && !overlaps(node, other);
+    }
+    this.el.classList.toggle("left", left);
   }
 
   /** The drawing's nodes (or its groups in a large drawing) painted once on a canvas of their own. */
