@@ -22,6 +22,7 @@ from .routes import (
     ops,
     page,
     run,
+    run_extras,
 )
 from .server.body_limit import BodyLimitMiddleware
 from .server.clients import ClientMiddleware
@@ -44,8 +45,8 @@ def create_app(settings: AppSettings | None = None) -> FastAPI:
     app.state.metrics = Metrics()
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     install_error_handlers(app)
-    for module in (page, offline, health, metrics, examples, limits, run, open_parts, layout, mlp, ops,
-                   class_api, class_stream):
+    for module in (page, offline, health, metrics, examples, limits, run, run_extras, open_parts, layout, mlp,
+                   ops, class_api, class_stream):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
     add_docs(app)

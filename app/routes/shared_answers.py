@@ -44,6 +44,11 @@ def open_key(settings, source: str, variables: dict | None, view: int, opened: l
     return _key("open", settings, [source, variables, view, list(opened), direction, held])
 
 
+def extras_key(settings, source: str, variables: dict | None) -> str:
+    """The key of a ``POST /api/run/extras`` answer (nothing of it depends on the drawing)."""
+    return _key("extras", settings, [source, variables])
+
+
 def keep(key: str, text: str) -> None:
     """Keep an answer's text under ``key`` for a while (not when it is too large to be worth it)."""
     if len(text) <= MAX_KEPT_CHARS:

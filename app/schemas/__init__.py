@@ -26,6 +26,12 @@ from .explain import (
     StepExplain,
     WorkStep,
 )
+from .extras import (
+    ExtrasRequest,
+    ExtrasResponse,
+    LaterLenses,
+    WorkerExtrasReply,
+)
 from .graph import (
     FoldOut,
     Graph,
@@ -128,6 +134,8 @@ __all__ = [
     "Event",
     "Example",
     "ExplainValue",
+    "ExtrasRequest",
+    "ExtrasResponse",
     "FieldRange",
     "FlowOut",
     "Fold",
@@ -156,6 +164,7 @@ __all__ = [
     "LayoutPartIn",
     "LayoutRequest",
     "LayoutResponse",
+    "LaterLenses",
     "LayoutViewIn",
     "Lenses",
     "Limits",
@@ -198,6 +207,7 @@ __all__ = [
     "VariableOut",
     "ViewOut",
     "WorkStep",
+    "WorkerExtrasReply",
     "WorkerRunReply",
     "error_info",
     "layout_input",

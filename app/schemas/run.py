@@ -150,3 +150,5 @@ class RunResponse(BaseModel):
     grad_check: list[GradCheckPass] = Field(default_factory=list,
                                             description="each kept backward pass checked by hand: autograd, "
                                                         "finite differences, the course's formula")
+    extras_later: bool = Field(default=False, description="``grad_check`` and the ``lenses`` but the heat "
+                               "are left out: POST /api/run/extras answers them")

@@ -27,6 +27,11 @@ def _dumps(obj) -> str:
         return json.dumps(_finite(obj), separators=(",", ":"))
 
 
+def json_text(obj) -> str:
+    """``obj`` as compact JSON text, as an answer is written (a non-finite float as null)."""
+    return _dumps(obj)
+
+
 def _finite(obj):
     """``obj`` with every non-finite float replaced by None."""
     if isinstance(obj, float):

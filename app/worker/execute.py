@@ -18,12 +18,9 @@ from ..folding.delta import without_held
 from ..schemas.common import error_info
 from . import values
 from .answer import prepare_answer
-from .course import hand_formulas
-from .gradcheck import check_passes
+from .extras import check_by_hand, extras_of
 from .serialize import serialize_trace
 from .why import diagnose_all, engine_subjects
-
-GRAD_CHECK_S = 1.0  # the most a run's finite-difference check may take (less when the run took long)
 
 
 def run_checked(source: str, variables: dict | None = None):
@@ -37,12 +34,13 @@ def run_checked(source: str, variables: dict | None = None):
         return None, {"program_error": error_info(err.type, err.message, err.line, err.col)}
 
 
-def run_and_serialize(source: str, variables: dict | None = None, fold="auto", whole: bool = True) -> dict:
+def run_and_serialize(source: str, variables: dict | None = None, fold="auto", whole: bool = True,
+                      later: bool = False) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error.
     ``fold``: which parts of each view are open (app/folding/plan.py). ``whole`` False: only what an
-    answer of one view holds (``view_answer``): no check by hand, no course views but the heat."""
-    from engine.runner import Settings
-
+    answer of one view holds (``view_answer``): no check by hand, no course views but the heat.
+    ``later``: without what the page asks for when it shows it (app/worker/extras.py), and saying so
+    (``extras_later``)."""
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():
         t0 = time.perf_counter()
@@ -50,22 +48,20 @@ def run_and_serialize(source: str, variables: dict | None = None, fold="auto", w
         if error is not None:
             return error
         t1 = time.perf_counter()
-        response = serialize_result(result, fold, whole)
+        response = serialize_result(result, fold, whole, later)
         t2 = time.perf_counter()
-        if whole:
-            budget = min(GRAD_CHECK_S, Settings().timeout_s - (t2 - t0))
-            kept = [bp["index"] for bp in response["backward"]]
-            response["grad_check"] = check_passes(result.trace, kept, budget, hand_formulas(source))
         response["timings"] = {"run": t1 - t0, "serialize": t2 - t1}
-        if whole:
+        if whole and not later:
+            kept = [bp["index"] for bp in response["backward"]]
+            response["grad_check"] = check_by_hand(result.trace, kept, source, t0)
             response["timings"]["grad_check"] = time.perf_counter() - t2
         return {"response": response}
 
 
-def run_for_http(source: str, variables: dict | None = None, fold="auto") -> dict:
+def run_for_http(source: str, variables: dict | None = None, fold="auto", later: bool = False) -> dict:
     """``run_and_serialize``, then the answer as JSON text with slots for the drawings
     (app/worker/answer.py)."""
-    out = run_and_serialize(source, variables, fold)
+    out = run_and_serialize(source, variables, fold, later=later)
     if "program_error" in out:
         return out
     with gc_paused():
@@ -73,6 +69,22 @@ def run_for_http(source: str, variables: dict | None = None, fold="auto") -> dic
         prepared = prepare_answer(out["response"])
         prepared["timings"] = timings
         return {"prepared": prepared}
+
+
+def extras_for_http(source: str, variables: dict | None = None) -> dict:
+    """``POST /api/run/extras``: the program run again (runs are deterministic), then what its answer
+    left for later (app/worker/extras.py) with the run's fingerprint and timings, or
+    ``{"program_error": ...}``."""
+    with gc_paused():
+        t0 = time.perf_counter()
+        result, error = run_checked(source, variables)
+        if error is not None:
+            return error
+        t1 = time.perf_counter()
+        extras = extras_of(result.trace, source, t0)
+        extras["fingerprint"] = fingerprint(result.trace)
+        extras["timings"] = {"run": t1 - t0, "extras": time.perf_counter() - t1}
+        return {"extras": extras}
 
 
 def open_for_http(source: str, variables: dict | None, view: int, opened: list[str],
@@ -115,12 +127,14 @@ def view_answer(resp: dict, view: int) -> dict:
             "timings": resp.get("timings", {})}
 
 
-def serialize_result(result, fold="auto", whole: bool = True) -> dict:
-    """A runner RunResult → the RunResponse fields except the drawings (``whole``: see
+def serialize_result(result, fold="auto", whole: bool = True, later: bool = False) -> dict:
+    """A runner RunResult → the RunResponse fields except the drawings (``whole``, ``later``: see
     ``run_and_serialize``)."""
     trace = result.trace
     output = node_id(trace, result.result) if result.result is not None else None
-    out = serialize_trace(trace, output_node=output, fold=fold, whole=whole)
+    out = serialize_trace(trace, output_node=output, fold=fold, whole=whole and not later)
+    if later:
+        out["extras_later"] = True
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
                         if isinstance(t, Tensor)}
     if whole:

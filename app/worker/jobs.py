@@ -7,15 +7,16 @@ already written as JSON) travels as the frame's body.
 from __future__ import annotations
 
 
-def run(source: str, variables: dict | None = None, fold="auto"):
+def run(source: str, variables: dict | None = None, fold="auto", later: bool = False):
     """``POST /api/run``: the answer's JSON text (with slots for the drawings) as the body, and what
     the server needs to draw and splice as the value; or ``{"program_error": ...}``. ``fold``: the
-    level ("auto", "module", "op"), or ``{view: [part ids to open]}`` (``POST /api/open``)."""
+    level ("auto", "module", "op"), or ``{view: [part ids to open]}`` (``POST /api/open``).
+    ``later``: without what ``extras`` answers (the page asks for it when it shows it)."""
     from .execute import run_for_http
 
     if isinstance(fold, dict):  # JSON keys are strings
         fold = {int(k): v for k, v in fold.items()}
-    out = run_for_http(source, variables, fold)
+    out = run_for_http(source, variables, fold, later=bool(later))
     if "program_error" in out:
         return out
     prepared = out["prepared"]
@@ -54,6 +55,19 @@ def opens(source: str, variables: dict | None, states: list, seconds: float):
     return {"prepared": out["prepared"], "sizes": [len(t) for t in texts]}, "".join(texts)
 
 
+def extras(source: str, variables: dict | None = None):
+    """``POST /api/run/extras``: the program run again, and what its answer left for later (the
+    check by hand, the course views but the heat) as JSON text in the body; the value is empty; or
+    ``{"program_error": ...}``."""
+    from .answer import json_text
+    from .execute import extras_for_http
+
+    out = extras_for_http(source, variables)
+    if "program_error" in out:
+        return out
+    return {}, json_text(out["extras"])
+
+
 def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     """``POST /api/mlp/boundary``: decision-boundary frames of a training program."""
     from ..mlp.boundary import boundary_job
@@ -61,7 +75,7 @@ def boundary(config: dict, source: str | None, grid: int, frames: int) -> dict:
     return boundary_job(config, source, grid, frames)
 
 
-JOBS = {"run": run, "open": open_part, "opens": opens, "boundary": boundary}
+JOBS = {"run": run, "open": open_part, "opens": opens, "extras": extras, "boundary": boundary}
 
 WARM_UP = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (torch.sigmoid(x * 3) ** 2).sum()\n" \
           "loss.backward()\nprint(x.grad)\n"

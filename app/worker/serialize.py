@@ -24,10 +24,7 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     """graph, backward, views (svg empty), optimizer_steps, iterations, events, parts and lenses of
     a trace; nodes hidden in closed parts (``fold``: see app/folding/plan.py) only by id. ``whole``
     False: of the lenses only the heat (what an answer of one view carries)."""
-    views, pass_view = build_views(trace)
-    trim_views(views)
-    kept_views = [v for v in views if v.kept]
-    kept_nodes: set[int] = set().union(*(v.nodes for v in kept_views)) if kept_views else set()
+    views, pass_view, kept_views, kept_nodes, kept_pass = kept_of(trace)
     plan = plan_folds(trace, kept_views, fold)
     shown = plan.shown
     node_view = _first_view(kept_views)
@@ -54,7 +51,6 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     edges = [_edge(trace.edges[e]) for e in sorted(shown_edges)]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
 
-    kept_pass = {i for i, v in pass_view.items() if views[v].kept}
     backward = [_pass(bp, views[pass_view[bp.index]].index, data) for bp in trace.passes
                 if bp.index in kept_pass]
     after = _kept_after_passes(trace, kept_pass)
@@ -77,6 +73,18 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     }
     annotate(trace, out, node_view)  # labels, names and the explanation model (app/worker/explain/)
     return out
+
+
+def kept_of(trace: Trace) -> tuple:
+    """What an answer keeps of a trace, whatever its drawing shows: ``(views, the backward pass ->
+    view index, the kept views, their nodes, the indices of their backward passes)`` (a training
+    loop keeps its first and last iterations in full)."""
+    views, pass_view = build_views(trace)
+    trim_views(views)
+    kept_views = [v for v in views if v.kept]
+    kept_nodes: set[int] = set().union(*(v.nodes for v in kept_views)) if kept_views else set()
+    kept_pass = {i for i, v in pass_view.items() if views[v].kept}
+    return views, pass_view, kept_views, kept_nodes, kept_pass
 
 
 def _link_edges(plan: FoldPlan) -> set[int]:

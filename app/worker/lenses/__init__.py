@@ -22,12 +22,18 @@ from .orders import backward_made
 def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int],
                  shown_edges: set[int], whole: bool = True) -> dict:
     """The ``lenses`` of a RunResponse (see app/schemas/lenses.py); ``whole`` False: the heat
-    alone (a part opened later brings its own). The heat covers the edges the answer draws
-    (``shown_edges``: edges and the links of closed boxes; those inside a closed part come with
-    the part when it is opened)."""
+    alone (a part opened later brings its own; the others come from ``later_lenses``). The heat
+    covers the edges the answer draws (``shown_edges``: edges and the links of closed boxes; those
+    inside a closed part come with the part when it is opened)."""
     heat = gradient_heat(trace, kept_pass, shown_edges)
     if not whole:
         return {"heat": heat}
+    return {**later_lenses(trace, kept_views, kept_nodes, kept_pass), "heat": heat}
+
+
+def later_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[int]) -> dict:
+    """Every lens but the heat: what the page asks for when a view is opened (``POST
+    /api/run/extras``). None of them depends on what the drawing shows, only on the views kept."""
     modes = []
     for bp in trace.passes:
         if bp.index in kept_pass and len(modes) < 2:
@@ -38,6 +44,5 @@ def build_lenses(trace, kept_views: list, kept_nodes: set[int], kept_pass: set[i
         "modes": modes,
         "orders": backward_made(trace, kept_nodes),
         "compare": compare_forwards(trace, kept_views),
-        "heat": heat,
         "memory": memory_timeline(trace),
     }
