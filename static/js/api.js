@@ -78,6 +78,16 @@ export function runProgram(source, variables, fold = "auto", direction = "auto")
 }
 
 /**
+ * POST /api/run/extras → ExtrasResponse: what the answer of the run of `source` left for later (the
+ * check by hand, the course views but the heat). fingerprint: the run's (409 if it differs).
+ */
+export function runExtras(source, variables, fingerprint) {
+  const body = { source, fingerprint };
+  if (variables && Object.keys(variables).length) body.variables = variables;
+  return post("/api/run/extras", body);
+}
+
+/**
  * POST /api/open → OpenResponse: view `view` of the run of `source` with the parts `open` open
  * (oldest first), its nodes' values and its drawing. fingerprint: the run's (409 if it differs).
  * had: the parts open in the drawing the page shows now (the answer leaves out what it shows).

@@ -19,6 +19,7 @@ import { GradCheckPanel } from "./panels/gradcheck.js";
 import { OutputPanels } from "./panels/output.js";
 import { PredictPanel } from "./panels/predict.js";
 import { VarsPanel } from "./panels/vars.js";
+import { mergeRun, withExtras } from "./extras.js";
 import { buildHtml, enterOffline, freezeInputs, offline, offlineLang, offlineLanguage, offlineProgram } from "./offline.js";
 import { Player } from "./player.js";
 import { PartIndex } from "./parts.js";
@@ -34,7 +35,6 @@ import "./lenses/panel.js"; // the course views: they listen on the bus too
 import "./panels/why.js"; // the "Why?" answer: it listens on the bus too
 
 const $ = (sel) => document.querySelector(sel);
-
 initLang();
 offlineLanguage();
 applyI18n();
@@ -213,7 +213,7 @@ on("graph-level", async (level) => {
     output.note(t("relayout_failed", { msg: res.ok ? t("run_changed") : res.error.message }));
     return;
   }
-  Object.assign(resp, res.data);
+  mergeRun(resp, res.data);
   state.openOrder = {};
   redrawn(resp);
 });
@@ -359,8 +359,8 @@ $("[data-testid=export-html]").addEventListener("click", async (e) => {
   btn.textContent = t("export_html_busy");
   try {
     const source = state.ranSource;
-    const html = await buildHtml({
-      resp, source, variables: state.inputsFor === source ? state.variables : {}, frame: state.frame,
+    const html = await buildHtml({ // the file has no server to ask: it holds what every panel shows
+      resp: await withExtras(resp), source, variables: state.inputsFor === source ? state.variables : {}, frame: state.frame,
       title: null, limits: limits.current(), layoutsFor: (level, direction) => fetchLayout(resp, level, direction, true),
       openedFor: (held) => openedParts(source, ranInputs(), held),
     });

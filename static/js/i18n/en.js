@@ -214,6 +214,8 @@ export const EN = {
   predict_score: "Backward pass {n}: {right} of {asked} right",
   gc_title: "Check it by hand: autograd vs finite differences",
   gc_intro: "Backward pass {n} is finished: each leaf's gradient three ways, side by side.",
+  gc_pending: "Checking each gradient by hand…",
+  extras_failed: "This could not be worked out: {msg}",
   gc_leaf: "leaf",
   gc_autograd: "autograd",
   gc_numeric: "finite difference (float64)",

@@ -212,6 +212,8 @@ export const ZH = {
   predict_score: "第 {n} 次反向传播：{asked} 题中答对 {right} 题",
   gc_title: "对比验证：手推 vs autograd",
   gc_intro: "第 {n} 次反向传播已结束：每个叶子的梯度用三种方法并排对比。",
+  gc_pending: "正在逐个手算检验梯度…",
+  extras_failed: "无法算出这部分：{msg}",
   gc_leaf: "叶子",
   gc_autograd: "autograd",
   gc_numeric: "有限差分（float64）",

@@ -1,13 +1,15 @@
 /**
  * The course views panel: five views of the same run (forward vs reverse mode, higher order,
  * two forwards compared, gradient heat, saved memory), one shown at a time. Its data is the
- * answer's `lenses` (app/worker/lenses/); an example names the view it opens (`lens`).
+ * answer's `lenses` (app/worker/lenses/); an example names the view it opens (`lens`). A run's
+ * answer holds the heat; the others are asked for when one of them is opened (../extras.js).
  *
- * Plugs into the page through state.js's bus only: listens to "run", "frame", "relayout" and
- * "lang"; asks the player to move with "goto".
+ * Plugs into the page through state.js's bus only: listens to "run", "extras", "frame", "relayout"
+ * and "lang"; asks the player to move with "goto".
  */
 
 import { h } from "../dom.js";
+import { failed, needExtras, pending } from "../extras.js";
 import { apply, t } from "../i18n.js";
 import { emit, on, state } from "../state.js";
 import { CompareLens } from "./compare.js";
@@ -57,6 +59,13 @@ class LensPanel {
       return;
     }
     const lens = this.lenses[name];
+    if (pending(this.resp, name)) {
+      const why = failed(this.resp);
+      this.body.replaceChildren(h("p", { class: "hint", "data-testid": "lens-pending" },
+        why ? t("extras_failed", { msg: why }) : t("ln_pending")));
+      if (!why) needExtras(this.resp);
+      return;
+    }
     if (!lens.available(this.resp)) {
       this.body.replaceChildren(h("p", { class: "hint", "data-testid": "lens-none" }, t(`ln_none_${name}`)));
       return;
@@ -69,26 +78,60 @@ class LensPanel {
     if (this.current) this.lenses[this.current].off?.();
     clear();
     this.resp = resp;
-    for (const [name, lens] of Object.entries(this.lenses)) {
-      const ok = lens.available(resp);
-      this.buttons[name].classList.toggle("unavailable", !ok);
-      if (ok) lens.load(resp, tl);
-    }
+    this.tl = tl;
+    this.later = Object.keys(this.lenses).filter((name) => pending(resp, name));
+    this.ready(Object.keys(this.lenses));
     const example = (state.examples || []).find((e) => e.source === state.ranSource && e.lens);
+    // the view an example opens, while its data is asked for: where it shows best is known after
+    this.example = example && pending(resp, example.lens) ? example.lens : null;
+    this.isShown = false;
     this.open(example ? example.lens : this.current);
     // An example opens its view where it shows best (the player is loaded after "run").
-    this.opening = example && this.lenses[example.lens].available(resp) ? this.lenses[example.lens].opening?.(tl) : null;
+    this.opening = example ? this.openingOf(example.lens) : null;
+  }
+
+  /** Views `names` with their data loaded; a view whose data is asked for is not marked unavailable. */
+  ready(names) {
+    for (const name of names) {
+      const lens = this.lenses[name];
+      const ok = !pending(this.resp, name) && lens.available(this.resp);
+      this.buttons[name].classList.toggle("unavailable", !ok && !pending(this.resp, name));
+      if (ok) lens.load(this.resp, this.tl);
+    }
+  }
+
+  /** The frame where view `name` shows best (its data at hand), or null. */
+  openingOf(name) {
+    const lens = this.lenses[name];
+    return !pending(this.resp, name) && lens.available(this.resp) ? lens.opening?.(this.tl) : null;
+  }
+
+  /** The answer's extras arrived (../extras.js): the views that waited for them are drawn. */
+  extras(resp) {
+    if (resp !== this.resp) return;
+    const waited = this.later;
+    this.later = [];
+    this.ready(waited);
+    if (this.current && waited.includes(this.current)) this.open(this.current);
+    if (this.example) {
+      this.opening = this.openingOf(this.example);
+      this.example = null;
+      if (this.isShown && state.frame === this.startFrame) this.shown();
+    }
   }
 
   /** The run is shown: move to where the example's view shows best, once. */
   shown() {
+    this.isShown = true;
+    this.startFrame = state.frame;
     const k = this.opening;
     this.opening = null;
     if (k !== null && k !== undefined && k >= 0) emit("goto", k);
   }
 
   frame(k) {
-    if (!this.current || !this.resp || !this.lenses[this.current].available(this.resp)) return;
+    if (!this.current || !this.resp || pending(this.resp, this.current)) return;
+    if (!this.lenses[this.current].available(this.resp)) return;
     this.lenses[this.current].frame?.(k, state.timeline);
   }
 
@@ -106,6 +149,7 @@ function mount() {
   col.insertBefore(panel, before.previousElementSibling && before.previousElementSibling.classList.contains("p-predict") ? before.previousElementSibling : before);
   const lenses = new LensPanel(panel);
   on("run", (resp) => lenses.load(resp, state.timeline));
+  on("extras", (resp) => lenses.extras(resp));
   on("frame", (k) => lenses.frame(k));
   on("run-end", ({ ok }) => {
     if (ok) lenses.shown();

@@ -8,8 +8,10 @@
 
 import { h } from "../dom.js";
 import { num, shapeText, valueText } from "../format.js";
+import { failed, needExtras, pending } from "../extras.js";
 import { pick, t } from "../i18n.js";
 import { tensorName } from "../names.js";
+import { on, state } from "../state.js";
 
 const REASONS = {
   time_budget: "gc_why_time",
@@ -41,13 +43,19 @@ export class GradCheckPanel {
   constructor(panel, host) {
     this.panel = panel;
     this.host = host;
+    on("extras", () => this.render(state)); // the checks arrived (../extras.js)
   }
 
   render(st) {
     const tl = st.timeline;
-    const checks = st.response && st.response.grad_check;
+    const resp = st.response;
+    const checks = resp && (resp.grad_check || pending(resp));
     const pi = tl && checks ? finishedPass(tl, st.frame) : -1;
     const pass = pi >= 0 ? tl.passes[pi] : null;
+    if (pass && pending(resp)) {
+      this._waiting(resp, pass);
+      return;
+    }
     const check = pass ? checks.find((c) => c.pass === pass.index) : null;
     this.panel.hidden = !check;
     if (!check) {
@@ -66,6 +74,15 @@ export class GradCheckPanel {
     if (check.unlisted) out.push(h("p", { class: "muted", "data-testid": "gc-unlisted" }, t("gc_unlisted", { n: check.unlisted })));
     out.push(h("p", { class: "note gc-note" }, t("gc_dtype_note")));
     this.host.replaceChildren(...out);
+  }
+
+  /** A pass has finished but the answer's checks are still asked for (app/worker/extras.py). */
+  _waiting(resp, pass) {
+    this.panel.hidden = false;
+    const why = failed(resp);
+    this.host.replaceChildren(h("p", {}, t("gc_intro", { n: pass.index + 1 })),
+      h("p", { class: "muted", "data-testid": "gc-pending" }, why ? t("extras_failed", { msg: why }) : t("gc_pending")));
+    if (!why) needExtras(resp);
   }
 
   /** One leaf: its verdict, then autograd, the finite difference and the course's formula, one per row. */

@@ -13,6 +13,7 @@ export const LENSES = {
   ln_none_compare: "Only one forward pass with a backward here: two are needed to compare. Try “A new graph every forward pass”.",
   ln_none_heat: "No backward pass sent gradients in this run.",
   ln_none_memory: "Nothing was recorded.",
+  ln_pending: "Working out this view of the run…",
   // forward vs reverse
   md_reverse: "Reverse mode",
   md_forward: "Forward mode",

@@ -13,6 +13,7 @@ export const LENSES = {
   ln_none_compare: "这里只有一次带反向传播的前向计算：比较需要两次。试试“每次前向都是一张新的图”。",
   ln_none_heat: "本次运行没有反向传播送出梯度。",
   ln_none_memory: "没有记录任何运算。",
+  ln_pending: "正在计算这次运行的这个视图…",
   md_reverse: "反向模式",
   md_forward: "前向模式",
   md_toggle: "显示哪种模式",
