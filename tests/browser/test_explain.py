@@ -142,6 +142,7 @@ def test_the_check_by_hand_after_a_pass(shown):
     assert not panel.is_visible(), "no check before the pass has finished"
     page.keyboard.press("End")
     panel.wait_for(state="visible")
+    panel.locator(".gc-leaf").first.wait_for()  # the checks are asked for once a pass has finished
     text = panel.inner_text()
     assert en_zh(shown, "finite difference (float64)", "有限差分（float64）") in text
     assert "∂loss/∂w = 2(a − 1)·σ(z)(1 − σ(z))·x" in text  # the loss by its own name

@@ -13,6 +13,15 @@ from .support import HALF_A, HALF_B, SHOTS, pick_example, step_label
 pytestmark = pytest.mark.browser
 
 LENSES = "import('/static/js/state.js').then(({ state }) => state.response.lenses)"
+# The run's answer holds the heat; the other views' data comes when one is opened (static/js/extras.js).
+EXTRAS = ("() => import('/static/js/state.js')"
+          ".then(({ state }) => !!state.response && !state.response.extras_later)")
+
+
+def pick_view(page, example_id: str) -> None:
+    """Choose an example that opens a course view other than the heat, and wait for that view's data."""
+    pick_example(page, example_id)
+    page.wait_for_function(EXTRAS)
 
 
 def _shot(shown, name: str) -> None:
@@ -45,7 +54,7 @@ def _pressed(page, testid: str) -> bool:
 
 def test_forward_mode_beside_reverse_mode(shown):
     page = shown.page
-    pick_example(page, "forward-reverse")
+    pick_view(page, "forward-reverse")
     assert _pressed(page, "lens-modes")
     rev, fwd = page.get_by_test_id("mode-reverse"), page.get_by_test_id("mode-forward")
     assert _pressed(page, "mode-reverse") and not _pressed(page, "mode-forward")
@@ -89,7 +98,7 @@ def test_forward_mode_beside_reverse_mode(shown):
 @pytest.mark.screens(HALF_A)
 def test_the_nodes_a_create_graph_backward_made(shown):
     page = shown.page
-    pick_example(page, "second-derivative")
+    pick_view(page, "second-derivative")
     assert _pressed(page, "lens-orders")
     section = page.get_by_test_id("higher-order-pass")
     assert section.count() == 1 and section.get_attribute("data-nodes") == "2"
@@ -118,7 +127,7 @@ def test_the_nodes_a_create_graph_backward_made(shown):
 @pytest.mark.screens(HALF_B)
 def test_two_forwards_same_leaves_new_nodes_structure_differs(shown):
     page = shown.page
-    pick_example(page, "new-graph")
+    pick_view(page, "new-graph")
     assert _pressed(page, "lens-compare")
     box = page.get_by_test_id("compare-forwards")
     assert box.get_attribute("data-same-structure") == "false"
@@ -199,7 +208,7 @@ def test_gradient_heat_shows_vanishing_and_its_cure(shown):
 @pytest.mark.screens(HALF_B)
 def test_saved_memory_chart(shown):
     page = shown.page
-    pick_example(page, "memory-losses")
+    pick_view(page, "memory-losses")
     assert _pressed(page, "lens-memory")
     chart = page.get_by_test_id("memory-chart")
     per = 2 * 32 * 8 * 4
@@ -210,7 +219,7 @@ def test_saved_memory_chart(shown):
     _shot(shown, "memory")
     page.locator("#step-first").click()
     assert now.get_attribute("data-bytes") == "0"
-    pick_example(page, "memory-backward")
+    pick_view(page, "memory-backward")
     assert page.get_by_test_id("memory-chart").get_attribute("data-peak") == str(3 * 16 * 4)
     _shot(shown, "memory-backward")
 
@@ -218,7 +227,7 @@ def test_saved_memory_chart(shown):
 @pytest.mark.screens(HALF_A)
 def test_a_view_without_data_says_which_example_has_it(shown):
     page = shown.page
-    pick_example(page, "forward-reverse")
+    pick_view(page, "forward-reverse")
     page.get_by_test_id("lens-orders").click()
     note = page.get_by_test_id("lens-none").inner_text()
     assert "create_graph=True" in note and re.search(r"Second derivative of sin x|sin x 的二阶导数", note)

@@ -86,6 +86,7 @@ def test_an_expression_names_its_output_as_the_page_does_never_L(shown):
     said = "\n".join(frames)
     assert "∂L" not in said
     assert "G = ∂v/∂v = 1" in said and "G = ∂v/∂c" in said
+    page.locator("#gradcheck .gc-leaf").first.wait_for()  # asked for once a pass has finished
     assert "∂L" not in page.locator("#gradcheck").inner_text()
     assert "∂v/∂c = a + b" in page.locator("#gradcheck").inner_text()
 
@@ -153,6 +154,7 @@ def test_the_check_by_hand_labels_its_numbers_and_brackets_only_operands(shown):
     pick_example(page, "add-mul")
     said = "\n".join(every_frame(page))
     assert "G·u = 1 · (-1) = -1" in said  # a negative operand is bracketed, the result is not
+    page.locator("#gradcheck .gc-leaf").first.wait_for()  # asked for once a pass has finished
     check = page.locator("#gradcheck").inner_text()
     assert "= 2 + (−3) = −1" in check and "= (−1)" not in check
     assert en_zh(shown, "its relative error against autograd: 0", "它与 autograd 的相对误差：0") in check
@@ -161,6 +163,7 @@ def test_the_check_by_hand_labels_its_numbers_and_brackets_only_operands(shown):
     blur(page)
     page.keyboard.press("End")
     note = page.get_by_test_id("gc-below")
+    note.wait_for()
     assert note.is_visible() and "float64" in note.inner_text()
 
 

@@ -110,6 +110,13 @@ def test_save_as_html_on_the_served_page(browser, server, tmp_path):
         assert label(offline) == (2, served_steps)  # it opens on the step it was saved at
         offline.locator("#step-last").click()
         assert label(offline) == (served_steps, served_steps)
+        # asked for before saving (the file has no server to ask): the check by hand and a course view
+        check = offline.get_by_test_id("grad-check")
+        check.locator(".gc-leaf").first.wait_for()
+        assert check.get_by_test_id("gc-verdict").first.inner_text().startswith("✓")
+        offline.get_by_test_id("lens-memory").click()
+        assert int(offline.get_by_test_id("memory-chart").get_attribute("data-peak")) > 0
+        assert '"extras_later":true' not in saved.read_text()
         assert not problems, problems
     finally:
         offline.context.close()
