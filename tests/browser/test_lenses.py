@@ -13,9 +13,9 @@ from .support import HALF_A, HALF_B, SHOTS, pick_example, step_label
 pytestmark = pytest.mark.browser
 
 LENSES = "import('/static/js/state.js').then(({ state }) => state.response.lenses)"
-# The run's answer holds the heat; the other views' data comes when one is opened (static/js/extras.js).
-EXTRAS = ("() => import('/static/js/state.js')"
-          ".then(({ state }) => !!state.response && !state.response.extras_later)")
+# The run's answer holds the heat; the other views' data comes when one is opened (static/js/extras.js):
+# meanwhile the view says it is working it out.
+EXTRAS = "() => !document.querySelector('[data-testid=lens-pending]')"
 
 
 def pick_view(page, example_id: str) -> None:
