@@ -4,7 +4,9 @@
 (a) the worker: the whole job (run + serialize), and of it the writing of float32 values
     (app/worker/values.py), with each distinct tensor converted once against converted at every
     appearance, interleaved in the same run;
-(b) the server's handling of the worker's answer with every layout cached (what a re-run costs
+(b) the job as ``POST /api/run`` asks it (the check by hand and the course views but the heat left for
+    ``POST /api/run/extras``) against the whole answer, and the ``extras`` job, interleaved;
+(c) the server's handling of the worker's answer with every layout cached (what a re-run costs
     besides its run): checking the reply, drawing (the views kept whole), splicing, reading the
     answer checked against the schema in one pass (app/schemas/plain.py), checking the drawings;
     each part's share of the whole; beside them, interleaved, what the schema check and the drawing
@@ -103,8 +105,21 @@ def two_parses(answer: str) -> None:
     orjson.loads(answer)
 
 
+def later(rounds: int) -> None:
+    source = MLP50["source"]
+    spent = {"whole answer": [], "extras later": [], "extras job": []}
+    for _ in range(rounds):
+        spent["whole answer"].append(cpu(lambda: jobs.run(source)))
+        spent["extras later"].append(cpu(lambda: jobs.run(source, None, "auto", True)))
+        spent["extras job"].append(cpu(lambda: jobs.extras(source)))
+    med = {k: statistics.median(v) for k, v in spent.items()}
+    print("worker, 50-step MLP: the answer with its extras later (POST /api/run), median CPU ms:")
+    for k, v in med.items():
+        print(f"  {k:<14} {v * 1e3:7.1f}  {v / med['whole answer']:5.2f}x the whole answer")
+
+
 def server(rounds: int) -> None:
-    value, text = jobs.run(MLP50["source"])
+    value, text = jobs.run(MLP50["source"], None, "auto", True)  # as POST /api/run asks it
     reply = SimpleNamespace(value=orjson.loads(orjson.dumps(value)), body=text, fresh=True)
     settings = AppSettings()
     parts = {k: [] for k in ("reply checked", "drawn", "spliced", "read and schema", "drawings checked",
@@ -142,6 +157,7 @@ def main() -> None:
     args = ap.parse_args()
     jobs.run(MLP50["source"])  # imports and first-call costs out of the figures
     worker(args.rounds)
+    later(args.rounds)
     server(args.rounds)
 
 
