@@ -50,7 +50,7 @@ CAUSES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("div", "div_scalar", "pow", "pow_scalar", "rpow_scalar", "reciprocal"), _ALL_BUT_CUT),
     **dict.fromkeys(("exp", "expm1", "sinh", "cosh", "tan"), _SCALE | {"nonfinite"}),
     **dict.fromkeys(("log", "log10", "log2", "log1p", "sqrt", "rsqrt", "asin", "acos", "norm", "std",
-                     "var", "binary_cross_entropy", "mse_loss"), _SCALE | {"nonfinite"}),
+                     "var", "binary_cross_entropy", "mse_loss", "mse_loss_backward"), _SCALE | {"nonfinite"}),
     **dict.fromkeys(("sum", "sum_dim", "mean", "mean_dim", "expand", "cumsum"), _SCALE | {"nonfinite"}),
     **dict.fromkeys(("add_alpha", "sub_alpha", "remainder", "remainder_scalar", "to_copy"),
                     frozenset({"zeroed"}) | _SCALE),

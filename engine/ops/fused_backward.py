@@ -2,7 +2,8 @@
 ``create_graph=True`` draws PyTorch's graph: ``tanh_backward`` (TanhBackwardBackward0),
 ``sigmoid_backward`` (SigmoidBackwardBackward0), ``threshold_backward`` (ReLU's rule,
 ThresholdBackwardBackward0), ``softmax_backward_data`` and ``log_softmax_backward_data``
-(SoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0), and ``mul_scalar``, a tensor
+(SoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0), ``mse_loss_backward``
+(MseLossBackwardBackward0), and ``mul_scalar``, a tensor
 times a number inside a formula (MulBackward1: PyTorch's Scalar overload, where a program's
 ``x * 2`` is MulBackward0).
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..dispatch import apply
 from . import explain as E
-from .explain import X0, X1, G, P, exp, local, sum_over, vjp
+from .explain import X0, X1, X2, G, P, exp, local, scaled, sum_over, vjp
 from .table import OPS, register
 
 
@@ -51,6 +52,37 @@ def mul_scalar(x, other):
     return apply(OPS["mul_scalar"], (x,), {"other": other})
 
 
+def mse_loss_backward(g, x, y, reduction):
+    """2·(x − y)·g (÷ n for "mean") as a recorded op: the gradient mse_loss sends to ``x`` (to the
+    target, PyTorch calls it with x and y swapped)."""
+    return apply(OPS["mse_loss_backward"], (g, x, y), {"reduction": reduction, "shape": tuple(x._data.shape)})
+
+
+def mse_scaled(g, reduction, shape):
+    """The upstream gradient as each element sees it: ÷ n for "mean" (mse_loss's ``norm``)."""
+    if reduction == "mean":
+        return g / int(np.prod(shape, dtype=np.int64))
+    return g
+
+
+def _mse_backward(g, x, y, reduction, shape):
+    return 2 * (x - y) * mse_scaled(g, reduction, shape)
+
+
+def _mse_double(gg, s):
+    """PyTorch's ``mse_loss_double_backward``: 2·gg·g (÷ n for "mean")."""
+    return mse_scaled(gg * s.a * 2, s.p["reduction"], s.p["shape"])
+
+
+def _mse_grad_output(gg, s):
+    """PyTorch's ``mse_loss_double_backward_grad_output``: Σ 2·(x − y)·gg (÷ n for "mean"), or the
+    elementwise products for "none"."""
+    per = 2 * (s.b - s.c) * gg
+    if s.p["reduction"] == "none":
+        return per
+    return mse_scaled(s.xp.sum(per), s.p["reduction"], s.p["shape"])
+
+
 register("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
          [lambda gg, s: s.xp.tanh_backward(gg, s.b), lambda gg, s: gg * (-2 * s.b * s.a)],
          ["∂/∂g = 1 − y²", "∂/∂y = −2·y·g"], saves=("a", "b"), promote=True,
@@ -76,6 +108,18 @@ register("threshold_backward", "ThresholdBackwardBackward0",
          jvp_formulas=["ġ if y > t else 0", "0"],
          explain=local("{0} · [{1} > {threshold}]", "ReLU 的反向公式：y > 阈值处取 g，其余为 0，作为一个运算",
                        E.where(E.gt(X1, P("threshold")), 1, 0), 0))
+register("mse_loss_backward", "MseLossBackwardBackward0", _mse_backward,
+         [_mse_grad_output, _mse_double, lambda gg, s: -_mse_double(gg, s)],
+         ["∂/∂g = 2(x − y) (÷ n for mean)", "∂/∂x = 2g (÷ n for mean)", "∂/∂y = −2g (÷ n for mean)"],
+         saves=("a", "b", "c"), promote=True,
+         description="mse_loss's backward formula 2·(x − y)·g (÷ n for mean), as one op",
+         jvps=[lambda t, s: _mse_backward(t, s.b, s.c, s.p["reduction"], s.p["shape"]),
+               lambda t, s: mse_scaled(2 * s.a * t, s.p["reduction"], s.p["shape"]),
+               lambda t, s: mse_scaled(-2 * s.a * t, s.p["reduction"], s.p["shape"])],
+         jvp_formulas=["2(x − y)·ġ (÷ n for mean)", "2g·ẋ (÷ n for mean)", "−2g·ẏ (÷ n for mean)"],
+         explain=local("2 · ({1} − {2}) · {0}",
+                       "mse_loss 的反向公式 2·(x − y)·g（mean 时再 ÷ n），作为一个运算",
+                       scaled(2 * (X1 - X2)), scaled(2 * X0), scaled(-2 * X0)))
 register("mul_scalar", "MulBackward1", lambda a, other: (a * other).astype(a.dtype, copy=False),
          [lambda g, s: s.xp.mul_scalar(g, s.p["other"])],
          ["∂(x·c)/∂x = c"], description="a tensor times a number, inside a backward formula",

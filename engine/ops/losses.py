@@ -154,19 +154,22 @@ def _mse(a, b, reduction):
 
 
 def _mse_vjp_a(g, s):
-    return 2 * (s.a - s.b) * mean_scaled(g, s, s.xp.data(s.a).shape)
+    return s.xp.mse_loss_backward(g, s.a, s.b, s.p["reduction"])
 
 
-def _mse_vjp_b(g, s):
-    return -2 * (s.a - s.b) * mean_scaled(g, s, s.xp.data(s.a).shape)
+def _mse_vjp_b(g, s):  # PyTorch's rule for the target: the same formula with the two swapped
+    return s.xp.mse_loss_backward(g, s.b, s.a, s.p["reduction"])
+
+
+def _mse_jvp(t, x, y, s):
+    return reduced_like(2 * (x - y) * mean_scaled(t, s, s.xp.data(x).shape), s)
 
 
 register("mse_loss", "MseLossBackward0", _mse,
          [_mse_vjp_a, _mse_vjp_b],
          ["∂(x−y)²/∂x = 2(x−y) (÷ n for mean)", "∂(x−y)²/∂y = −2(x−y) (÷ n for mean)"],
          saves=("a", "b"), promote=True, description="mean squared error (x − y)², reduced",
-         jvps=[lambda t, s: reduced_like(_mse_vjp_a(t, s), s),
-               lambda t, s: reduced_like(_mse_vjp_b(t, s), s)],
+         jvps=[lambda t, s: _mse_jvp(t, s.a, s.b, s), lambda t, s: _mse_jvp(t, s.b, s.a, s)],
          jvp_formulas=["2(x−y)·ẋ (÷ n for mean), reduced", "−2(x−y)·ẏ (÷ n for mean), reduced"],
          explain=vjp("mse_loss({0}, {1})", "均方误差 (x − y)²，再归约",
                      2 * (X0 - X1) * scaled(G), -2 * (X0 - X1) * scaled(G)))

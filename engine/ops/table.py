@@ -209,6 +209,12 @@ class NP:
         return x * other
 
     @staticmethod
+    def mse_loss_backward(g, x, y, reduction):
+        if reduction == "mean":
+            g = g / x.size
+        return 2 * (x - y) * g
+
+    @staticmethod
     def softmax_backward_data(g, y, dim):
         return y * (g - NP.sum(g * y, axis=dim if y.ndim else None, keepdims=True))
 

@@ -10,6 +10,7 @@ from ..tensor import Tensor
 from .elementwise import cos, exp, log, sin, sqrt, where
 from .fused_backward import (
     log_softmax_backward_data,
+    mse_loss_backward,
     mul_scalar,
     sigmoid_backward,
     softmax_backward_data,
@@ -52,6 +53,7 @@ class TX:
     sigmoid_backward = staticmethod(sigmoid_backward)
     threshold_backward = staticmethod(threshold_backward)
     mul_scalar = staticmethod(mul_scalar)
+    mse_loss_backward = staticmethod(mse_loss_backward)
     softmax_backward_data = staticmethod(softmax_backward_data)
     log_softmax_backward_data = staticmethod(log_softmax_backward_data)
 
