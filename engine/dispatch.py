@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, errors, grad_mode
+from . import dtypes, errors, grad_mode, view_history
 from . import limits as _limits
 from . import tangents as _tangents
 from . import trace as _trace
@@ -89,6 +89,8 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
         first = tensors[0]
         out = Tensor._make(res, needs, first._vc)
         out._base = first._base if first._base is not None else first
+        if needs:
+            view_history.note(out)
     else:
         out = Tensor._make(res, needs)
     if needs:
@@ -135,12 +137,13 @@ def check_inplace(target: Tensor, others: tuple = ()) -> None:
         raise RuntimeError(errors.VIEW_LEAF_INPLACE)
 
 
-def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None = None) -> Tensor:
+def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None = None, skip=None) -> Tensor:
     """``target.op_(others)``: compute out of place, then write into target's storage.
 
     The target's old history becomes the new node's first input, as in PyTorch; the version
     counter is bumped so rules that saved the old value notice. On a view whose data belongs to
-    a graph, the base is rebased instead (see ``_inplace_on_view``).
+    a graph, the base is rebased instead (see ``_inplace_on_view``). The views of a changed base
+    read their history again from it (``engine.view_history``), but ``skip``.
     """
     check_inplace(target, others)
     base = target._base
@@ -164,6 +167,8 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         target._grad_fn = fn
         target._requires_grad = True
         fn.resave_output(target)  # the node's output is the target itself now
+    if len(target._vc) > 1 and target._base is None:
+        view_history.refresh(target, skip)
     return target
 
 
@@ -202,16 +207,15 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     from the arrays' memory layout, so any view of a dense base works.
     """
 
-    pos = _positions(target._data, base._data)
-    if pos is None:
+    key = view_position(target, base, overlap_ok=False)
+    if key is None:
         raise RuntimeError(errors.VIEW_INPLACE_UNSUPPORTED)
     result = _out_of_place(op, target, others, params)
     if result._data.dtype != target._data.dtype:
         result = _cast(result, target._data.dtype) if result._requires_grad else Tensor._make(
             result._data.astype(target._data.dtype))
-    key = encode_key(np.unravel_index(pos, base._data.shape))
-    apply_inplace(OPS["copy_slices"], base, (result,), {"key": key, "accumulate": False})
-    fresh = apply(OPS["index"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
+    apply_inplace(OPS["copy_slices"], base, (result,), {"key": key, "accumulate": False}, skip=target)
+    fresh = apply(OPS["as_strided"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
     _trace.forget(target)
     level = _tangents.ACTIVE
     if level is not None:
@@ -222,9 +226,17 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     return target
 
 
-def _positions(view: np.ndarray, base: np.ndarray):
+def view_position(view: Tensor, base: Tensor, overlap_ok: bool = True):
+    """The index key that reads ``view`` from ``base`` (the positions of its elements), or None when
+    the view does not sit inside a contiguous base."""
+    pos = _positions(view._data, base._data, overlap_ok)
+    return None if pos is None else encode_key(np.unravel_index(pos, base._data.shape))
+
+
+def _positions(view: np.ndarray, base: np.ndarray, overlap_ok: bool):
     """Flat positions in ``base`` of each element of ``view`` (an int64 array shaped like the
-    view), or None when the view does not sit inside a contiguous base."""
+    view), or None when the view does not sit inside a contiguous base. Writing through a view
+    whose elements overlap (``overlap_ok`` False) is refused, as in PyTorch."""
     isz = base.itemsize
     dense = base.flags.c_contiguous or base.flags.f_contiguous
     if not dense or view.itemsize != isz or view.size == 0:
@@ -238,7 +250,7 @@ def _positions(view: np.ndarray, base: np.ndarray):
     lo = start + sum((n - 1) * st for n, st in zip(view.shape, steps) if st < 0)
     if lo < 0 or hi >= base.size:
         return None
-    if any(st == 0 and n > 1 for n, st in zip(view.shape, steps)):
+    if not overlap_ok and any(st == 0 and n > 1 for n, st in zip(view.shape, steps)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation.")

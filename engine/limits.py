@@ -118,7 +118,7 @@ def result_shape(op, arrays, params, cap: int):
             return None  # a broadcast result never has more elements than the product of the inputs
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     if params:
-        if name == "index":
+        if name in ("index", "as_strided"):
 
             return index_shape(params["in_shape"], decode_key(params["key"]))
         if "dim" in params and "shape" in params:  # a reduction along dims

@@ -32,9 +32,9 @@ CAUSES: dict[str, frozenset[str]] = {
     "copy": frozenset({"cut"}),
     # masks: some elements get 0
     **dict.fromkeys(("relu", "clamp", "clamp_min", "clamp_max", "max", "min", "max_dim", "min_dim",
-                     "maximum", "minimum", "where", "index", "index_put", "copy_slices", "select",
-                     "slice", "abs", "nll_loss", "nll_loss2d", "index_select", "gather", "diagonal", "topk",
-                     "split", "split_with_sizes", "scatter", "scatter_value", "masked_fill"),
+                     "maximum", "minimum", "where", "index", "as_strided", "index_put", "copy_slices",
+                     "select", "slice", "abs", "nll_loss", "nll_loss2d", "index_select", "gather", "diagonal",
+                     "topk", "split", "split_with_sizes", "scatter", "scatter_value", "masked_fill"),
                     frozenset({"zeroed"})),
     # saturating activations
     **dict.fromkeys(("sigmoid", "tanh", "erf", "gelu", "silu", "softplus", "elu", "elu_", "leaky_relu",

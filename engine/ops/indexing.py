@@ -96,6 +96,13 @@ register("index", "IndexBackward0", lambda a, key, in_shape: a[decode_key(key)],
          saves=("indices",), description="x[indices] (integer tensors, lists or masks)",
          jvps=[lambda t, s: s.xp.getitem(t, decode_key(s.p["key"]))], jvp_formulas=["ẋ[indices]"],
          explain=vjp("{0}[{key}]", "用整数张量、列表或掩码取元素 x[indices]", place(G)))
+register("as_strided", "AsStridedBackward0", lambda a, key, in_shape: a[decode_key(key)],
+         [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], decode_key(s.p["key"]))],
+         ["∂view/∂base = 1 at the view's elements, 0 elsewhere"],
+         description="a view read again from its base after an in-place change (PyTorch's as_strided)",
+         jvps=[lambda t, s: s.xp.getitem(t, decode_key(s.p["key"]))],
+         jvp_formulas=["the base's tangent at the view's elements"],
+         explain=vjp("{0}[{key}]", "原地修改之后，从基张量重新读出的视图（PyTorch 的 as_strided）", place(G)))
 register("index_put", "IndexPutBackward0",
          lambda a, b, key, accumulate: _put(a, b, decode_key(key), accumulate),
          [_put_self_vjp, _put_values_vjp],

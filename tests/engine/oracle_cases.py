@@ -120,6 +120,13 @@ def _setitem(x, key, v):
     return y
 
 
+def _changed_view(x, take, change):
+    """A view of ``x * 2`` changed in place: torch reads it again from its base (AsStridedBackward0)."""
+    v = take(x * 2)
+    change(v)
+    return v
+
+
 def _mask_setitem(t, x, m):
     y = x * 1.0
     y[m] = 0.5
@@ -289,6 +296,14 @@ CASES: list[Case] = [
         inputs(arr(2, 3, 4), arr(3)),
         "batched",
     ),
+    Case("as_strided", lambda t, a: _changed_view(a, lambda y: y[1:3], lambda v: v.mul_(10)),
+         inputs(arr(4, 3)), "slice-mul_"),
+    Case("as_strided", lambda t, a, b: _changed_view(a, lambda y: y[0], lambda v: v.add_(b)),
+         inputs(arr(3, 4), arr(4)), "row-add_"),
+    Case("as_strided", lambda t, a: _changed_view(a, lambda y: y.t(), lambda v: v.sigmoid_()),
+         inputs(arr(2, 3)), "transpose-sigmoid_"),
+    Case("as_strided", lambda t, a: _changed_view(a, lambda y: y.view(-1)[::2], lambda v: v.zero_()),
+         inputs(arr(2, 3)), "flat-step-zero_"),
     # ---- joining ------------------------------------------------------------------------------------------
     Case("cat", lambda t, a, b: t.cat([a, b]), inputs(arr(2, 4), arr(3, 4)), "rows"),
     Case(

@@ -1,0 +1,57 @@
+"""The history of views whose base changed in place.
+
+A view shares its base's storage and version counter. When the base is changed in place, a view
+taken before reads the new values, so its grad_fn must lead to the base's new history: PyTorch
+then gives it an ``AsStridedBackward0`` on the base's current grad_fn. A view made with a graph
+is noted on the version counter it shares (weakly, after the version itself), so that an
+in-place change of the base can find it and read it again from the base.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+_PRUNE_AT = 64  # dead views are dropped from a counter once it holds this many more
+
+
+def note(view) -> None:
+    """``view`` (just made by a view op, with a graph) is one of its base's views."""
+    vc = view._vc
+    vc.append(weakref.ref(view))
+    if len(vc) % _PRUNE_AT == 0:  # a base read in a loop: keep only the views still alive
+        vc[1:] = [ref for ref in vc[1:] if ref() is not None]
+
+
+def refresh(base, skip=None) -> None:
+    """``base`` was changed in place: every live view of it noted with a graph (but ``skip``, which
+    the caller reads again itself) gets its history read again from the base."""
+    vc = base._vc
+    if len(vc) == 1 or not base._requires_grad:
+        return
+    from . import grad_mode
+    from . import tangents as _tangents
+    from . import trace as _trace
+    from .dispatch import apply, view_position
+    from .ops.table import OPS
+
+    alive = [ref() for ref in vc[1:]]
+    vc[1:] = [weakref.ref(v) for v in alive if v is not None]
+    enabled = grad_mode._enabled
+    grad_mode._enabled = True  # as PyTorch regenerates a view's grad_fn in any grad mode
+    try:
+        for view in alive:
+            if view is None or view is skip or view._base is not base:
+                continue
+            key = view_position(view, base)
+            if key is None:
+                continue
+            fresh = apply(OPS["as_strided"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
+            _trace.forget(view)
+            view._grad_fn = fresh._grad_fn
+            view._requires_grad = fresh._requires_grad
+            level = _tangents.ACTIVE
+            if level is not None:
+                level.set(view, level.get(fresh))
+    finally:
+        grad_mode._enabled = enabled
+
