@@ -167,8 +167,8 @@ def apply_inplace(op: OpDef, target: Tensor, others: tuple, params: dict | None 
         target._grad_fn = fn
         target._requires_grad = True
         fn.resave_output(target)  # the node's output is the target itself now
-    if len(target._vc) > 1 and target._base is None:
-        view_history.refresh(target, skip)
+        if len(target._vc) > 1 and target._base is None:
+            view_history.refresh(target, skip)
     return target
 
 

@@ -1,10 +1,15 @@
 """The history of views whose base changed in place.
 
-A view shares its base's storage and version counter. When the base is changed in place, a view
-taken before reads the new values, so its grad_fn must lead to the base's new history: PyTorch
-then gives it an ``AsStridedBackward0`` on the base's current grad_fn. A view made with a graph
-is noted on the version counter it shares (weakly, after the version itself), so that an
-in-place change of the base can find it and read it again from the base.
+A view shares its base's storage and version counter. When the base is changed in place by a
+recorded op, a view taken before reads the new values, so its grad_fn must lead to the base's new
+history: PyTorch then gives it an ``AsStridedBackward0`` on the base's new grad_fn. A view made
+with a graph is noted on the version counter it shares (weakly, after the version itself), so that
+such a change of the base can find it and read it again from the base.
+
+PyTorch reads the view again when its grad_fn is next asked for; here it happens at the change,
+and only for a change that gave the base a new grad_fn. A change without one (under no_grad, an
+optimizer's step) leaves the base's history as it was, so a view's old history still gives its
+gradients; PyTorch would name it ``AsStridedBackward0`` all the same.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ def refresh(base, skip=None) -> None:
     alive = [ref() for ref in vc[1:]]
     vc[1:] = [weakref.ref(v) for v in alive if v is not None]
     enabled = grad_mode._enabled
-    grad_mode._enabled = True  # as PyTorch regenerates a view's grad_fn in any grad mode
+    grad_mode._enabled = True  # the change was recorded, so grad mode is on; kept on whatever it was
     try:
         for view in alive:
             if view is None or view is skip or view._base is not base:
