@@ -34,7 +34,8 @@ def answered(request, source: str, variables: dict | None, direction: str, answe
     its drawing shows opened ahead; not when nothing is opened ahead, or when its worker took less
     than ``open_ahead_after_s`` (opening reruns a quick run quickly too). ``X-Gradviz-Cache`` says
     whether the answer came from the shared cache."""
-    response = Response(answer.text.encode(), media_type="application/json",
+    body = answer.raw if answer.raw is not None else answer.text.encode()
+    response = Response(body, media_type="application/json",
                         headers={"X-Gradviz-Cache": "hit" if answer.cached else "miss"})
     settings = request.app.state.settings
     if settings.open_ahead <= 0 or answer.worker_s < settings.open_ahead_after_s:

@@ -39,6 +39,7 @@ class Drawn:
 
     text: str
     data: dict
+    raw: bytes  # the text as UTF-8: what was read, and what the response sends
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Answer:
     worker_s: float
     cached: bool = False
     data: dict | None = None  # the text as the page reads it, when the server read it (not from the cache)
+    raw: bytes | None = None  # the text as UTF-8, when the server read it
 
     def kept(self) -> str:
         """The text the shared cache keeps: a line of what the answer is, then the answer."""
@@ -95,7 +97,7 @@ def answer_once(request: Request, key: str, job: str, args: tuple, model, direct
             if drawn is None:
                 return worker_error_response(WorkerProtocolError(UNFIT))
             answer = Answer(drawn.text, prepared.fingerprint, worker_seconds(prepared.timings),
-                            data=drawn.data)
+                            data=drawn.data, raw=drawn.raw)
             if complete and reply.fresh:  # a kept worker's answer is its own client's alone
                 keep(key, answer.kept())
             return answer
@@ -150,11 +152,12 @@ def drawn_answer(prepared, text: str, settings, direction: str, t0: float, budge
     timings = dict(prepared.timings, layout=time.perf_counter() - t1, total=time.perf_counter() - t0)
     try:
         answer = splice_answer({"json": text, "nonce": prepared.nonce}, drawings, timings)
-        data = reader(model).read(answer.encode())  # checked against the schema and read, in one pass
+        raw = answer.encode()
+        data = reader(model).read(raw)  # checked against the schema and read, in one pass
         check_drawings(data, drawings)
     except ForeignDrawing as exc:
         log.warning("a worker's answer was refused: %s", exc)
         return None, False
     except (ValidationError, KeyError, ValueError):
         return None, False
-    return Drawn(answer, data), all(d.undrawn is None for d in drawings)
+    return Drawn(answer, data, raw), all(d.undrawn is None for d in drawings)
