@@ -38,7 +38,7 @@ def _raw_frame(data: bytes) -> None:
     os._exit(0)
 
 
-def run(source: str, variables=None, fold="auto"):
+def run(source: str, variables=None, fold="auto", later: bool = False):
     kind = source
     if kind == "pickle":
         _raw_frame(pickle.dumps(_Pwn()))
