@@ -38,3 +38,10 @@ def test_a_dot_injection_in_node_names_stays_text(evil_client):
     assert r.status_code == 200, r.text
     svg = r.json()["views"][0]["svg"]
     assert "<image" not in svg and "passwd" in svg  # the name is drawn as text, not read as a file
+
+
+def test_extras_with_json_the_page_cannot_read_are_refused(evil_client):
+    assert evil_client.post("/api/run/extras", json={"source": "honest"}).status_code == 200
+    r = evil_client.post("/api/run/extras", json={"source": "nan-in-extras-text"})
+    assert 400 <= r.status_code < 500, r.text
+    assert r.json()["error"]["type"] == "SandboxError" and "NaN" not in r.text
