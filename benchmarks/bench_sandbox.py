@@ -6,7 +6,8 @@ only in their containment, interleaved in one run.
 - baseline (optional, ``--baseline DIR``): another checkout's server, e.g. the commit before the
   sandbox, started with its own .venv, for a same-run comparison.
 
-Prints the median and p90 of each and the ratios to the first. Loopback only, bounded in time.
+Every request is a program of its own (a numbered comment), so a worker runs each one. Prints the
+median and p90 of each and the ratios to the first. Loopback only, bounded in time.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_sandbox.py [--repeat N] [--baseline DIR]
 """
@@ -28,10 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
+from benchmarks.bench_load import SMALL, numbered  # noqa: E402
 from benchmarks.local_server import start_server  # noqa: E402
-
-SMALL = {"source": "(a + b) * c", "variables": {"a": {"value": 2.0}, "b": {"value": -1.0},
-                                                "c": {"value": 10.0}}}
 
 
 def main() -> None:
@@ -49,13 +48,14 @@ def main() -> None:
         times = {name: [] for name in servers}
         with httpx.Client(timeout=60) as client:
             for _, base in servers.values():  # warm the layout cache and the connections
-                for _ in range(5):
-                    assert client.post(f"{base}/api/run", json=SMALL).status_code == 200
+                for n in range(5):
+                    assert client.post(f"{base}/api/run", json=numbered(SMALL, -1 - n)).status_code == 200
             deadline = time.monotonic() + 300
-            for _ in range(args.repeat):
+            for n in range(args.repeat):
                 for name, (_, base) in servers.items():
                     t = time.perf_counter()
-                    r = client.post(f"{base}/api/run", json=SMALL)
+                    # a program of its own each time: the same one again is answered from the shared cache
+                    r = client.post(f"{base}/api/run", json=numbered(SMALL, n))
                     times[name].append(time.perf_counter() - t)
                     assert r.status_code == 200, r.text
                 if time.monotonic() > deadline:
