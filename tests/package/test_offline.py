@@ -17,15 +17,33 @@ import pytest
 from app.bundle import BundleError, bundle
 from app.examples import EXAMPLES
 from app.offline import DATA_OPEN, shell
+from gradviz.cli import main as gradviz_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def gradviz_cli(*args, cwd=None, env=None, timeout=120):
-    """``gradviz ARGS`` of this checkout, from any directory."""
+    """``gradviz ARGS`` of this checkout in a fresh interpreter, from any directory."""
     env = dict(env or os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "gradviz", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=env, timeout=timeout)
+
+
+@pytest.fixture
+def gradviz_cmd(capsys, monkeypatch):
+    """``gradviz ARGS`` as the console script runs it (``gradviz.cli.main``), in this process: its
+    exit status, stdout and stderr. The sandbox pool this process started serves every call (one
+    test starts the command in a fresh interpreter, ``gradviz_cli``)."""
+
+    def command(*args, cwd=None):
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = gradviz_main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["gradviz", *args], code, out, err)
+
+    return command
 
 
 # ---- the inliner ------------------------------------------------------------------------------------
@@ -132,24 +150,24 @@ def _data(path: Path) -> dict:
     return json.loads(html[start:html.index("</script>", start)])
 
 
-def test_render_draws_svg_and_png(tmp_path):
+def test_render_draws_svg_and_png(tmp_path, gradviz_cmd):
     prog = tmp_path / "p.py"
     prog.write_text("x = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\ny.backward()\n")
-    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
+    assert gradviz_cmd("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
     svg = (tmp_path / "g.svg").read_text()
     assert svg.startswith("<?xml") and "PowBackward0" in svg
-    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.png"), "--lang", "zh").returncode == 0
+    assert gradviz_cmd("render", str(prog), "-o", str(tmp_path / "g.png"), "--lang", "zh").returncode == 0
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_drawing_for_chinese_readers_has_its_legend_in_chinese(tmp_path, monkeypatch):
+def test_a_drawing_for_chinese_readers_has_its_legend_in_chinese(tmp_path, gradviz_cmd, monkeypatch):
     from app.drawing.dot_text import LEGEND
     from gradviz import output
 
     prog = tmp_path / "p.py"
     prog.write_text("x = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\ny.backward()\n")
     for lang in ("en", "zh"):
-        assert gradviz_cli("render", str(prog), "-o", str(tmp_path / f"{lang}.svg"), "--lang", lang).returncode == 0
+        assert gradviz_cmd("render", str(prog), "-o", str(tmp_path / f"{lang}.svg"), "--lang", lang).returncode == 0
     en, zh = (tmp_path / "en.svg").read_text(), (tmp_path / "zh.svg").read_text()
     for _, words, chinese in LEGEND:
         assert f">{words}</text>" in en and f">{words}</text>" not in zh and f">{chinese}</text>" in zh
@@ -168,13 +186,13 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
-def test_a_png_is_the_svg_drawing_with_its_open_loop(tmp_path):
+def test_a_png_is_the_svg_drawing_with_its_open_loop(tmp_path, gradviz_cmd):
     # a 16-step loop is drawn open: a tall chain inside its frame, not a box between two leaves
     prog = tmp_path / "loop.py"
     prog.write_text("w = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.5, requires_grad=True)\n"
                     "for i in range(16):\n    h = torch.tanh(h * w)\nh.backward()\n")
-    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
-    assert gradviz_cli("render", str(prog), "-o", str(tmp_path / "g.png")).returncode == 0
+    assert gradviz_cmd("render", str(prog), "-o", str(tmp_path / "g.svg")).returncode == 0
+    assert gradviz_cmd("render", str(prog), "-o", str(tmp_path / "g.png")).returncode == 0
     svg = (tmp_path / "g.svg").read_text()
     assert 'class="graph unit"' in svg  # the loop open: a drawing of its own inside the view's
     m = re.search(r'<svg[^>]*width="([\d.]+)pt" height="([\d.]+)pt"', svg)
@@ -183,10 +201,10 @@ def test_a_png_is_the_svg_drawing_with_its_open_loop(tmp_path):
     assert abs(width / height - float(m.group(1)) / float(m.group(2))) < 0.02
 
 
-def test_a_program_that_fails_is_written_with_its_error_and_a_note(tmp_path):
+def test_a_program_that_fails_is_written_with_its_error_and_a_note(tmp_path, gradviz_cmd):
     prog = tmp_path / "twice.py"
     prog.write_text(next(e["source"] for e in EXAMPLES if e["id"] == "backward-twice"))
-    out = gradviz_cli("render", str(prog), "-o", str(tmp_path / "t.html"))
+    out = gradviz_cmd("render", str(prog), "-o", str(tmp_path / "t.html"))
     assert out.returncode == 0
     assert "note: the program stopped at line 5 with RuntimeError" in out.stderr
     assert _data(tmp_path / "t.html")["answer"]["error"]["line"] == 5
@@ -201,9 +219,9 @@ def test_a_program_that_fails_is_written_with_its_error_and_a_note(tmp_path):
     (lambda d: (d / "a.py").write_text("x = 1\n"), ["a.py", "-o", "x.pdf"], "must end in .html, .svg or .png"),
     (lambda d: (d / "a.py").write_text("x = 1\n"), ["a.py", "-o", "x.svg"], "no graph to draw"),
 ])
-def test_bad_input_gets_one_clear_line(tmp_path, make, args, message):
+def test_bad_input_gets_one_clear_line(tmp_path, gradviz_cmd, make, args, message):
     make(tmp_path)
-    out = gradviz_cli("render", *args, cwd=tmp_path)
+    out = gradviz_cmd("render", *args, cwd=tmp_path)
     assert out.returncode == 1
     assert message in out.stderr and "Traceback" not in out.stderr
     # one line, beside the one that says which layers ran a program that was read
