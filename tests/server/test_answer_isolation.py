@@ -6,13 +6,10 @@ program that prints without end gets an answer of bounded size that says its out
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.drawing import layout
-from app.main import create_app
 from app.routes.shared_answers import run_key
 from app.sandbox import pool as sandbox_pool
-from app.settings import AppSettings
 
 FWAD = "import torch.autograd.forward_ad as fwAD\n"
 JVP_PROGRAM = (FWAD + "with fwAD.dual_level():\n"
@@ -41,15 +38,13 @@ class Replies:
 
 
 @pytest.fixture()
-def served(monkeypatch):
-    """An app of its own (nothing opened ahead), with an empty shared cache, that keeps a client's
-    worker whatever its runs took on a busy machine."""
+def served(monkeypatch, fresh_app):
+    """An app as a test of its own finds it (nothing opened ahead), with an empty shared cache, that
+    keeps a client's worker whatever its runs took on a busy machine."""
     monkeypatch.setattr(sandbox_pool, "KEEP_IF_FASTER_S", 60.0)
-    app = create_app(AppSettings(pool_workers=2, open_ahead=0))
-    layout.CACHE.clear()
-    with TestClient(app, raise_server_exceptions=False) as c:
-        app.state.pool.admission.s.heavy_after_s = 1e9
-        yield app, c, Replies(app)
+    app, c = fresh_app(pool_workers=2, open_ahead=0)
+    app.state.pool.admission.s.heavy_after_s = 1e9
+    return app, c, Replies(app)
 
 
 def _cookie(c) -> str:

@@ -4,12 +4,9 @@ fits the run's, is refused for another run, and is shared through the cache (any
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.drawing import layout
 from app.examples import EXAMPLES
-from app.main import create_app
-from app.settings import AppSettings
 
 from .helpers import assert_consistent, svg_ids
 
@@ -102,26 +99,28 @@ def test_another_run_or_view_is_refused(client):
     assert r.status_code == 422
 
 
-def test_an_answer_is_cached_and_shared_by_replicas():
+def test_an_answer_is_cached_and_shared_by_replicas(fresh_app):
     """Two replicas (two apps, each with its own workers) behind one load balancer share the layout
     cache (in-process here, Redis in deploy/): a part opened on one is no run for the other; with
     the cache gone, the other runs the program again and answers the same."""
-    # (nothing opened ahead: a busy machine would make the run slow enough for it, a call more)
-    replicas = [create_app(AppSettings(pool_workers=1, open_ahead=0)) for _ in range(2)]
-    with TestClient(replicas[0]) as a, TestClient(replicas[1]) as b:
-        counts = [Counting(app) for app in replicas]
-        layout.CACHE.clear()  # an earlier test's run of SHARED is not in it
-        run = a.post("/api/run", json={"source": SHARED}).json()
-        layout.CACHE.clear()
-        first = opened(a, run, SHARED, ["p0"])
-        assert counts[0].calls == 2
-        again = opened(b, run, SHARED, ["p0"])
-        assert counts[1].calls == 0 and again == first  # from the shared cache
-        layout.CACHE.clear()  # a replica that has not seen it (or the entry expired)
-        fresh = opened(b, run, SHARED, ["p0"])
-        assert counts[1].calls == 1
-        assert fresh["graph"] == first["graph"] and fresh["backward"] == first["backward"]
-        assert fresh["views"][0]["svg"] == first["views"][0]["svg"]
+    # (nothing opened ahead: a busy machine would make the run slow enough for it, a call more; the
+    # two apps differ in their number of workers, so that they are two)
+    (first_app, a), (second_app, b) = (fresh_app(pool_workers=1, open_ahead=0),
+                                       fresh_app(pool_workers=2, open_ahead=0))
+    replicas = [first_app, second_app]
+    counts = [Counting(app) for app in replicas]
+    layout.CACHE.clear()  # an earlier test's run of SHARED is not in it
+    run = a.post("/api/run", json={"source": SHARED}).json()
+    layout.CACHE.clear()
+    first = opened(a, run, SHARED, ["p0"])
+    assert counts[0].calls == 2
+    again = opened(b, run, SHARED, ["p0"])
+    assert counts[1].calls == 0 and again == first  # from the shared cache
+    layout.CACHE.clear()  # a replica that has not seen it (or the entry expired)
+    fresh = opened(b, run, SHARED, ["p0"])
+    assert counts[1].calls == 1
+    assert fresh["graph"] == first["graph"] and fresh["backward"] == first["backward"]
+    assert fresh["views"][0]["svg"] == first["views"][0]["svg"]
 
 
 @pytest.mark.parametrize("steps", [3000])

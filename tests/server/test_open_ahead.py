@@ -4,13 +4,9 @@ page's drawing already shows, and what the page then holds is what a whole answe
 
 from __future__ import annotations
 
-from fastapi.testclient import TestClient
-
 from app.drawing import layout
 from app.folding.ahead import states_ahead
 from app.folding.delta import shown_at, without_held
-from app.main import create_app
-from app.settings import AppSettings
 
 from .test_open import SHARED, Counting
 
@@ -61,62 +57,57 @@ def test_an_open_answer_leaves_out_what_the_drawing_showed_and_the_page_ends_up_
     assert without_held(whole, None) is whole
 
 
-def test_boxes_opened_ahead_answer_the_click_without_running_the_program():
-    app = create_app(AppSettings(pool_workers=1, open_ahead_after_s=0.0))
-    with TestClient(app) as c:
-        layout.CACHE.clear()
-        run = c.post("/api/run", json={"source": SHARED}).json()  # the work ahead runs once it is sent
-        (loop,) = run["parts"]
-        count = Counting(app)
-        ahead = post_open(c, run, SHARED, [loop["id"]], [])
-        assert count.calls == 0
-        layout.CACHE.clear()
-        fresh = post_open(c, run, SHARED, [loop["id"]], [])
-        assert count.calls >= 1
-        assert fresh["graph"] == ahead["graph"] and fresh["backward"] == ahead["backward"]
-        assert fresh["views"][0]["svg"] == ahead["views"][0]["svg"]
+def test_boxes_opened_ahead_answer_the_click_without_running_the_program(fresh_app):
+    app, c = fresh_app(pool_workers=1, open_ahead_after_s=0.0)
+    run = c.post("/api/run", json={"source": SHARED}).json()  # the work ahead runs once it is sent
+    (loop,) = run["parts"]
+    count = Counting(app)
+    ahead = post_open(c, run, SHARED, [loop["id"]], [])
+    assert count.calls == 0
+    layout.CACHE.clear()
+    fresh = post_open(c, run, SHARED, [loop["id"]], [])
+    assert count.calls >= 1
+    assert fresh["graph"] == ahead["graph"] and fresh["backward"] == ahead["backward"]
+    assert fresh["views"][0]["svg"] == ahead["views"][0]["svg"]
 
 
-def test_nothing_is_done_ahead_after_a_quick_run_or_when_switched_off():
+def test_nothing_is_done_ahead_after_a_quick_run_or_when_switched_off(fresh_app):
     # a quick run: quicker than the threshold however busy the machine is
-    for settings in (AppSettings(pool_workers=1, open_ahead_after_s=60.0),
-                     AppSettings(pool_workers=1, open_ahead=0, open_ahead_after_s=0.0)):
-        app = create_app(settings)
-        with TestClient(app) as c:
-            layout.CACHE.clear()
-            count = Counting(app)
-            run = c.post("/api/run", json={"source": SHARED}).json()
-            assert count.calls == 1
-            post_open(c, run, SHARED, [run["parts"][0]["id"]], [])
-            assert count.calls == 2
+    for change in ({"open_ahead_after_s": 60.0}, {"open_ahead": 0}):
+        app, c = fresh_app(pool_workers=1, open_ahead_after_s=0.0)
+        for name, value in change.items():
+            setattr(app.state.settings, name, value)
+        count = Counting(app)
+        run = c.post("/api/run", json={"source": SHARED}).json()
+        assert count.calls == 1
+        post_open(c, run, SHARED, [run["parts"][0]["id"]], [])
+        assert count.calls == 2
 
 
-def test_the_first_box_ahead_is_answered_by_a_run_of_its_own():
+def test_the_first_box_ahead_is_answered_by_a_run_of_its_own(fresh_app):
     # a click on the first chunk of an opened loop waits for one run and one answer, not for the
     # answers of every chunk the drawing shows
-    app = create_app(AppSettings(pool_workers=1, open_ahead_after_s=0.0))
+    app, c = fresh_app(pool_workers=1, open_ahead_after_s=0.0)
     source = SHARED.replace("range(300)", "range(1500)")
-    with TestClient(app) as c:
-        layout.CACHE.clear()
-        app.state.settings.open_ahead = 0  # nothing ahead of the run: the loop is opened here
-        run = c.post("/api/run", json={"source": source}).json()
-        (loop,) = run["parts"]
-        calls = []
-        pool = app.state.pool
-        real = pool.call
+    app.state.settings.open_ahead = 0  # nothing ahead of the run: the loop is opened here
+    run = c.post("/api/run", json={"source": source}).json()
+    (loop,) = run["parts"]
+    calls = []
+    pool = app.state.pool
+    real = pool.call
 
-        def call(job, *args, **kwargs):
-            if job == "opens":
-                calls.append([s[1][-1] for s in args[2]])
-            return real(job, *args, **kwargs)
+    def call(job, *args, **kwargs):
+        if job == "opens":
+            calls.append([s[1][-1] for s in args[2]])
+        return real(job, *args, **kwargs)
 
-        pool.call = call
-        app.state.settings.open_ahead = 4
-        opened = post_open(c, run, source, [loop["id"]], [])  # the chunks ahead once it is sent
-        chunks = [p["id"] for p in opened["parts"] if p["kind"] == "chunk"]
-        assert len(chunks) == 8 and calls == [chunks[:1], chunks[1:4]]  # 1,500 iterations by 200
-        pool.call = real
-        r = c.post("/api/open", json={"source": source, "view": 0, "open": [loop["id"], chunks[0]],
-                                      "fingerprint": run["fingerprint"], "had": [loop["id"]]})
-        assert r.status_code == 200 and r.headers["X-Gradviz-Cache"] == "hit"
-        assert f'data-part="{chunks[0]}"' in r.json()["views"][0]["svg"]
+    pool.call = call
+    app.state.settings.open_ahead = 4
+    opened = post_open(c, run, source, [loop["id"]], [])  # the chunks ahead once it is sent
+    chunks = [p["id"] for p in opened["parts"] if p["kind"] == "chunk"]
+    assert len(chunks) == 8 and calls == [chunks[:1], chunks[1:4]]  # 1,500 iterations by 200
+    pool.call = real
+    r = c.post("/api/open", json={"source": source, "view": 0, "open": [loop["id"], chunks[0]],
+                                  "fingerprint": run["fingerprint"], "had": [loop["id"]]})
+    assert r.status_code == 200 and r.headers["X-Gradviz-Cache"] == "hit"
+    assert f'data-part="{chunks[0]}"' in r.json()["views"][0]["svg"]

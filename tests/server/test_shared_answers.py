@@ -8,10 +8,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from fastapi.testclient import TestClient
 
-from app.drawing import layout
-from app.main import create_app
 from app.routes import shared_answers
 from app.routes.shared_answers import COUNTS, run_key
 from app.settings import AppSettings
@@ -28,13 +25,11 @@ print(w.grad)
 
 
 @pytest.fixture()
-def app_client():
-    """An app of its own (nothing opened ahead: only the requests' own runs are counted), with an
-    empty shared cache."""
-    app = create_app(AppSettings(pool_workers=2, open_ahead=0))
-    layout.CACHE.clear()
-    with TestClient(app, raise_server_exceptions=False) as c:
-        yield app, c, Counting(app)
+def app_client(fresh_app):
+    """An app as a test of its own finds it (nothing opened ahead: only the requests' own runs are
+    counted), with an empty shared cache."""
+    app, c = fresh_app(pool_workers=2, open_ahead=0)
+    return app, c, Counting(app)
 
 
 def run(c, source: str, cookie: str | None = None, **extra):
