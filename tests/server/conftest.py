@@ -13,11 +13,16 @@ from app.settings import AppSettings
 
 
 @pytest.fixture(scope="module")
-def client():
-    """A TestClient whose lifespan starts (and stops) the worker pool."""
-    app = create_app(AppSettings(pool_workers=1))
-    with TestClient(app, raise_server_exceptions=False) as c:
-        yield c
+def client(started_apps):
+    """A TestClient of an app with one worker, its pool started once per session: each module finds
+    it without a cookie and leaves its settings and the pool's ``call`` as they were."""
+    app, c = started_apps(pool_workers=1)
+    c.cookies.clear()
+    settings, admission = copy.copy(app.state.settings), copy.copy(app.state.pool.admission.s)
+    yield c
+    app.state.settings.__dict__.update(settings.__dict__)
+    app.state.pool.admission.s.__dict__.update(admission.__dict__)
+    app.state.pool.__dict__.pop("call", None)
 
 
 @pytest.fixture(scope="session")
