@@ -104,9 +104,9 @@ def test_an_answer_is_cached_and_shared_by_replicas(fresh_app):
     cache (in-process here, Redis in deploy/): a part opened on one is no run for the other; with
     the cache gone, the other runs the program again and answers the same."""
     # (nothing opened ahead: a busy machine would make the run slow enough for it, a call more; the
-    # two apps differ in their number of workers, so that they are two)
-    (first_app, a), (second_app, b) = (fresh_app(pool_workers=1, open_ahead=0),
-                                       fresh_app(pool_workers=2, open_ahead=0))
+    # first is the app of this module's client, so that they are two)
+    (first_app, a), (second_app, b) = fresh_app(pool_workers=1), fresh_app(pool_workers=1, open_ahead=0)
+    first_app.state.settings.open_ahead = 0
     replicas = [first_app, second_app]
     counts = [Counting(app) for app in replicas]
     layout.CACHE.clear()  # an earlier test's run of SHARED is not in it
