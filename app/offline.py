@@ -22,6 +22,7 @@ from functools import lru_cache
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .bundle import bundle
+from .js_comments import strip_comment_lines
 from .package import STATIC, TEMPLATES
 from .server.csp import inline_scripts, offline_policy
 
@@ -79,7 +80,7 @@ def _shell(lang: str, stamp: tuple) -> str:
     found = _MODULE.search(html)
     if found is None or n_css == 0:
         raise RuntimeError("templates/index.html no longer links its stylesheets and module as expected")
-    script = _inline_script(bundle(STATIC / found.group(1)))
+    script = _inline_script(strip_comment_lines(bundle(STATIC / found.group(1))))
     slot = f"{DATA_OPEN}null</script>\n  "
     html = html[:found.start()] + slot + f'<script type="module">\n{script}</script>' + html[found.end():]
     if html.count(DATA_OPEN) != 1:
