@@ -4,24 +4,25 @@ each test chooses what it shows first, so the order of tests does not matter. A 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
-from .support import CONFIGS, PageErrors, config_id, open_page
+from .support import CONFIGS, Screens, config_id
+
+
+@pytest.fixture(scope="module")
+def screens(browser, server):
+    """The module's pages, one per screen and language, opened when first asked for (support.Screens);
+    at the end of the module, no error but 4xx answers in their consoles."""
+    pool = Screens(browser, server)
+    yield pool
+    real = pool.close()
+    assert not real, f"errors in the browser console: {real}"
 
 
 @pytest.fixture(scope="module", params=CONFIGS, ids=[config_id(c) for c in CONFIGS])
-def shown(request, browser, server):
+def shown(request, screens):
     """SimpleNamespace(page, width, height, lang, phone, wide) for one screen and language."""
-    width, height, lang = request.param
-    errors = PageErrors()
-    page = open_page(browser, server, width, height, lang, errors=errors)
-    yield SimpleNamespace(page=page, width=width, height=height, lang=lang, phone=width < 600,
-                          wide=width > 1000, errors=errors)
-    page.context.close()
-    real = [e for e in errors.items if "status of 4" not in e]
-    assert not real, f"errors in the browser console: {real}"
+    return screens.get(request.param)
 
 
 def pytest_collection_modifyitems(config, items):

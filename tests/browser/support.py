@@ -95,6 +95,16 @@ def expect_event(page, name: str = "run-end", timeout: float = 60_000):
     seen.value = page.evaluate("(n) => window.__gvSeen[n]", name)
 
 
+def settle(page, timeout: float = 10_000) -> None:
+    """Wait until the view has stopped moving: while it glides to a step's node (220 ms), the page sets
+    a transition on the drawing (static/js/panzoom.js) and takes it off when the glide ends and the
+    elements near the view are drawn."""
+    page.wait_for_function("""() => {
+      const svg = document.querySelector('[data-testid=graph] svg.gv');
+      return !svg || !svg.style.transition;
+    }""", timeout=timeout)
+
+
 def expect_run(page, timeout: float = 60_000):
     """The page finished a run (it shows its result or its failure) after the block."""
     return expect_event(page, "run-end", timeout)
@@ -174,16 +184,78 @@ def open_page(browser, server, width=1280, height=720, lang="en", errors=None, p
     return page
 
 
-def screen_page(request, browser, server):
-    """A fixture's body for the four screens (``request.param``: width, height, language): yields
-    ``(page, "<width>x<height>-<lang>", lang)``; afterwards no error but 4xx answers in the console."""
-    width, height, lang = request.param
-    errors = PageErrors()
-    page = open_page(browser, server, width, height, lang, errors=errors)
-    yield page, f"{width}x{height}-{lang}", lang
-    page.context.close()
-    real = [e for e in errors.items if "status of 4" not in e]
-    assert not real, f"errors in the browser console: {real}"
+# What a test leaves on a shared page that the next one must not inherit: focus, the window's scroll, the
+# player playing, classroom mode, the other language, a graph level other than Auto (later runs would
+# be drawn at it). Switching the level back runs the program shown again at Auto (a cached answer).
+_RESET = """async (lang) => {
+  document.activeElement && document.activeElement.blur();
+  window.scrollTo(0, 0);
+  const { state } = await import('/static/js/state.js');
+  const button = (id) => document.querySelector(`[data-testid=${id}]`);
+  const pressed = (id) => button(id).getAttribute('aria-pressed') === 'true';
+  if (pressed('play')) button('play').click();
+  if (state.present) button('present').click();
+  if (!document.documentElement.lang.startsWith(lang)) button('lang').click();
+  return !pressed('fold-auto');
+}"""
+
+
+class Screens:
+    """Pages kept open for the tests of one module, one per screen and language: a page opens when a
+    test first asks for its screen, and each test after that starts from the program the last one
+    left, with what would carry over into its own runs reset (``use``). Opening a page (a context,
+    the page's modules, the first example drawn) costs more than most of the tests on it."""
+
+    def __init__(self, browser, server):
+        self.browser, self.server = browser, server
+        self.open: dict[tuple, SimpleNamespace] = {}
+
+    def get(self, config) -> SimpleNamespace:
+        """The page for ``(width, height, lang)``: SimpleNamespace(page, width, height, lang, phone,
+        wide, name, errors)."""
+        config = tuple(config)
+        if config not in self.open:
+            width, height, lang = config
+            errors = PageErrors()
+            page = open_page(self.browser, self.server, width, height, lang, errors=errors)
+            self.open[config] = SimpleNamespace(page=page, width=width, height=height, lang=lang,
+                                                phone=width < 600, wide=width > 1000,
+                                                name=config_id(config), errors=errors)
+        return self.open[config]
+
+    def use(self, config):
+        """A fixture's body: yields the page for ``config``; afterwards no error but 4xx answers in
+        the console since the test began, and the page reset for the next test (or closed, so that
+        the next test opens a fresh one, when resetting it fails, e.g. after a failed test)."""
+        shown = self.get(config)
+        since = len(shown.errors.items)
+        yield shown
+        new = [e for e in shown.errors.items[since:] if "status of 4" not in e]
+        try:
+            if shown.page.evaluate(_RESET, shown.lang):
+                with expect_event(shown.page, "relayout", timeout=30_000):
+                    shown.page.evaluate("() => document.querySelector('[data-testid=fold-auto]').click()")
+        except Exception:  # a page left in a state it cannot leave is replaced
+            self.discard(config)
+        assert not new, f"errors in the browser console: {new}"
+
+    def use_page(self, config):
+        """``use`` for the fixtures that give ``(page, "<width>x<height>-<lang>", lang)``."""
+        for shown in self.use(config):
+            yield shown.page, shown.name, shown.lang
+
+    def discard(self, config) -> None:
+        shown = self.open.pop(tuple(config), None)
+        if shown is not None:
+            shown.page.context.close()
+
+    def close(self) -> list[str]:
+        """Close every page; the errors they logged but 4xx answers."""
+        real = []
+        for config in list(self.open):
+            real += [e for e in self.open[config].errors.items if "status of 4" not in e]
+            self.discard(config)
+        return real
 
 
 def blur(page) -> None:
