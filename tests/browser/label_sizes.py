@@ -70,16 +70,16 @@ def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False
     """One row per example, screen and mode: the default view's label sizes and nodes shown."""
     import httpx
 
-    from .support import expect_run, open_page, wait_ready
+    from .support import expect_run, open_page, settle, wait_ready
 
     examples = httpx.get(f"{server}/api/examples", timeout=30).json()
     rows = []
     for width, height in screens:
+        page = open_page(browser, server, width, height, lang)
         for present in classroom:
-            page = open_page(browser, server, width, height, lang)
-            if present:
-                page.get_by_test_id("present").click()
-                page.wait_for_timeout(200)
+            button = page.get_by_test_id("present")
+            if (button.get_attribute("aria-pressed") == "true") != present:
+                button.click()
             for ex in examples:
                 chooser = page.get_by_test_id("examples")
                 with expect_run(page):
@@ -88,7 +88,7 @@ def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False
                     else:
                         chooser.select_option(ex["id"])
                 wait_ready(page)
-                page.wait_for_timeout(350)  # a glide ends
+                settle(page)
                 m = label_sizes(page) or {"labels": [], "values": [], "nodes": 0, "inside": 0,
                                           "minimap": False}
                 lo, med = summary(m["labels"])
@@ -96,7 +96,7 @@ def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False
                 rows.append({"example": ex["id"], "screen": f"{width}x{height}", "classroom": present,
                              "min": lo, "median": med, "values_min": vlo, "nodes": m["nodes"],
                              "inside": m["inside"], "minimap": m["minimap"]})
-            page.context.close()
+        page.context.close()
     return rows
 
 

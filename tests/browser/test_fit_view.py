@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import SHOTS, blur, config_id, screen_page
+from .support import SHOTS, blur, config_id, settle
 from .test_near_view import ALL_IDS, COUNTS, GOTO, WRONG_STATES, see_whole, show_every_op
 
 SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
@@ -81,8 +81,8 @@ OVERVIEW = "() => document.querySelector('[data-testid=graph] svg.gv').classList
 
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
-def screen(request, browser, server):
-    yield from screen_page(request, browser, server)
+def screen(request, screens):
+    yield from screens.use_page(request.param)
 
 
 def middle_step(page) -> int:
@@ -132,7 +132,7 @@ def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_t
     assert page.evaluate(CHANGED) == [], "a step at Fit wrote a state into the drawing itself"
     states = {s for _, s in layer["copies"]}
     assert {"cur", "done", "send"} <= states, states
-    page.wait_for_timeout(300)
+    settle(page)
     page.screenshot(path=str(SHOTS / f"fit-view-{name}.png"))
 
     # Zoomed back in until the labels can be read: no layer, the text and every state on the drawing.

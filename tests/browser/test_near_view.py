@@ -5,11 +5,9 @@ and a phone, in English and Chinese (tests/screenshots/page/, git-ignored)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
-from .support import SHOTS, config_id, expect_event, run_source, screen_page
+from .support import SHOTS, config_id, expect_event, run_source, settle
 
 CHAIN = """w = torch.tensor(0.9, requires_grad=True)
 h = torch.tensor(0.5, requires_grad=True)
@@ -64,8 +62,8 @@ GOTO = "async (k) => { const { emit } = await import('/static/js/state.js'); emi
 
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
-def screen(request, browser, server):
-    yield from screen_page(request, browser, server)
+def screen(request, screens):
+    yield from screens.use_page(request.param)
 
 
 def see_whole(page):
@@ -103,7 +101,7 @@ def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
     assert steps, "every backward step's node is in the document"
     k, node, _ = steps[len(steps) // 2]
     page.evaluate(GOTO, k)
-    page.wait_for_timeout(400)  # the view glides there
+    settle(page)  # the view glides there
     assert page.evaluate(IS_DRAWN, node)
     box = page.locator(f"[data-testid=graph] g#n{node}").bounding_box()
     host = page.get_by_test_id("graph").bounding_box()
@@ -143,10 +141,9 @@ def test_far_elements_are_left_out_and_drawn_when_the_view_reaches_them(screen):
 
 
 @pytest.fixture
-def laptop(browser, server):
+def laptop(screens):
     """The page at 1280x720 in English (one screen is enough for the exported file)."""
-    request = SimpleNamespace(param=(1280, 720, "en"))
-    yield from screen_page(request, browser, server)
+    yield from screens.use_page((1280, 720, "en"))
 
 
 def test_an_export_holds_the_whole_drawing(laptop):

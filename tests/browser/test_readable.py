@@ -12,7 +12,7 @@ import struct
 import pytest
 
 from .label_sizes import format_table, label_sizes, small_text, summary, table
-from .support import SHOTS, blur, config_id, expect_run, pick_example, screen_page
+from .support import SHOTS, blur, config_id, expect_run, pick_example, settle
 
 pytestmark = pytest.mark.browser
 
@@ -44,18 +44,13 @@ VIEW_BOX = "() => document.querySelector('[data-testid=graph] svg.gv').style.tra
 
 
 @pytest.fixture(params=WIDE, ids=[config_id(c) for c in WIDE])
-def wide(request, browser, server):
-    yield from screen_page(request, browser, server)
+def wide(request, screens):
+    yield from screens.use_page(request.param)
 
 
 @pytest.fixture(params=PHONES, ids=[config_id(c) for c in PHONES])
-def phone(request, browser, server):
-    yield from screen_page(request, browser, server)
-
-
-def settle(page) -> None:
-    """A glide of the view ends (220 ms)."""
-    page.wait_for_timeout(350)
+def phone(request, screens):
+    yield from screens.use_page(request.param)
 
 
 def classroom(page, on: bool = True) -> None:

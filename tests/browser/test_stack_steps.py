@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import SHOTS, config_id, expect_event, run_source, screen_page
+from .support import SHOTS, config_id, expect_event, run_source
 from .test_fold_reading import DEEP, LONG
 from .test_folding import AT_REST, GOTO
 
@@ -48,8 +48,8 @@ CURRENT = """async () => {
 
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
-def screen(request, browser, server):
-    yield from screen_page(request, browser, server)
+def screen(request, screens):
+    yield from screens.use_page(request.param)
 
 
 def _on_screen(where) -> bool:
