@@ -16,9 +16,9 @@ import pytest
 from .support import (
     SHOTS,
     chapters,
+    config_id,
     expect_run,
     new_page,
-    open_page,
     pass_steps,
     pick_example,
     run_source,
@@ -94,15 +94,35 @@ def blur(page):
     page.evaluate("document.activeElement && document.activeElement.blur()")
 
 
-@pytest.mark.parametrize("width, height, lang", [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "zh")])
-def test_every_example_runs_and_steps(browser, server, examples, errors, width, height, lang):
+@pytest.fixture
+def page(screens):
+    """The page at 1280x720 in English, shared by this module's tests (support.Screens): each test
+    runs its own program first; console errors fail the test that caused them."""
+    for shown in screens.use((1280, 720, "en")):
+        yield shown.page
+
+
+@pytest.fixture
+def screen(request, screens):
+    yield from screens.use(request.param)
+
+
+# What is checked of every example does not depend on the language or on the screen but through the
+# words and the room the page has: a laptop in English and a phone in Chinese see both languages and
+# both sizes.
+EVERY_EXAMPLE_SCREENS = [(1280, 720, "en"), (390, 844, "zh")]
+
+
+@pytest.mark.parametrize("screen", EVERY_EXAMPLE_SCREENS, indirect=True,
+                         ids=[config_id(c) for c in EVERY_EXAMPLE_SCREENS])
+def test_every_example_runs_and_steps(screen, server, examples):
     # Each example once through the page: drawn, stepped one frame each way with the keys and the
     # buttons, its .grads at the end equal to the API's, explained in the page's language, no
     # sideways scrolling on a phone; a screenshot in the middle of its first backward pass. Every
     # other frame is walked by the pure Timeline and Player in tests/js/examples_walk.test.mjs.
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert len(examples) >= 2
-    page = open_page(browser, server, width, height, lang, errors=errors)
+    page, width, lang = screen.page, screen.width, screen.lang
     for ex in examples:
         pick_example(page, ex["id"])
         expected = example_answer(server, ex)
@@ -152,8 +172,6 @@ def test_every_example_runs_and_steps(browser, server, examples, errors, width, 
         wide = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert wide[0] <= wide[1], (ex["id"], wide)
         page.screenshot(path=str(SHOTS / f"{ex['id']}-{width}-{lang}.png"), full_page=width < 600)
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
 
 
 def middle(page):
@@ -285,9 +303,7 @@ def test_language_toggle_and_memory(browser, server, errors):
     assert not [e for e in errors.items if "status of 4" not in e]
 
 
-def test_share_link_restores_program_and_step(browser, server, errors):
-    page = new_page(browser, server, errors=errors)
-    wait_ready(page)
+def test_share_link_restores_program_and_step(page, browser, server, errors):
     run_source(page, NEURON)
     blur(page)
     for _ in range(6):
@@ -301,7 +317,6 @@ def test_share_link_restores_program_and_step(browser, server, errors):
     wait_ready(other)
     assert step_label(other) == label
     assert other.get_by_test_id("source").input_value() == NEURON
-    page.context.close()
     other.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
 
@@ -322,11 +337,9 @@ def test_export_svg_and_png(page, tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
 
 
-def test_the_drawings_legend_follows_the_language_into_an_export(browser, server, errors, tmp_path):
+def test_the_drawings_legend_follows_the_language_into_an_export(page, tmp_path):
     from app.drawing.dot_text import LEGEND
 
-    page = new_page(browser, server, errors=errors)
-    wait_ready(page)
     run_source(page, NEURON)
     legend = 'svg.gv > g > text[font-size="9.00"]'
     assert page.locator(legend).all_text_contents() == [en for _, en, _ in LEGEND]
@@ -340,8 +353,6 @@ def test_the_drawings_legend_follows_the_language_into_an_export(browser, server
     assert page.locator(legend).all_text_contents() == [zh for _, _, zh in LEGEND]
     page.get_by_test_id("lang").click()
     assert page.locator(legend).all_text_contents() == [en for _, en, _ in LEGEND]
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
 
 
 def test_keyboard_only(page):
@@ -432,9 +443,15 @@ def test_pan_zoom_fit_and_details(page):
 
 
 @pytest.mark.parametrize("motion", ["reduce", "no-preference"])
-def test_reduced_motion_stops_the_pulse(browser, server, errors, motion):
-    page = new_page(browser, server, errors=errors, reduced_motion=motion)
-    wait_ready(page)
+def test_reduced_motion_stops_the_pulse(page, motion):
+    page.emulate_media(reduced_motion=motion)
+    try:
+        pulse_follows_the_motion_setting(page, motion)
+    finally:
+        page.emulate_media(reduced_motion="no-preference")
+
+
+def pulse_follows_the_motion_setting(page, motion):
     run_source(page, NEURON)
     blur(page)
     go_to(page, pass_steps(page, 1)[0])
@@ -450,8 +467,6 @@ def test_reduced_motion_stops_the_pulse(browser, server, errors, motion):
     else:
         iterations, easing = timing
         assert 0 < iterations < 100 and easing.startswith("steps("), timing
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
 
 
 def test_pinch_zooms(page):
