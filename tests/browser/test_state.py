@@ -149,7 +149,8 @@ def test_own_program_is_kept_as_a_draft(shown, server):
     with expect_run(page):
         chooser.select_option("own")
     assert page.get_by_test_id("source").input_value() == MY_PROGRAM
-    page.wait_for_timeout(300)  # the draft is written to storage a moment after typing
+    # the draft is written to storage a moment after typing
+    page.wait_for_function("(text) => localStorage.getItem('gradviz.draft') === text", arg=MY_PROGRAM)
     page.reload()
     page.wait_for_function("() => document.querySelector('main.layout').ariaBusy === 'false'")
     assert page.get_by_test_id("source").input_value() == MY_PROGRAM
