@@ -100,7 +100,7 @@ def settle(page, timeout: float = 10_000) -> None:
     a transition on the drawing (static/js/panzoom.js) and takes it off when the glide ends and the
     elements near the view are drawn."""
     page.wait_for_function("""() => {
-      const svg = document.querySelector('[data-testid=graph] svg.gv');
+      const svg = document.querySelector('[data-testid=graph] svg.gv:not(.live)');
       return !svg || !svg.style.transition;
     }""", timeout=timeout)
 

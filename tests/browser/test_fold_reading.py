@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import SHOTS, config_id, expect_event, run_source, settle
+from .support import SHOTS, config_id, expect_event, run_source
 
 DEEP = """layers = []
 for _ in range(20):
@@ -158,7 +158,7 @@ def test_no_drawn_frame_is_empty_whatever_is_opened_at_any_step(screen, source):
         opened.append(pid)
         for at in (0, 0.2, 0.5, 0.8, 1):  # the player walks the run: a frame shows what it holds
             page.evaluate(GOTO_AT, at)
-            settle(page)
+            page.wait_for_timeout(50)
             _no_empty_frames(page, f"with {opened} opened, at {at} of the run")
         page.get_by_test_id("graph").hover()
         for dx in (-800, 800):  # panned across the drawing too
