@@ -258,6 +258,19 @@ class Screens:
         return real
 
 
+def screen_page(request, browser, server):
+    """A fixture's body for a page of the test's own (``request.param``: width, height, language):
+    yields ``(page, "<width>x<height>-<lang>", lang)``; afterwards no error but 4xx answers in the
+    console."""
+    width, height, lang = request.param
+    errors = PageErrors()
+    page = open_page(browser, server, width, height, lang, errors=errors)
+    yield page, config_id(request.param), lang
+    page.context.close()
+    real = [e for e in errors.items if "status of 4" not in e]
+    assert not real, f"errors in the browser console: {real}"
+
+
 def blur(page) -> None:
     """Nothing focused: keys go to the page (the player), not to a field."""
     page.evaluate("document.activeElement && document.activeElement.blur()")

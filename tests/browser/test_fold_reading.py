@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import SHOTS, config_id, expect_event, run_source
+from .support import SHOTS, config_id, expect_event, run_source, screen_page
 
 DEEP = """layers = []
 for _ in range(20):
@@ -75,8 +75,10 @@ GOTO_AT = """async (at) => {
 
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
-def screen(request, screens):
-    yield from screens.use_page(request.param)
+def screen(request, browser, server):
+    # A page of each test's own, not the module's shared pages: on a shared phone page the long
+    # loop's second open once went unanswered for 60 s (not explained yet).
+    yield from screen_page(request, browser, server)
 
 
 def _boxes(page) -> list[dict]:

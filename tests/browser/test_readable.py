@@ -12,7 +12,7 @@ import struct
 import pytest
 
 from .label_sizes import format_table, label_sizes, small_text, summary, table
-from .support import SHOTS, PageErrors, blur, config_id, expect_run, open_page, pick_example, settle
+from .support import SHOTS, blur, config_id, expect_run, pick_example, screen_page, settle
 
 pytestmark = pytest.mark.browser
 
@@ -52,13 +52,7 @@ def wide(request, screens):
 def fresh_wide(request, browser, server):
     """A page of its own: classroom mode's text sizes are checked on a page that showed nothing else
     (on a page shared with the tests before, the training chart's ticks stayed at 10.4 px)."""
-    width, height, lang = request.param
-    errors = PageErrors()
-    page = open_page(browser, server, width, height, lang, errors=errors)
-    yield page, config_id(request.param), lang
-    page.context.close()
-    real = [e for e in errors.items if "status of 4" not in e]
-    assert not real, f"errors in the browser console: {real}"
+    yield from screen_page(request, browser, server)
 
 
 @pytest.fixture(params=PHONES, ids=[config_id(c) for c in PHONES])
