@@ -8,4 +8,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 .venv/bin/ruff check .
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-exec .venv/bin/python -m pytest -n auto --dist loadfile "$@"
+# --durations=20: the run also lists its 20 slowest tests (what to make cheaper next)
+exec .venv/bin/python -m pytest -n auto --dist loadfile --durations=20 "$@"
