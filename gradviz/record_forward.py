@@ -13,10 +13,6 @@ from .record_active import ACTIVE
 from .torch_parts import Constant, FnView, TensorView, function_entry, op_entry, param_value, to_numpy
 
 _COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
-# The recorder's own frames, which can stand between the program's call and ``from_user`` (its
-# modes' methods; every other frame there is torch's, or the op is not the program's).
-OWN_FILES = frozenset(os.path.join(os.path.dirname(__file__), name) for name in (
-    "recording.py", "record_forward.py", "record_calls.py", "record_block.py"))
 
 
 class ForwardCapture:
@@ -103,7 +99,7 @@ class ForwardCapture:
             if self.is_user(f.f_code):
                 return True
             name = f.f_code.co_filename
-            if f"{os.sep}torch{os.sep}" not in name and name not in OWN_FILES:
+            if f"{os.sep}torch{os.sep}" not in name and name not in self.own_files:
                 return False
             f = f.f_back
         return False

@@ -117,6 +117,10 @@ class _Session(ForwardCapture, CallWatch, BlockReading):
         self.result.trace = self.rec.trace
         self.caller = caller
         self.user_files = {caller.f_code.co_filename}
+        # The recorder's own frames, which can stand between the program's call and ``from_user``
+        # (its modes' methods live in this class's files; every other frame there is torch's).
+        self.own_files = frozenset(sys.modules[cls.__module__].__file__ for cls in type(self).__mro__
+                                   if cls.__module__.startswith(__package__ + "."))
         self.tensors: dict[int, TensorView] = {}  # id(tensor) -> view (the view holds the tensor)
         self.fns: dict[int, FnView] = {}  # id(Node) -> view (the view holds the Node)
         self.outputs: dict[int, TensorView] = {}  # id(Node) -> the view of the tensor it made
