@@ -16,10 +16,9 @@ from ..schemas.common import ErrorResponse
 from ..schemas.extras import ExtrasRequest, ExtrasResponse, WorkerExtrasReply
 from ..schemas.plain import reader
 from ..server.errors import error_response
-from ..server.pool import request_budget
 from ..words.messages import own_message
-from .shared_answers import PENDING, extras_key, keep, shared_answer
-from .worker_calls import UNFIT, Answer, call_worker
+from .shared_answers import extras_key
+from .worker_calls import UNFIT, Answer, call_worker, kept_or_worked
 from .worker_errors import worker_error_response
 
 router = APIRouter(prefix="/api", tags=["run"])
@@ -36,22 +35,16 @@ def run_extras(body: ExtrasRequest, request: Request) -> Response:
     """The check by hand and the course views (but the heat) of the program's run."""
     settings = request.app.state.settings
     variables = {k: v.model_dump() for k, v in body.variables.items()} if body.variables else None
-    key = extras_key(settings, body.source, variables)
-    kept, mine = shared_answer(key, request_budget(settings))
-    try:
-        if kept is not None:
-            answer = Answer.from_kept(kept)
-        else:
-            reply = call_worker(request, "extras", body.source, variables)
-            if isinstance(reply, Response):
-                return reply
-            answer = _checked(reply)
-            if isinstance(answer, Response):
-                return answer
-            if reply.fresh:  # a kept worker's answer is its own client's alone
-                keep(key, answer.kept())
-    finally:
-        PENDING.done(mine)
+
+    def work():
+        reply = call_worker(request, "extras", body.source, variables)
+        if isinstance(reply, Response):
+            return reply, False
+        return _checked(reply), reply.fresh
+
+    answer = kept_or_worked(request, extras_key(settings, body.source, variables), work)
+    if isinstance(answer, Response):
+        return answer
     if body.fingerprint and body.fingerprint != answer.fingerprint:
         return error_response(409, "RunChanged", own_message("extras_run_changed", answer.fingerprint))
     return Response(answer.text.encode(), media_type="application/json",

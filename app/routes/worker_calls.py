@@ -74,33 +74,49 @@ def answer_once(request: Request, key: str, job: str, args: tuple, model, direct
     have its ``fingerprint``): a response to send instead, or None. An ``Answer``, or the error
     response to send."""
     settings = request.app.state.settings
-    kept, mine = shared_answer(key, request_budget(settings))
-    if kept is not None:
-        answer = Answer.from_kept(kept)
-        refusal = check(answer) if check is not None else None
-        return refusal if refusal is not None else answer
-    try:
+
+    def work():
         t0 = time.perf_counter()
         budget_end = time.monotonic() + request_budget(settings)
         reply = call_worker(request, job, *args)
         if isinstance(reply, Response):
-            return reply
+            return reply, False
         with gc_paused():  # a large answer is many small objects: see engine/gcpause.py
             got = prepared_of(reply, views)
             if isinstance(got, Response):
-                return got
+                return got, False
             prepared, text = got
             refusal = check(prepared) if check is not None else None
             if refusal is not None:
-                return refusal
+                return refusal, False
             drawn, complete = drawn_answer(prepared, text, settings, direction, t0, budget_end, model)
             if drawn is None:
-                return worker_error_response(WorkerProtocolError(UNFIT))
+                return worker_error_response(WorkerProtocolError(UNFIT)), False
             answer = Answer(drawn.text, prepared.fingerprint, worker_seconds(prepared.timings),
                             data=drawn.data, raw=drawn.raw)
-            if complete and reply.fresh:  # a kept worker's answer is its own client's alone
-                keep(key, answer.kept())
-            return answer
+            return answer, complete and reply.fresh
+
+    answer = kept_or_worked(request, key, work)
+    if isinstance(answer, Answer) and answer.cached and check is not None:
+        refusal = check(answer)
+        if refusal is not None:
+            return refusal
+    return answer
+
+
+def kept_or_worked(request: Request, key: str, work):
+    """The answer kept in the shared cache under ``key`` (or that the same request under way
+    arrives with), else ``work()``: ``(an Answer or the error response to send, whether it may be
+    kept for anyone)``, kept when it may. Only an answer a worker that ran nothing before worked out
+    may be kept: a kept worker's answer is its own client's alone."""
+    kept, mine = shared_answer(key, request_budget(request.app.state.settings))
+    try:
+        if kept is not None:
+            return Answer.from_kept(kept)
+        answer, shareable = work()
+        if shareable and isinstance(answer, Answer):
+            keep(key, answer.kept())
+        return answer
     finally:
         PENDING.done(mine)
 
