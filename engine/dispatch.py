@@ -130,8 +130,11 @@ def check_inplace(target: Tensor, others: tuple = ()) -> None:
         raise RuntimeError(errors.INFERENCE_INPLACE)
     if not grad_mode._enabled:
         return
-    if target._requires_grad and target._grad_fn is None:
+    fn = target._grad_fn
+    if target._requires_grad and fn is None:
         raise RuntimeError(errors.LEAF_INPLACE)
+    if fn is not None and fn.multi:
+        raise RuntimeError(errors.multi_view_inplace(target._nr, fn.name()))
     base = target._base
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(errors.VIEW_LEAF_INPLACE)

@@ -98,6 +98,16 @@ def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str,
         "anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+
+
+def multi_view_inplace(output_nr: int, fn_name: str) -> str:
+    """PyTorch's message for an in-place change of an output of unbind, split or chunk."""
+    short = re.sub(r"Backward\d*$", "", fn_name)
+    return (f"Output {output_nr} of {short} is a view and is being modified inplace. This view is the output "
+            "of a function that returns multiple views. Such functions do not allow the output views to be "
+            "modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
 INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
     "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")

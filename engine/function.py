@@ -28,8 +28,10 @@ class Node:
     ``(key, tensor, version at save time)`` per kept tensor.
     """
 
-    __slots__ = ("op", "_next", "_meta", "params", "extras", "_saved",
+    __slots__ = ("op", "_next", "_nr", "_meta", "params", "extras", "_saved",
                  "seq", "released", "_trace", "retained", "hooks", "__weakref__")
+
+    multi = False  # one output (see MultiNode)
 
     def __init__(self, op, inputs, out, params, extras):
         # Runs once per recorded op: explicit loops only (this is the engine's hot path).
@@ -48,19 +50,20 @@ class Node:
                 fn = t._accumulator()
             d = t._data
             self._next = (fn,)
+            self._nr = (t._nr,) if fn.multi else None
             self._meta = (d.shape, d.dtype)
             mask = 1
         else:
-            nxt = []
-            meta = []
-            mask = 0
-            bit = 1
+            nxt, meta = [], []
+            mask, bit, nrs = 0, 1, None
             for t in (inputs[:len(inputs) - op.aux] if op.aux else inputs):
                 if t._requires_grad:
                     mask |= bit
                     fn = t._grad_fn
                     if fn is None:
                         fn = t._accumulator()
+                    elif fn.multi:
+                        nrs = _output_numbers(nrs, len(nxt), t._nr)
                     nxt.append(fn)
                 else:
                     nxt.append(None)
@@ -69,6 +72,7 @@ class Node:
                 meta.append(d.dtype)
                 bit <<= 1
             self._next = tuple(nxt)
+            self._nr = None if nrs is None else tuple(nrs + [0] * (len(nxt) - len(nrs)))
             self._meta = tuple(meta)
         keep = op.keep_by_mask
         keys = keep[mask] if keep is not None else op.save_keys
@@ -92,8 +96,12 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """PyTorch's ``next_functions``: ``(grad_fn or AccumulateGrad, 0)``, or ``(None, 0)``."""
-        return tuple(_NO_GRAD if fn is None else (fn, 0) for fn in self._next)
+        """PyTorch's ``next_functions``: ``(grad_fn or AccumulateGrad, output number)``, or
+        ``(None, 0)``; the output number is 0 but for a piece of a multi-output node."""
+        nrs = self._nr
+        if nrs is None:
+            return tuple(_NO_GRAD if fn is None else (fn, 0) for fn in self._next)
+        return tuple(_NO_GRAD if fn is None else (fn, nr) for fn, nr in zip(self._next, nrs))
 
     def name(self) -> str:
         """PyTorch's name of this grad_fn, e.g. ``MulBackward0``."""
@@ -121,12 +129,14 @@ class Node:
 
     def _modified(self, key: str, t, version: int) -> RuntimeError:
         """PyTorch's error for a saved tensor changed in place since it was saved."""
+        fn = t._grad_fn
         if key == "out":
             where = self.op.grad_fn
         else:
-            where = t._grad_fn.name() if t._grad_fn is not None else ""
+            where = fn.name() if fn is not None else ""
+        nr = t._nr if key != "out" and fn is not None and fn.multi else 0
         return RuntimeError(errors.inplace_modified(
-            t.dtype._type_desc, tuple(t._data.shape), 0, where, t._vc[0], version))
+            t.dtype._type_desc, tuple(t._data.shape), nr, where, t._vc[0], version))
 
     def resave_output(self, out) -> None:
         """An in-place op made ``out`` this node's output: watch its version from now on."""
@@ -139,6 +149,34 @@ class Node:
         if self._saved or "indices" in self.op.saves:
             self._saved = ()
             self.released = True
+
+
+def _output_numbers(nrs: list | None, i: int, nr: int) -> list:
+    """The output numbers of a node's inputs so far, with input ``i`` reading output ``nr``."""
+    nrs = [] if nrs is None else nrs
+    nrs.extend([0] * (i - len(nrs)))
+    nrs.append(nr)
+    return nrs
+
+
+class MultiNode(Node):
+    """The grad_fn of an op with several outputs (unbind, split, chunk: PyTorch's
+    ``UnbindBackward0``, ``SplitBackward0``): every output tensor has this one node as its grad_fn
+    and its own output number (``Tensor.output_nr``). The walk gives it one gradient per output
+    (None for an output no gradient reached) and joins them (``pieces``) into the gradient of its
+    whole value, which its rule passes on. Tensor hooks and ``retain_grad`` are kept per output:
+    ``hooks`` and ``retained`` map an output number to what a single-output node holds."""
+
+    __slots__ = ("n_out",)
+
+    multi = True
+
+    def piece_shapes(self) -> list[tuple]:
+        """The shape of each output: the input without ``dim`` (unbind), or cut along it (split)."""
+        shape, dim, sizes = self._meta[0], self.params["dim"], self.params["sizes"]
+        if sizes is None:
+            return [shape[:dim] + shape[dim + 1:]] * shape[dim]
+        return [shape[:dim] + (n,) + shape[dim + 1:] for n in sizes]
 
 
 def _output_alias(out):
@@ -157,8 +195,9 @@ def node_class(op) -> type:
         cls = _NODE_CLASSES.get(op.grad_fn)
         if cls is None:
             name = op.grad_fn.rsplit("::", 1)[-1]
-            cls = type(name, (Node,), {"__slots__": (), "__module__": "builtins", "__qualname__": name,
-                                       "__doc__": f"The grad_fn of ``{op.name}``."})
+            cls = type(name, (MultiNode if op.multi else Node,), {
+                "__slots__": (), "__module__": "builtins", "__qualname__": name,
+                "__doc__": f"The grad_fn of ``{op.name}``."})
             _NODE_CLASSES[op.grad_fn] = cls
         object.__setattr__(op, "node_class", cls)  # the entry is frozen; this cache is its only change
     return cls
@@ -173,7 +212,9 @@ class AccumulateGrad:
     __slots__ = ("variable", "seq", "_trace", "__weakref__")
 
     _next = ()
+    _nr = None
     next_functions = ()
+    multi = False
 
     def __init__(self, variable):
         self.variable = variable

@@ -25,9 +25,12 @@ def register(tensor, hook, table: dict | None = None) -> RemovableHandle:
     the leaves' table to add it to (default: hooks on the gradient before it is accumulated)."""
     fn = tensor._grad_fn
     if fn is not None and table is None:
-        if fn.hooks is None:
-            fn.hooks = {}
-        hooks = fn.hooks
+        if fn.multi:  # an output of a multi-output node: its hooks are that output's
+            hooks = fn.hooks.setdefault(tensor._nr, {})
+        else:
+            if fn.hooks is None:
+                fn.hooks = {}
+            hooks = fn.hooks
     else:
         table = _LEAF if table is None else table
         entry = table.get(id(tensor))

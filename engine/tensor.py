@@ -72,7 +72,7 @@ class Tensor:
     """A multi-dimensional array that can record the ops applied to it."""
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_vc", "_retains_grad", "_is_param",
-                 "_trace", "_name", "_acc", "_base", "__weakref__")
+                 "_trace", "_name", "_acc", "_base", "_nr", "__weakref__")
 
     __array_priority__ = 1000  # so ndarray op Tensor defers to Tensor's reflected operators
 
@@ -255,7 +255,11 @@ class Tensor:
         if self._grad_fn is None:
             return
         self._retains_grad = True
-        self._grad_fn.retained = self
+        fn = self._grad_fn
+        if fn.multi:  # an output of a multi-output node: kept by its output number
+            fn.retained[self._nr] = self
+        else:
+            fn.retained = self
         rec = _trace_mod.ACTIVE
         if rec is not None:
             rec.retains_grad(self._grad_fn)
@@ -341,7 +345,7 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))  # PyTorch's too: one UnbindBackward0 for all the rows
 
     # ---- backward --------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:

@@ -201,7 +201,9 @@ class Recorder(ProgramPlace, InPlaceNotes):
         eid = len(edges)
         inputs = list(range(eid, eid + len(graph)))
         for i, t in enumerate(graph):
-            edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad))
+            fn_in = t._grad_fn
+            edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad,
+                              t._nr if fn_in is not None and fn_in.multi else 0))
         value = out._data.copy()  # the arrays copied directly: _copy's generic path is slow for a tensor
         saved = []
         for key, i in _save_plan(op):
@@ -229,6 +231,9 @@ class Recorder(ProgramPlace, InPlaceNotes):
             [k[0] for k in kept] if kept else [],
             None if bp is None else (bp.index, len(bp.steps)),
             len(graph) == 2 and op.name in _COMMUTED and _number_first(node)))
+        if getattr(op, "multi", False) and params and "sizes" in params:  # (not in a recording of PyTorch)
+            n_out = len(params["sizes"]) if params["sizes"] is not None else value.shape[params["dim"]]
+            trace.nodes[nid].pieces = [None] * n_out
         fn._trace = (self, nid)
         try:
             self._alive[nid] = weakref.ref(fn, partial(self._freed, nid))
@@ -250,7 +255,12 @@ class Recorder(ProgramPlace, InPlaceNotes):
             tensor._name = name
         fn = tensor._grad_fn
         nid = self._mine(fn) if fn is not None else self._mine(tensor)
-        if nid is not None and self.trace.nodes[nid].name is None:
+        if nid is not None and fn is not None and fn.multi:
+            node = self.trace.nodes[nid]
+            if node.pieces[tensor._nr] is None:
+                node.pieces[tensor._nr] = name
+                node.name = ", ".join(p or "_" for p in node.pieces)
+        elif nid is not None and self.trace.nodes[nid].name is None:
             self.trace.nodes[nid].name = name
         if bound and nid is None and fn is None:
             old = self._bound.get(id(tensor))

@@ -74,6 +74,9 @@ class OpNode:
     # The program wrote the number first (``4 * x`` runs as mul(x, 4), as in PyTorch): the page
     # writes the op in the program's order
     swapped: bool = False
+    # An op with several outputs (unbind, split): the name the program bound each output to (None:
+    # unnamed); ``name`` joins them as the program wrote them (``a, b, c``). None: one output
+    pieces: list[str | None] | None = None
 
 
 @dataclass(slots=True)
@@ -86,6 +89,7 @@ class Edge:
     index: int  # argument position at the target
     shape: tuple[int, ...]
     needs_grad: bool  # False: PyTorch puts (None, 0) in next_functions here
+    output: int = 0  # which output of the source it carries (a multi-output node's: unbind, split)
 
 
 @dataclass(slots=True)

@@ -108,6 +108,7 @@ class FnView:
     """A real autograd Node (a grad_fn), tagged by the recorder like the engine's."""
 
     __slots__ = ("fn", "_trace")
+    multi = False  # drawn as one output per node, whatever torch's node has
 
     def __init__(self, fn):
         self.fn = fn

@@ -120,7 +120,7 @@ def _run(tensors, grads, retain_graph, create_graph, inputs, api: str) -> list:
     rec = _trace.ACTIVE
     if rec is not None:
         rec = rec.backward_pass(tensors[0], api, bool(retain_graph), bool(create_graph), seeds[0])
-    task = GraphTask(roots, seeds, world, bool(retain_graph), inputs, rec)
+    task = GraphTask(roots, tensors, seeds, world, bool(retain_graph), inputs, rec)
     enabled = grad_mode._enabled
     grad_mode._enabled = bool(create_graph)  # the rules are recorded only for create_graph
     try:
@@ -159,13 +159,20 @@ def _seed(t: Tensor, g, create_graph: bool):
 
 
 class GraphRoot:
-    """Where a pass starts (PyTorch's GraphRoot): the roots are its inputs, the seeds what it sends."""
+    """Where a pass starts (PyTorch's GraphRoot): the roots are its inputs, the seeds what it sends
+    (each to its tensor's output of its node: ``_nr``, as a Node's)."""
 
-    __slots__ = ("_next",)
+    __slots__ = ("_next", "_nr")
     _trace = None  # never recorded: its flows are the pass's seed
 
-    def __init__(self, roots):
+    def __init__(self, roots, tensors):
         self._next = tuple(roots)
+        self._nr = tuple(_output_nr(t) for t in tensors) if any(fn.multi for fn in roots) else None
+
+
+def _output_nr(t: Tensor) -> int:
+    fn = t._grad_fn
+    return t._nr if fn is not None and fn.multi else 0
 
 
 class GraphTask:
@@ -178,10 +185,11 @@ class GraphTask:
     sequence numbers (AccumulateGrad) leave it in the order they entered."""
 
     __slots__ = ("deps", "buffers", "received", "ready", "world", "keep_graph", "accumulate", "needed",
-                 "runs", "capture", "results", "rec")
+                 "runs", "capture", "results", "rec", "inputs")
 
-    def __init__(self, roots, seeds, world, keep_graph: bool, inputs, rec):
-        root = GraphRoot(roots)
+    def __init__(self, roots, tensors, seeds, world, keep_graph: bool, inputs, rec):
+        root = GraphRoot(roots, tensors)
+        self.inputs = inputs
         self.deps, reachable = _dependencies(root)
         self.world = world
         self.keep_graph = keep_graph
@@ -252,9 +260,14 @@ def _execute(task: GraphTask) -> None:
         leaf = type(fn) is AccumulateGrad
         # most programs hook no leaf: then no leaf is looked up
         hooks = (of_leaf(fn.variable) if _hooks._LEAF else None) if leaf else fn.hooks
-        if hooks and g is not None:  # the program's tensor hooks see (and may replace) the gradient first
+        parts = None
+        if fn.multi:  # one gradient per output: each output's hooks, then the whole's gradient
+            parts = [g[nr] if g[nr] is None or not hooks.get(nr) else _run_hooks(task, fn, hooks[nr], g[nr])
+                     for nr in range(len(g))]
+            g = world.join(fn, parts)
+        elif hooks and g is not None:  # the program's tensor hooks see (and may replace) the gradient first
             g = _run_hooks(task, fn, hooks, g)
-        if needed is not None and not _wanted(task, fn, g):
+        if needed is not None and not _wanted(task, fn, g, parts):
             continue
         if leaf:
             if accumulate:
@@ -262,7 +275,11 @@ def _execute(task: GraphTask) -> None:
             continue
         sent = _evaluate(fn, g, world, needed)
         step = rec.op_step(fn, g, arrived, sent) if rec is not None else None
-        if fn.retained is not None:  # retain_grad keeps it in autograd.grad passes too, as in PyTorch
+        if parts is not None:  # each output that retains its grad keeps its own gradient
+            for nr, t in fn.retained.items():
+                if parts[nr] is not None:
+                    _retain(task, t, parts[nr], step)
+        elif fn.retained is not None:  # retain_grad keeps it in autograd.grad passes too, as in PyTorch
             _retain(task, fn.retained, g, step)
         if not keep_graph:
             fn.release()
@@ -299,10 +316,11 @@ def _hook_result(result, g, hook, world):
     return result if world is TensorWorld else result._data
 
 
-def _wanted(task: GraphTask, fn, g) -> bool:
-    """autograd.grad: keep the gradient of each requested input; run ``fn`` only if it leads to one."""
+def _wanted(task: GraphTask, fn, g, parts) -> bool:
+    """autograd.grad: keep the gradient of each requested input (an output's own, ``parts``, for a
+    multi-output node); run ``fn`` only if it leads to one."""
     for i in task.capture.get(fn, ()):
-        task.results[i] = g
+        task.results[i] = g if parts is None else parts[_output_nr(task.inputs[i])]
     return fn in task.runs
 
 
@@ -337,6 +355,7 @@ def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
     while more are due, or into the ready queue with the sum once it was the last."""
     buffers, deps = task.buffers, task.deps
     received = task.received if task.rec is not None else None
+    nrs = fn._nr
     i = -1
     for nxt in fn._next:
         i += 1
@@ -345,6 +364,9 @@ def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
         gi = sent[i]
         if received is not None and gi is not None:
             received.setdefault(nxt, []).append((fn, i, gi))
+        if nrs is not None and nxt.multi:  # a multi-output node keeps one gradient per output
+            _add_part(buffers, nxt, nrs[i], gi)
+            gi = None
         left = deps[nxt] - 1
         if left:
             deps[nxt] = left
@@ -355,6 +377,15 @@ def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
             prev = buffers.pop(nxt, None)
             g = gi if prev is None else prev if gi is None else prev + gi
             heappush(task.ready, (-nxt.seq, next(_tie), nxt, g))
+
+
+def _add_part(buffers: dict, fn, nr: int, g) -> None:
+    """Add ``g`` to output ``nr``'s gradient in multi-output node ``fn``'s buffer (a list)."""
+    parts = buffers.get(fn)
+    if parts is None:
+        parts = buffers[fn] = [None] * fn.n_out
+    if g is not None:
+        parts[nr] = g if parts[nr] is None else parts[nr] + g
 
 
 def _accumulate(task: GraphTask, var: Tensor, g, arrived) -> None:

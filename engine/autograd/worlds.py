@@ -10,7 +10,7 @@ from sys import getrefcount
 import numpy as np
 
 from .. import tangents as _tangents
-from ..dispatch import _cast, apply_inplace
+from ..dispatch import _cast, apply, apply_inplace
 from ..function import Node
 from ..ops.table import NP, OPS, Saved, sum_to_shape
 from ..ops.tensor_xp import TX
@@ -50,6 +50,15 @@ class ArrayWorld:
         if g.dtype is not dtype and g.dtype != dtype:
             g = g.astype(dtype)
         return g
+
+    @staticmethod
+    def join(fn, parts: list) -> np.ndarray:
+        """The gradient of a multi-output node's whole value from its outputs' (zeros where none
+        arrived), as PyTorch's unbind_backward (a stack) and split_backward (a cat) build it."""
+        dtype = fn._meta[1]
+        arrays = [np.zeros(shape, dtype) if g is None else g for g, shape in zip(parts, fn.piece_shapes())]
+        dim = fn.params["dim"]
+        return np.stack(arrays, dim) if fn.params["sizes"] is None else np.concatenate(arrays, dim)
 
     @staticmethod
     def added(before: Tensor | None, g: np.ndarray) -> Tensor:
@@ -105,6 +114,17 @@ class TensorWorld:
         """A rule's result as the gradient of an input: broadcasting undone, cast (both recorded)."""
         g = TX.sum_to(g, shape)
         return g if g._data.dtype == dtype else _cast(g, dtype)
+
+    @staticmethod
+    def join(fn, parts: list) -> Tensor:
+        """``ArrayWorld.join`` recorded: the outputs' gradients stacked (unbind) or concatenated (split)."""
+        dtype = fn._meta[1]
+        ts = [Tensor._make(np.zeros(shape, dtype)) if g is None else g
+              for g, shape in zip(parts, fn.piece_shapes())]
+        dim = fn.params["dim"]
+        if fn.params["sizes"] is None:
+            return apply(OPS["stack"], tuple(ts), {"dim": dim})
+        return apply(OPS["cat"], tuple(ts), {"dim": dim, "sizes": tuple(int(t._data.shape[dim]) for t in ts)})
 
     @staticmethod
     def added(before: Tensor | None, g: Tensor) -> Tensor:

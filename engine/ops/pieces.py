@@ -1,9 +1,11 @@
-"""Pieces of a tensor and ops PyTorch composes from others: split and chunk (each piece a view with
-its own entry here), narrow (a slice), broadcast_to (an expand), outer (a view times a vector), the
-in-place activations (relu_, sigmoid_, tanh_: their op run in place), and the tensor's strides.
+"""Pieces of a tensor and ops PyTorch composes from others: unbind, split and chunk (several
+outputs), narrow (a slice), broadcast_to (an expand), outer (a view times a vector), the in-place
+activations (relu_, sigmoid_, tanh_: their op run in place), and the tensor's strides.
 
-A piece of ``split`` is read at a slice key kept in its params, so its backward and its explanation
-are indexing's (put the gradient back where the piece was read).
+unbind and split make one node with several outputs, as PyTorch does (``a, b, c = x`` gives three
+tensors whose grad_fn is one ``UnbindBackward0``, output numbers 0, 1, 2): the op's forward gives
+the whole input as a view, each piece is read from it, and the backward walk joins the pieces'
+gradients into the whole's before the rule runs (engine/function.py ``MultiNode``).
 """
 
 from __future__ import annotations
@@ -12,37 +14,76 @@ import numpy as np
 
 from .. import arguments as A
 from .. import dtypes
+from .. import tangents as _tangents
 from ..dispatch import apply, apply_inplace
 from ..tensor import Tensor, _norm_dim
-from .explain import G, place, vjp
-from .keys import decode_key, encode_key
+from .explain import G, vjp
 from .shape import expand, reshape
 from .table import OPS, public, register
 from .wrappers import binary
 
 
-def _piece_op(name: str, grad_fn: str, description: str, about_zh: str) -> None:
-    register(name, grad_fn, lambda a, key, in_shape, dim: a[decode_key(key)],
-             [lambda g, s: s.xp.scatter_add(g, s.p["in_shape"], decode_key(s.p["key"]))],
-             ["∂piece/∂x = 1 inside the piece, 0 outside"], view=True, description=description,
-             jvps=[lambda t, s: s.xp.getitem(t, decode_key(s.p["key"]))], jvp_formulas=["ẋ inside the piece"],
-             explain=vjp("{0}[{key}]", about_zh, place(G)))
+def _multi_op(name: str, grad_fn: str, forward: str, description: str, about_zh: str) -> None:
+    register(name, grad_fn, lambda a, dim, sizes: a.view(),
+             [lambda g, s: g],
+             ["each piece's gradient goes back where the piece was read (zeros for a piece none reached)"],
+             view=True, multi=True, description=description, jvps=[lambda t, s: t],
+             jvp_formulas=["ẋ, read as the pieces"], explain=vjp(forward, about_zh, G))
 
 
-_piece_op("split", "SplitBackward0", "one piece of split / chunk (equal sizes)",
-          "split / chunk 切出的一块（等长）")
-_piece_op("split_with_sizes", "SplitWithSizesBackward0", "one piece of split with a list of sizes",
-          "按所列长度 split 切出的一块")
+_multi_op("unbind", "UnbindBackward0", "{0}.unbind({dim})",
+          "the slices of x along dim, one output each (a, b, c = x)",
+          "沿 dim 拆成多个切片，每片一个输出（a, b, c = x）")
+_multi_op("split", "SplitBackward0", "{0}.split(…, {dim})",
+          "pieces of equal size along dim, one output each (split / chunk)",
+          "沿 dim 切成等长的块，每块一个输出（split / chunk）")
+_multi_op("split_with_sizes", "SplitWithSizesBackward0", "{0}.split({sizes}, {dim})",
+          "pieces of the listed sizes along dim, one output each", "沿 dim 按所列长度切块，每块一个输出")
 
 
-def _pieces(input: Tensor, op: str, dim: int, sizes: list[int]) -> tuple:
-    shape = tuple(input._data.shape)
-    out, start = [], 0
-    for n in sizes:
-        key = encode_key((slice(None),) * dim + (slice(start, start + n, None),))
-        out.append(apply(OPS[op], (input,), {"key": key, "in_shape": shape, "dim": dim}))
-        start += n
+def _pieces(input: Tensor, op: str, dim: int, sizes: list[int] | None) -> tuple:
+    """The outputs of a multi-output op: views of ``input`` read from its whole (one node for all,
+    each piece its output number), or plain views where no gradient is needed."""
+    whole = apply(OPS[op], (input,), {"dim": dim, "sizes": sizes})
+    data, fn = whole._data, whole._grad_fn
+    if sizes is None:
+        keys = [(slice(None),) * dim + (k,) for k in range(data.shape[dim])]
+    else:
+        starts = np.cumsum([0, *sizes])
+        keys = [(slice(None),) * dim + (slice(int(a), int(b)),) for a, b in zip(starts, starts[1:])]
+    out = []
+    for nr, key in enumerate(keys):
+        piece = Tensor._make(data[key], whole._requires_grad, whole._vc)
+        piece._base = whole._base
+        if fn is not None:
+            piece._grad_fn = fn
+            piece._nr = nr
+        level = _tangents.ACTIVE
+        if level is not None and level.get(whole) is not None:
+            level.set(piece, level.get(whole)[key])
+        out.append(piece)
+    if fn is not None:
+        fn.n_out = len(out)
+        fn.hooks, fn.retained = {}, {}
     return tuple(out)
+
+
+@public("torch", "Tensor")
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices of ``input`` along ``dim``, one output each (UnbindBackward0); iterating over a
+    tensor unbinds it, as in PyTorch."""
+    input = A.tensor(input, "unbind", "input", 1)
+    if not input.ndim:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return _pieces(input, "unbind", _norm_dim(A.integer(dim, "unbind", "dim", 2), input.ndim), None)
+
+
+@public("Tensor", name="output_nr")
+@property
+def output_nr(self) -> int:
+    """Which output of its grad_fn this tensor is (0 but for a piece of unbind, split, chunk)."""
+    fn = self._grad_fn
+    return self._nr if fn is not None and fn.multi else 0
 
 
 @public("torch", "Tensor")

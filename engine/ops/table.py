@@ -69,6 +69,9 @@ class OpDef:
     # tangent`` (``t`` the input's tangent; the shares add up, broadcast to the output), and its formula.
     jvps: tuple[Callable, ...] = ()
     jvp_formulas: tuple[str, ...] = ()
+    # Several outputs (unbind, split): the forward gives the whole, read as pieces; one MultiNode
+    # (engine/function.py) is the grad_fn of every piece, and its rule gets the pieces' gradients joined
+    multi: bool = False
 
 
 OPS: dict[str, OpDef] = {}
@@ -112,7 +115,7 @@ _PUBLISHED: set[int] = set()  # ids of the objects published so far (they stay a
 
 def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote=False,
              description: str = "", view: bool = False, variadic: bool = False, aux: int = 0,
-             needs=None, jvps=(), jvp_formulas=(), explain=None) -> OpDef:
+             needs=None, jvps=(), jvp_formulas=(), explain=None, multi: bool = False) -> OpDef:
     """Add one entry to the table (each name once)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is registered twice")
@@ -133,7 +136,7 @@ def register(name: str, grad_fn: str, forward, vjps, formulas, saves=(), promote
         raise ValueError(f"op {name!r}: its explanation needs one rule per input")
     entry = OpDef(name, grad_fn, forward, tuple(vjps), tuple(formulas), tuple(saves), promote, description,
                   view, variadic, aux, save_keys, needs, keep, explain=explain, jvps=tuple(jvps),
-                  jvp_formulas=tuple(jvp_formulas))
+                  jvp_formulas=tuple(jvp_formulas), multi=multi)
     OPS[name] = entry
     return entry
 

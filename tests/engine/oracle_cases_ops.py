@@ -1,5 +1,5 @@
 """Oracle cases (the format of oracle_cases.py) for the ops courses read and reorder tensors with:
-index_select, gather, scatter, diag, topk, sort, split / chunk, prod, cumsum, cumprod."""
+index_select, gather, scatter, diag, topk, sort, split / chunk / unbind, prod, cumsum, cumprod."""
 
 from __future__ import annotations
 
@@ -49,6 +49,11 @@ CASES: list[Case] = [
     Case("split", lambda t, a: a.chunk(2, 1)[0], inputs(arr(3, 4)), "chunk"),
     Case("split_with_sizes", lambda t, a: a.split([1, 3], dim=1)[1], inputs(arr(3, 4)), "sizes"),
     Case("split_with_sizes", lambda t, a: t.split(a, [2, 1, 2])[2], inputs(arr(5)), "vector"),
+    Case("split", lambda t, a: sum(p.sum() * (k + 1) for k, p in enumerate(a.split(2))), inputs(arr(5, 3)),
+         "all-pieces"),
+    Case("unbind", lambda t, a: t.unbind(a)[1], inputs(arr(3, 2)), "rows"),
+    Case("unbind", lambda t, a: a.unbind(1)[0] * a.unbind(1)[2], inputs(arr(2, 3)), "columns"),
+    Case("unbind", lambda t, a: list(a)[0] * 2 + list(a)[2], inputs(arr(3)), "iterated"),
     Case("prod", lambda t, a: a.prod(), inputs(arr(5, low=0.5, high=1.5)), "vector"),
     Case("prod", lambda t, a: t.prod(a), inputs(arr(3, 4, low=0.5, high=1.5)), "matrix"),
     Case("prod", lambda t, a: a.prod(), inputs(with_zeros(5, at=[2])), "one-zero", second_order=False),
