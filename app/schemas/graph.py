@@ -44,6 +44,8 @@ class GraphNode(BaseModel):
     col: int | None = None
     module: str | None = Field(default=None, description="nn.Module path the op ran in, e.g. 'fc1'")
     retains_grad: bool = False
+    outputs: int = Field(default=1, description="how many outputs the op has: several for UnbindBackward0, "
+                                                "SplitBackward0 (each edge out of it says which it carries)")
     is_saved: bool = Field(default=False, description="an op saved this node's output for backward")
     iteration: int | None = Field(default=None, description="index into views when training loops are split")
     part: str | None = Field(default=None, description="the innermost part (parts[].id) it is drawn in; "
@@ -64,6 +66,8 @@ class GraphEdge(BaseModel):
     index: int = Field(description="argument position at the target op")
     shape: list[int]
     needs_grad: bool
+    output: int = Field(default=0, description="which output of the source the edge carries: 0 but "
+                                               "for a node with several outputs (UnbindBackward0, ...)")
 
 
 class Graph(BaseModel):

@@ -118,11 +118,16 @@ def _node(n: LeafNode | OpNode, is_output: bool, is_saved: bool, view: int | Non
     common.update(
         name=n.grad_fn, requires_grad=True, op=n.op, description=n.description,
         formulas=list(n.formulas), params=jsonable(n.params), inputs=list(n.inputs),
-        retains_grad=n.retains_grad,
+        retains_grad=n.retains_grad, outputs=_outputs(n),
         saved=[{"name": s.name, "shape": list(s.shape), "value": values.value(s.value), "node": s.node}
                for s in n.saved],
     )
     return common
+
+
+def _outputs(n: OpNode) -> int:
+    """How many outputs an op node has: the pieces of unbind (one per slice) and split, else 1."""
+    return len(n.pieces) if n.pieces else 1
 
 
 def _held(trace: Trace, kept: set[int]) -> set[int]:
@@ -144,7 +149,7 @@ def _sinks(trace: Trace) -> set[int]:
 
 def _edge(e) -> dict:
     return {"id": e.id, "source": e.source, "target": e.target, "index": e.index,
-            "shape": list(e.shape), "needs_grad": e.needs_grad}
+            "shape": list(e.shape), "needs_grad": e.needs_grad, "output": e.output}
 
 
 def _first_view(kept_views: list[View]) -> dict[int, int]:

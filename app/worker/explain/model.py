@@ -31,8 +31,23 @@ def saved_arrays(node: OpNode) -> dict:
 
 
 def in_syms(trace: Trace, node: OpNode, syms: dict) -> list[str]:
-    names = [syms.get(trace.edges[e].source, "?") for e in node.inputs]
+    names = [_edge_sym(trace, trace.edges[e], syms) for e in node.inputs]
     return names + list(AUX_NAMES[:OPS[node.op].aux])
+
+
+def _edge_sym(trace: Trace, edge, syms: dict) -> str:
+    """The name of what ``edge`` carries: its source's, or for an output of a multi-output node (``a, b,
+    c = p``) that output's own name (``c``), else the whole's name and the output's place (``u[2]``)."""
+    source = trace.nodes[edge.source]
+    pieces = getattr(source, "pieces", None)
+    if not pieces:
+        return syms.get(edge.source, "?")
+    named = pieces[edge.output] if edge.output < len(pieces) else None
+    if named:
+        return named
+    whole = syms.get(edge.source, "?")
+    return f"{whole}[{edge.output}]" if source.params.get("sizes") is None and source.params.get("dim") == 0 \
+        else f"{whole}⟨{edge.output}⟩"
 
 
 def context(trace: Trace, node: OpNode, syms: dict, g, index: int = 0) -> Ctx:
@@ -159,6 +174,8 @@ def _rules_key(trace: Trace, node: OpNode):
         return None
     shapes = tuple(tuple(trace.edges[e].shape) for e in node.inputs)
     sources = [trace.edges[e].source for e in node.inputs]
+    if any(getattr(trace.nodes[s], "pieces", None) for s in sources):
+        return None  # an output of a multi-output node is named by its own name, not kept with stand-ins
     same = tuple(sources.index(src) for src in sources)  # which inputs are one tensor (x * x)
     numbers = tuple((i, trace.nodes[sources[i]].name) for i in sorted(constant_inputs(trace, node)))
     return node.op, params, shapes, same, numbers, tuple(node.shape), node.dtype
@@ -188,7 +205,7 @@ def step_model(trace: Trace, node: OpNode, step, syms: dict, root: str, worked: 
         try:
             work, _ = _input(trace, node, syms, step.upstream, i, root, grad if worked and not big else None)
         except Exception:  # noqa: BLE001 - an explanation must never cost the answer; tests keep this rare
-            name = syms.get(trace.edges[eid].source, "?")
+            name = _edge_sym(trace, trace.edges[eid], syms)
             work = {"edge": eid, "name": name, "rule": None, "broadcast": None, "ok": False}
         inputs.append(work)
     return {"root": root, "inputs": inputs}
