@@ -14,6 +14,7 @@ import { isConstant, nodeLabel, sourceLine, sourceSpan, tensorName } from "../na
 import { errorBody } from "../errors.js";
 import { workBlock } from "./work.js";
 import { foldedBody } from "./folded.js";
+import { outputsBody } from "./outputs.js";
 
 export class ExplainPanel {
   constructor(host) {
@@ -110,8 +111,11 @@ export class ExplainPanel {
       out.push(h("p", { class: "note", "data-testid": "ex-hooked-above" },
         t("ex_hooked_above", { names: above.join(", "), d: `∂${root}/∂${name}` })));
     }
+    const pieces = f.step === 0 ? null : outputsBody(tl, node, step);
     if (f.step === 0) {
       out.push(h("p", {}, t("ex_seed", { root }), " ", h("code", {}, valueText(pass.seed))));
+    } else if (pieces) {
+      out.push(...pieces);
     } else if (step.received && step.received.length > 1) {
       out.push(h("p", {}, t("ex_fanout", { n: step.received.length, name })));
       const terms = step.received.map((fl) => {
