@@ -82,12 +82,10 @@ def _nll(a, target, weight, reduction, ignore_index):
             coef[where] = -1
         else:
             out = nll_sum(np.negative(picked))
+            coef[where] = -1
             if reduction == "mean":
-                denom = a.dtype.type(t.size)
-                out = out / denom
-                coef[where] = a.dtype.type(-1) / denom
-            else:
-                coef[where] = -1
+                denom = np.asarray(t.size, dtype=a.dtype)
+                return np.asarray(out / denom, dtype=a.dtype), {"coef": coef, "denom": denom}
         return np.asarray(out, dtype=a.dtype), {"coef": coef}
     if weight is None:
         wt = valid.astype(a.dtype)
@@ -101,11 +99,13 @@ def _nll(a, target, weight, reduction, ignore_index):
     else:
         denom = nll_sum(wt, valid) if weight is not None else a.dtype.type(np.count_nonzero(valid))
         out = nll_sum(losses, valid) / denom
-    # The gradient of every log-probability: −wₜ (÷ Σw for mean) where it was picked, 0 elsewhere
-    # (0 − wₜ: an ignored target's +0, not −0, as torch leaves it).
-    neg_wt = a.dtype.type(0) - wt
-    coef[where] = neg_wt if denom is None else neg_wt / denom
-    return np.asarray(out, dtype=a.dtype), {"coef": coef}
+    # The gradient of every log-probability: −wₜ where it was picked, 0 elsewhere (0 − wₜ: an ignored
+    # target's +0, not −0, as torch leaves it); for mean, the rule first divides the upstream gradient
+    # by Σw, as torch does (its last digits are those of (g / Σw) · w, not of g · (w / Σw))
+    coef[where] = a.dtype.type(0) - wt
+    if denom is None:
+        return np.asarray(out, dtype=a.dtype), {"coef": coef}
+    return np.asarray(out, dtype=a.dtype), {"coef": coef, "denom": np.asarray(denom, dtype=a.dtype)}
 
 
 def _nll_vjp(g, s):
@@ -114,6 +114,8 @@ def _nll_vjp(g, s):
     if s.p["reduction"] == "none" and coef.ndim > 1:
         gd = xp.data(g)
         g = xp.reshape(g, gd.shape[:1] + (1,) + gd.shape[1:])
+    elif s.p["reduction"] == "mean":
+        g = g / xp.const(s.x["denom"], xp.data(g))
     return g * xp.const(coef, xp.data(g))
 
 
@@ -126,6 +128,8 @@ def _nll_jvp(t, s):
     """−w·ẋ at each picked log-probability (÷ Σw for mean), summed over the classes (and the batch
     when reduced)."""
     prod = s.x["coef"] * s.xp.data(t)
+    if s.p["reduction"] == "mean":
+        return prod.sum() / s.x["denom"]
     if s.p["reduction"] != "none":
         return prod.sum()
     return prod.sum(axis=0 if prod.ndim == 1 else 1)

@@ -145,7 +145,7 @@ def test_cross_entropy_shows_python_values_and_no_internal_names(shown):
                      "loss = F.cross_entropy(x, torch.tensor([1]))\nloss.backward()\n")
     said = "\n".join(every_frame(page))
     assert "null" not in said and "coef" not in said
-    assert en_zh(shown, "weight = None", "权重 = None") in said and "G·c" in said
+    assert en_zh(shown, "weight = None", "权重 = None") in said and "G / Σw·c" in said
 
 
 @pytest.mark.screens(SCREENS)

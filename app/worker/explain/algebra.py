@@ -30,9 +30,10 @@ SAYS = {
     "n": Text("how many elements are averaged", "参与平均的元素个数"),
     "k": Text("how many elements are equal to the result (ties share the gradient)",
               "等于结果的元素个数（并列时平分梯度）"),
-    "coef": Text("∂loss/∂input of each element: −w/Σw (mean) or −w at each sample's target class, "
-                 "0 elsewhere",
-                 "每个元素的 ∂loss/∂输入：在每个样本的目标类别处为 −w/Σw（mean）或 −w，其余为 0"),
+    "coef": Text("−w at each sample's target class (−1 without weight=), 0 elsewhere",
+                 "在每个样本的目标类别处为 −w（没有 weight= 时为 −1），其余为 0"),
+    "denom": Text("the weights of the samples' target classes summed (how many samples, without weight=)",
+                  "各样本目标类别的权重之和（没有 weight= 时为样本数）"),
     "index": Text("where the max (or min) was found along the dim", "沿该维度最大（或最小）值所在的下标"),
     "w": Text("the weight argument", "weight 参数"),
     "pw": Text("the pos_weight argument", "pos_weight 参数"),
@@ -41,7 +42,7 @@ SAYS = {
 
 
 # How the rules write an array an op's forward kept (its key is the engine's name for it).
-EXTRA_LABELS = {"coef": "c"}
+EXTRA_LABELS = {"coef": "c", "denom": "Σw"}
 
 
 @dataclass
@@ -393,6 +394,8 @@ class Walk(ScanWords):
         coef = self.ctx.saved.get("coef")
         how = {"coef_ndim": int(coef.ndim) if coef is not None else 0,
                "reduction": self.ctx.params.get("reduction")}
+        if how["reduction"] == "mean" and "denom" in self.ctx.saved:  # nll_loss: G / Σw first, as torch
+            return self._record("div", [x, self._extra("denom")], Text.join(wrap(x, 2), " / Σw"), 2)
         if how["reduction"] != "none" or how["coef_ndim"] <= 1:
             return x
         return self._record("per_class", [x], x.text, x.prec, how)
