@@ -32,6 +32,7 @@ YIELD_NICE = 10
 WARM_UP_CPU_S = 30  # CPU seconds for the warm-up; a request then gets its own deadline's worth
 LIFETIME_CPU_S = 3600  # all the CPU seconds one child may ever use
 FOREVER_S = 365 * 86400.0  # a spare waits for its request as long as the server keeps it
+_BASE_NICE = [0]  # the template's nice value (the server's), which a request's "nice" is added to
 
 
 def _only_fd(keep: int, null: int) -> None:
@@ -53,6 +54,7 @@ def run_child(fd: int, null: int, module, filters: dict, init: dict, warm: bool 
     try:
         _only_fd(fd, null)
         lockdown.die_with_parent()
+        _BASE_NICE[0] = os.getpriority(os.PRIO_PROCESS, 0)
         if os.getppid() == 1:  # the template died between fork and here
             os._exit(1)
         lockdown.limit(init.get("memory_bytes"), None, init.get("open_files"))
@@ -111,8 +113,11 @@ def _answer(out: _Writer, watchdog: _Watchdog, jobs: dict, request: dict) -> Non
     if job is None:
         out.send({"type": "error", "error": {"type": "RuntimeError", "message": "unknown job"}})
         return
+    nice = request.get("nice")
+    if type(nice) is int and nice > 0:  # requests wait for a place: the server's own work goes first
+        lockdown.lower_priority(_BASE_NICE[0] + nice)
     if request.get("yield"):  # a client that used much worker time lately: others go first
-        os.setpriority(os.PRIO_PROCESS, 0, YIELD_NICE)
+        lockdown.lower_priority(_BASE_NICE[0] + YIELD_NICE)
     watchdog.begin(start, start + deadline_s - WATCHDOG_LEAD_S)
     try:
         result = job(*request.get("args", ()), **request.get("kwargs", {}))
@@ -173,7 +178,7 @@ class _Watchdog:
             if not self._still(run, min(start + LONG_RUN_S, report_at)):
                 continue
             try:
-                os.setpriority(os.PRIO_PROCESS, 0, max(YIELD_NICE, os.getpriority(os.PRIO_PROCESS, 0)))
+                lockdown.lower_priority(_BASE_NICE[0] + YIELD_NICE)
             except OSError:
                 pass
             if not self._still(run, report_at):

@@ -88,22 +88,34 @@ def load_bpf_all_threads(program: bytes, seccomp_nr: int) -> None:
         raise OSError(err, f"loading the seccomp filter on every thread failed ({res}, {os.strerror(err)})")
 
 
-def lower_priority(by: int) -> None:
-    """Raise this process's nice value by ``by`` (the processes it forks inherit it); with
-    RLIMIT_NICE 0 (``limit``) and no CAP_SYS_NICE it can never be lowered again."""
-    os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + by))
+def lower_priority(to: int) -> None:
+    """Raise this process's nice value to ``to`` (at most 19; never down: with RLIMIT_NICE 0
+    (``limit``) and no CAP_SYS_NICE it could not come back)."""
+    now = os.getpriority(os.PRIO_PROCESS, 0)
+    if to > now:
+        os.setpriority(os.PRIO_PROCESS, 0, min(19, to))
 
 
-def lower_group_priority(nice: int) -> None:
-    """Set the nice value of this session's scheduling group (where the kernel groups tasks by
-    session, a process's own nice value only weighs against its session's other tasks: the
-    sandbox's session, bubblewrap's new one, competes with the server's as a whole). A kernel
-    without autogroups has no such file: then the processes' nice values are what counts."""
+def group_priority_file() -> int | None:
+    """A descriptor to set the nice value of this session's scheduling group through
+    (``set_group_priority``), opened before a seccomp filter forbids opening files for writing; None
+    on a kernel without such groups (then the processes' own nice values are what counts). Where the
+    kernel groups tasks by session, a process's nice value only weighs against its session's other
+    tasks: the sandbox's session, bubblewrap's new one, competes with the server's as a whole."""
     try:
-        with open("/proc/self/autogroup", "w") as f:
-            f.write(str(nice))
+        return os.open("/proc/self/autogroup", os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
-        pass
+        return None
+
+
+def set_group_priority(fd: int, nice: int) -> bool:
+    """Set the session's group nice value through ``fd``; False when the kernel refused it for now
+    (it takes at most ten such changes a second from a process without CAP_SYS_ADMIN)."""
+    try:
+        os.write(fd, str(max(0, min(19, nice))).encode())
+    except OSError:
+        return False
+    return True
 
 
 def limit_nice() -> None:

@@ -4,6 +4,8 @@
 forked by the template and returns what it answered, as data. Every call:
 - waits for a place, fairly among clients (app/sandbox/admission.py; at most ``queue_wait_s``,
   else ``PoolBusy``: overload);
+- runs it below the server's priority while other requests wait for a place (at the server's
+  otherwise: app/sandbox/template_process.py's ``WORKER_NICE``);
 - takes a spare: a child the template forked and warmed up in advance, on one end of a fresh socket
   pair the template made and sent back (a dead template is replaced, with its spares, before a call
   is handed over), and asks for the next spare at once;
@@ -226,8 +228,9 @@ class SandboxPool:
         try:
             for attempt in (1, 2):
                 try:
+                    nice = self._template.renice(self.admission.waiting())
                     spare = self._take_spare(keep_for)
-                    reply = self._call(spare, job, args, kwargs, t0 + timeout, heavy)
+                    reply = self._call(spare, job, args, kwargs, t0 + timeout, heavy, nice)
                     self._after(spare, keep_for, heavy, reply)
                     return reply
                 except _TemplateStuck:
@@ -237,8 +240,10 @@ class SandboxPool:
             raise AssertionError("unreachable")
         finally:
             self.admission.release(ticket)
+            self._template.renice(self.admission.waiting())  # none waiting: back at the server's
 
-    def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float, heavy: bool) -> Reply:
+    def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float, heavy: bool,
+              nice: int = 0) -> Reply:
         """One request on ``spare``; the socket is closed (and the child killed) unless it answered."""
         reader = channel.Reader(spare.sock, self.settings.max_answer_bytes)
         answered = False
@@ -257,7 +262,8 @@ class SandboxPool:
             started = time.monotonic()
             try:
                 channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
-                                          "deadline_s": max(0.05, deadline - started), "yield": heavy})
+                                          "deadline_s": max(0.05, deadline - started), "yield": heavy,
+                                          "nice": nice})
             except OSError:
                 self._kill(spare)
                 raise WorkerCrashed(own_message("worker_ended_early")) from None

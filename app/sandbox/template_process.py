@@ -20,8 +20,10 @@ from .. import package
 from . import confinement
 
 STARTUP_TIMEOUT_S = 60.0
-# Workers run below the server's priority, so that the server answers (/api/health, drawings) while
-# they use every core; a worker can raise its nice value, never lower it.
+# While requests wait for a place, workers run below the server's priority, so that the server
+# answers (/api/health, drawings) while they use every core; a worker can raise its nice value,
+# never lower it. Otherwise they run at the server's: on a machine busy with other work, a run at
+# +5 took three times as long.
 WORKER_NICE = 5
 # The sandbox's user may have this many processes and threads per place (a backstop: the seccomp
 # filters already keep a child from starting any). As root, every sandbox of the machine counts
@@ -44,6 +46,7 @@ class SandboxSettings:
     keep_idle_s: float = 60.0  # a kept worker idle this long is killed
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
+    nice_when_waiting: int = 1  # requests waiting for a place from which workers run at WORKER_NICE
     max_answer_bytes: int = 64 * 2**20
     jobs: str = f"{package.APP}.worker.jobs"  # the job table the template imports
     extra_code: tuple[str, ...] = ()  # more checkout directories the sandbox shows (tests' jobs)
@@ -84,8 +87,9 @@ class Template:
         theirs.close()
         self.ctl = ours
         self.lock = threading.Lock()
+        self._group_nice = self.nice_at(0)  # the sandbox group's nice value last asked for
         init = {"op": "init", "jobs": settings.jobs, "memory_bytes": settings.memory_mb * 2**20,
-                "open_files": 64, "nice": WORKER_NICE,
+                "open_files": 64, "nice": self.nice_at(0),
                 "filters": {k: base64.b64encode(v).decode() for k, v in (filters or {}).items()}}
         if filters is not None:
             from .seccomp_rules import seccomp_syscall
@@ -127,6 +131,24 @@ class Template:
                 self.on_spawned(self, rid, sock if msg.get("op") == "spawned" else None)
             elif sock is not None:
                 sock.close()
+
+    def nice_at(self, waiting: int) -> int:
+        """The nice value, above the server's, of workers while ``waiting`` requests wait for a place."""
+        return WORKER_NICE if waiting >= self.settings.nice_when_waiting else 0
+
+    def renice(self, waiting: int) -> int:
+        """Ask the template for its scheduling group's nice value while ``waiting`` requests wait
+        for a place (only when it changes); that value, which a request's child takes too (its own
+        nice value is what counts where the kernel has no such groups)."""
+        nice = self.nice_at(waiting)
+        with self.lock:
+            if nice != self._group_nice:
+                try:
+                    self.ctl.send(json.dumps({"op": "nice", "value": nice}).encode())
+                except OSError:
+                    return nice  # the template is gone: the next call replaces it
+                self._group_nice = nice
+        return nice
 
     def alive(self) -> bool:
         """Whether the template process still runs."""

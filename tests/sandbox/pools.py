@@ -5,9 +5,10 @@ from __future__ import annotations
 from app.sandbox import SandboxPool, SandboxSettings
 
 
-def make_pool(mode: str, slots: int = 2, reserved: int = 1) -> SandboxPool:
+def make_pool(mode: str, slots: int = 2, reserved: int = 1, **settings) -> SandboxPool:
     return SandboxPool(SandboxSettings(mode=mode, slots=slots, reserved=reserved, memory_mb=1024,
-                                       jobs="tests.sandbox.payload_jobs", extra_code=("tests",)))
+                                       jobs="tests.sandbox.payload_jobs", extra_code=("tests",),
+                                       **settings))
 
 
 def raw(pool: SandboxPool, payload: str, timeout: float = 30.0):

@@ -328,11 +328,14 @@ result = {"results": results, "own": own, "after": os.getpriority(os.PRIO_PROCES
 '''
 
 
-def test_workers_run_below_the_server_and_cannot_climb_back(os_pool):
-    out = os_pool.call("raw", NICE, timeout=30, client="nice").value["result"]  # a client not heavy
+def test_workers_run_below_the_server_and_cannot_climb_back():
+    # a pool whose workers always run below the server (by default only while requests wait:
+    # tests/sandbox/test_priority.py)
+    with make_pool("full", nice_when_waiting=0) as below:
+        out = below.call("raw", NICE, timeout=30, client="nice").value["result"]  # a client not heavy
     server = os.getpriority(os.PRIO_PROCESS, 0)
-    assert out["template"] == out["template_after"] == min(19, server + template_process.WORKER_NICE)
-    assert out["own"] == out["after"] == out["template"]
+    assert out["template"] == out["template_after"] == server
+    assert out["own"] == out["after"] == min(19, server + template_process.WORKER_NICE)
     assert out["rlimit"] == [0, 0]
     if out["group"][0] is not None:  # the sandbox's session weighs less than the server's as a whole
         assert out["group"] == [template_process.WORKER_NICE] * 2

@@ -1,0 +1,95 @@
+"""Workers run at the server's priority while no request waits for a place, and below it while
+requests wait (so that the server's own work goes first then); either way a worker cannot climb
+back above where it was put. Raw payloads in real sandboxed children read their own nice value and
+their scheduling group's, as a program that got past the language layer would."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from app.sandbox import template_process
+
+from .pools import make_pool
+
+PROBE = '''
+import os, time
+def group_nice():
+    try:
+        with open("/proc/self/autogroup") as f:
+            return int(f.read().split()[-1])
+    except OSError:
+        return None  # a kernel without scheduling groups per session
+def lower_group():
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("0")
+    except OSError as e:
+        return "refused: " + type(e).__name__
+    return "done"
+def lower_own(to):
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, to)
+    except OSError as e:
+        return "refused: " + type(e).__name__
+    return "done"
+own = os.getpriority(os.PRIO_PROCESS, 0)
+group = group_nice()
+end = time.monotonic() + 2.0  # the template sets its group's value as soon as the kernel takes it
+while group is not None and group != WANT and time.monotonic() < end:
+    time.sleep(0.02)
+    group = group_nice()
+tries = {"own": lower_own(own - 1) if own > SERVER else "not tried",
+         "group": lower_group() if group else "not tried"}
+result = {"own": own, "group": group, "tries": tries, "after": [os.getpriority(os.PRIO_PROCESS, 0),
+                                                                group_nice()]}
+'''
+SLOW = "import time\ntime.sleep(SECONDS)\nresult = 1\n"
+
+
+def probe(pool, want: int, client: str) -> dict:
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+    payload = PROBE.replace("WANT", str(want)).replace("SERVER", str(server))
+    return pool.call("raw", payload, timeout=30, client=client).value["result"]
+
+
+def test_an_idle_pool_runs_its_worker_at_the_servers_priority(os_pool):
+    out = probe(os_pool, 0, "alone")
+    assert out["own"] == os.getpriority(os.PRIO_PROCESS, 0)
+    assert out["group"] in (None, 0)
+
+
+def test_while_requests_wait_workers_run_below_the_server_and_cannot_climb_back():
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+    below = min(19, server + template_process.WORKER_NICE)
+    outs: dict[str, object] = {}
+    with make_pool("full", slots=1, reserved=0) as one:
+
+        def call(name: str, payload: str) -> None:
+            if payload == "probe":
+                outs[name] = probe(one, template_process.WORKER_NICE, name)
+            else:
+                outs[name] = one.call("raw", payload, timeout=30, client=name).value["result"]
+
+        holder = threading.Thread(target=call, args=("holder", SLOW.replace("SECONDS", "1.5")))
+        holder.start()
+        while one.admission.snapshot()["running"] == 0:
+            time.sleep(0.01)
+        queued = [threading.Thread(target=call, args=(name, payload))
+                  for name, payload in (("probe", "probe"), ("after", SLOW.replace("SECONDS", "0.1")))]
+        for waiting, t in enumerate(queued, 1):  # the probe waits first: another still waits when it runs
+            t.start()
+            while one.admission.waiting() < waiting:
+                time.sleep(0.01)
+        for t in (holder, *queued):
+            t.join(30)
+        idle = probe(one, 0, "later")  # nobody waits any more: back at the server's priority
+    out = outs["probe"]
+    assert out["own"] == out["after"][0] == below, out
+    assert out["tries"]["own"].startswith("refused"), out
+    if out["group"] is not None:  # where the kernel groups tasks by session, the group weighs too
+        assert out["group"] == out["after"][1] == template_process.WORKER_NICE, out
+        assert out["tries"]["group"].startswith("refused"), out
+        assert idle["group"] == 0, idle
+    assert idle["own"] == server, idle
