@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from ..words.messages import own_message
 from . import channel, confinement, lockdown
 from .admission import Admission, AdmissionSettings, PoolBusy
-from .template_process import SandboxSettings, Template
+from .template_process import WORKER_NICE, SandboxSettings, Template
 
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
 LATE_LINE_S = 0.25  # how long a timed-out call waits for its child's late line report
@@ -216,7 +216,8 @@ class SandboxPool:
         client; its answer as data. With ``keep_for`` (a key only one client can present), the child
         may be kept for that key's next calls instead of a fresh one (fast runs only). The deadline
         starts when a place is granted (waiting for one is bounded separately). ``if_idle``: only
-        while no other call runs or waits (``PoolBusy`` at once otherwise): work done ahead."""
+        while no other call runs or waits (``PoolBusy`` at once otherwise): work done ahead, whose
+        child runs below the server's priority (a request that comes meanwhile goes first)."""
         heavy = self.admission.is_heavy(client)
         if if_idle:
             ticket = self.admission.acquire_idle(client)
@@ -229,6 +230,8 @@ class SandboxPool:
             for attempt in (1, 2):
                 try:
                     nice = self._template.renice(self.admission.waiting())
+                    if if_idle:
+                        nice = max(nice, WORKER_NICE)
                     spare = self._take_spare(keep_for)
                     reply = self._call(spare, job, args, kwargs, t0 + timeout, heavy, nice)
                     self._after(spare, keep_for, heavy, reply)

@@ -48,16 +48,24 @@ result = {"own": own, "group": group, "tries": tries, "after": [os.getpriority(o
 SLOW = "import time\ntime.sleep(SECONDS)\nresult = 1\n"
 
 
-def probe(pool, want: int, client: str) -> dict:
+def probe(pool, want: int, client: str, **how) -> dict:
     server = os.getpriority(os.PRIO_PROCESS, 0)
     payload = PROBE.replace("WANT", str(want)).replace("SERVER", str(server))
-    return pool.call("raw", payload, timeout=30, client=client).value["result"]
+    return pool.call("raw", payload, timeout=30, client=client, **how).value["result"]
 
 
 def test_an_idle_pool_runs_its_worker_at_the_servers_priority(os_pool):
     out = probe(os_pool, 0, "alone")
     assert out["own"] == os.getpriority(os.PRIO_PROCESS, 0)
     assert out["group"] in (None, 0)
+
+
+def test_work_done_ahead_runs_below_the_server_even_on_an_idle_pool(os_pool):
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+    out = probe(os_pool, 0, "ahead", if_idle=True)
+    assert out["own"] == out["after"][0] == min(19, server + template_process.WORKER_NICE), out
+    assert out["tries"]["own"].startswith("refused"), out
+    assert out["group"] in (None, 0)  # the group stays at the server's: a request may come meanwhile
 
 
 def test_while_requests_wait_workers_run_below_the_server_and_cannot_climb_back():
