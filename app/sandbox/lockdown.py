@@ -96,28 +96,6 @@ def lower_priority(to: int) -> None:
         os.setpriority(os.PRIO_PROCESS, 0, min(19, to))
 
 
-def group_priority_file() -> int | None:
-    """A descriptor to set the nice value of this session's scheduling group through
-    (``set_group_priority``), opened before a seccomp filter forbids opening files for writing; None
-    on a kernel without such groups (then the processes' own nice values are what counts). Where the
-    kernel groups tasks by session, a process's nice value only weighs against its session's other
-    tasks: the sandbox's session, bubblewrap's new one, competes with the server's as a whole."""
-    try:
-        return os.open("/proc/self/autogroup", os.O_WRONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-
-
-def set_group_priority(fd: int, nice: int) -> bool:
-    """Set the session's group nice value through ``fd``; False when the kernel refused it for now
-    (it takes at most ten such changes a second from a process without CAP_SYS_ADMIN)."""
-    try:
-        os.write(fd, str(max(0, min(19, nice))).encode())
-    except OSError:
-        return False
-    return True
-
-
 def limit_nice() -> None:
     """The nice value can be raised, never lowered (without CAP_SYS_NICE)."""
     resource.setrlimit(resource.RLIMIT_NICE, (0, 0))

@@ -229,7 +229,7 @@ class SandboxPool:
         try:
             for attempt in (1, 2):
                 try:
-                    nice = self._template.renice(self.admission.waiting())
+                    nice = self._template.nice_at(self.admission.waiting())
                     if if_idle:
                         nice = max(nice, WORKER_NICE)
                     spare = self._take_spare(keep_for)
@@ -243,7 +243,6 @@ class SandboxPool:
             raise AssertionError("unreachable")
         finally:
             self.admission.release(ticket)
-            self._template.renice(self.admission.waiting())  # none waiting: back at the server's
 
     def _call(self, spare: _Spare, job: str, args, kwargs, deadline: float, heavy: bool,
               nice: int = 0) -> Reply:

@@ -15,9 +15,6 @@ state and has served no other client. The server talks to the template over a co
   request never waits for a fork or a warm-up.
 - ``{"op": "kill", "id"}``: kill that child now (the server asks at the request's deadline, and as
   soon as it has the answer).
-- ``{"op": "nice", "value"}``: the nice value of the sandbox's scheduling group (its session), set
-  by the server while requests wait for a place and back to 0 when none does; the kernel takes a
-  few such changes a second, so the latest value is set as soon as it takes it.
 
 The template never reads anything a child sends; when the server goes away it kills its children
 and exits.
@@ -50,12 +47,6 @@ class Template:
         self.module = importlib.import_module(init["jobs"])
         self.filters = {name: _bpf(init, name) for name in ("child", "threads")}
         self.devnull = os.open(os.devnull, os.O_RDWR)  # for the children's stdio (see child.py)
-        # the session's group nice value: opened now, before the filter forbids opening it; a child
-        # closes it with every other descriptor it does not need (child.py)
-        self.group = lockdown.group_priority_file() if init.get("own_session") else None
-        self.group_nice = self.group_wanted = int(init.get("nice", 0))
-        if self.group is not None and not lockdown.set_group_priority(self.group, self.group_nice):
-            self.group_nice = None  # set again from the loop
 
     def warm_up(self) -> None:
         """Run the job table's warm-up (trusted code) so that children start with hot imports and
@@ -69,9 +60,7 @@ class Template:
     def serve(self) -> None:
         while True:
             self.reap()
-            self.renice()
-            pending = self.dying or self.group_nice != self.group_wanted
-            ready, _, _ = select.select([self.ctl], [], [], 0.05 if pending else 0.25)
+            ready, _, _ = select.select([self.ctl], [], [], 0.05 if self.dying else 0.25)
             if ready and not self.receive():
                 break
         for rid in list(self.children):
@@ -92,9 +81,6 @@ class Template:
                 self.spawn(int(msg["id"]), msg.get("warm", True) is not False)
             elif op == "kill":
                 self.kill(int(msg["id"]))
-            elif op == "nice":
-                self.group_wanted = max(0, min(19, int(msg["value"])))
-                self.renice()
         finally:
             for fd in fds:
                 os.close(fd)
@@ -120,14 +106,6 @@ class Template:
         finally:
             ours.close()
             theirs.close()
-
-    def renice(self) -> None:
-        """Set the group's nice value the server asked for last, if it is not set yet and the
-        kernel takes it now."""
-        if self.group is None or self.group_nice == self.group_wanted:
-            return
-        if lockdown.set_group_priority(self.group, self.group_wanted):
-            self.group_nice = self.group_wanted
 
     def kill(self, rid: int) -> None:
         """Kill a child (it is reaped in the loop: the template never waits on a dying process)."""
@@ -163,7 +141,9 @@ def main(argv: list[str]) -> None:
     ctl = socket.socket(fileno=int(argv[1]))
     lockdown.die_with_parent()
     init = json.loads(ctl.recv(1 << 20))
-    lockdown.limit_nice()  # a child lowers its own priority as its request says (child.py)
+    # The template, its session's scheduling group and each child start at the server's priority; a
+    # child lowers its own as its request says (child.py) and can never climb back.
+    lockdown.limit_nice()
     if init.get("processes"):
         lockdown.limit_processes(int(init["processes"]))
     template = Template(ctl, init)
