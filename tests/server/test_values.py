@@ -96,3 +96,16 @@ def test_a_written_value_changed_afterwards_does_not_change_the_next():
     first[0][0] = 99.0
     assert values.value(a.copy())["data"] == [[0.1, 0.2]]
     assert values.value(a.astype(">f4"))["data"] == [[0.1, 0.2]]
+
+
+def test_a_tensor_summarized_again_gives_the_same_summary_however_an_answer_used_the_first():
+    a = np.linspace(-1, 1, 100, dtype=np.float32).reshape(10, 10)
+    first = values.value(a)["summary"]
+    expected = json.loads(json.dumps(first))
+    first["max"] = 99.0  # what one part of an answer does with its copy stays its own
+    first["head"].append(7.0)
+    again = values.value(a.copy())["summary"]
+    assert again == expected and again is not first
+    other = values.value(a * 2)["summary"]  # same shape and dtype, other numbers
+    assert other["max"] == 2.0 and other["min"] == -2.0
+    assert values.value(a.astype(np.float64))["summary"]["head"] == [float(x) for x in a.ravel()[:8]]
