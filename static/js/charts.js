@@ -1,6 +1,6 @@
 /**
  * Small SVG line charts for the training view: no library, one function per chart.
- * lineChart(series, opts) → an <svg> whose viewBox is fixed, so CSS can size it freely.
+ * lineChart(series, opts) → an <svg> drawn for the width and font size it is shown at (chart_size.js).
  */
 
 import { el } from "./dom.js";
@@ -29,21 +29,27 @@ export function yScale(values, { log = "auto", logRatio = 30, zero = true } = {}
 
 /**
  * series: [{label, values: [y per x index or null], color?, points?: [[x, y]...], axis?: "right"}]
- * opts: {n: number of x positions, width, height, marker: x index or null, dots: [x indices],
+ * opts: {n: number of x positions, width, font, text(s): the chart's size in CSS px and how wide a
+ *        text is written (chart_size.js), height, marker: x index or null, dots: [x indices],
  *        right: {lo, hi, format} for series on the right axis, title, xLabel, onPick(x)}
  */
 export function lineChart(series, opts) {
-  const W = opts.width || 380; // about the width it is shown at, so its text keeps its size
-  const H = opts.height || 180;
-  const pad = { l: 48, r: opts.right ? 44 : 12, t: 14, b: 26 };
-  const iw = W - pad.l - pad.r;
-  const ih = H - pad.t - pad.b;
+  const W = opts.width || 380;
+  const font = opts.font || 12;
+  const text = opts.text || ((s) => String(s).length * font * 0.62);
+  const H = opts.height || Math.round(180 * Math.max(1, font / 12));
   const n = Math.max(1, opts.n);
-  const X = (i) => pad.l + (n === 1 ? iw / 2 : (i / (n - 1)) * iw);
   const left = series.filter((s) => s.axis !== "right");
   const scale = yScale(left.flatMap((s) => s.values), opts.scale || {});
+  const ends = tickTexts(scale, opts.right);
+  // room for the widest number at each side, as written
+  const pad = { l: Math.max(...ends.left.map((s) => text(s)), font * 2) + 8,
+    r: opts.right ? Math.max(...ends.right.map((s) => text(s))) + 8 : 12, t: 14, b: font + 14 };
+  const iw = W - pad.l - pad.r;
+  const ih = H - pad.t - pad.b;
+  const X = (i) => pad.l + (n === 1 ? iw / 2 : (i / (n - 1)) * iw);
   const Y = (v) => pad.t + ih - scale.f(v) * ih;
-  const c = { W, H, pad, iw, ih, n, X, Y, scale };
+  const c = { W, H, pad, iw, ih, n, X, Y, scale, font, ends };
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img" });
   if (opts.title) svg.appendChild(el("title", {}, opts.title));
   svg.appendChild(el("rect", { x: pad.l, y: pad.t, width: iw, height: ih, class: "chart-bg" }));
@@ -62,19 +68,29 @@ export function lineChart(series, opts) {
   return svg;
 }
 
-/** The numbers at the ends of the axes (`c`: the chart's size, scales and x positions). */
-function axisEnds(svg, { W, H, pad, iw, ih, n, scale }, opts) {
-  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + 8, class: "chart-tick", "text-anchor": "end" }, num(scale.hi, "tick")));
-  svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih, class: "chart-tick", "text-anchor": "end" }, num(scale.lo, "tick")));
-  if (scale.log) svg.appendChild(el("text", { x: pad.l - 4, y: pad.t + ih / 2, class: "chart-tick", "text-anchor": "end" }, "log"));
-  svg.appendChild(el("text", { x: pad.l, y: H - 6, class: "chart-tick" }, "1"));
-  svg.appendChild(el("text", { x: pad.l + iw, y: H - 6, class: "chart-tick", "text-anchor": "end" }, String(n)));
-  if (opts.xLabel) svg.appendChild(el("text", { x: pad.l + iw / 2, y: H - 6, class: "chart-tick", "text-anchor": "middle" }, opts.xLabel));
+/** The numbers at the ends of the axes as written: the left axis's (and "log"), the right one's. */
+function tickTexts(scale, right) {
+  const left = [num(scale.hi, "tick"), num(scale.lo, "tick")];
+  if (scale.log) left.push("log");
+  if (!right) return { left, right: [] };
+  const fmt = right.format || ((x) => num(x, "tick"));
+  return { left, right: [fmt(right.hi), fmt(right.lo)] };
+}
+
+/** The numbers at the ends of the axes (`c`: the chart's size, scales, x positions and texts). */
+function axisEnds(svg, { W, H, pad, iw, ih, n, scale, font, ends }, opts) {
+  const tick = (x, y, text, anchor) =>
+    svg.appendChild(el("text", { x, y, class: "chart-tick", "text-anchor": anchor }, text));
+  const top = pad.t + Math.round(font * 0.7); // the text's top level with the plot's
+  tick(pad.l - 4, top, ends.left[0], "end");
+  tick(pad.l - 4, pad.t + ih, ends.left[1], "end");
+  if (scale.log) tick(pad.l - 4, pad.t + ih / 2, "log", "end");
+  tick(pad.l, H - 6, "1");
+  tick(pad.l + iw, H - 6, String(n), "end");
+  if (opts.xLabel) tick(pad.l + iw / 2, H - 6, opts.xLabel, "middle");
   if (opts.right) {
-    const r = opts.right;
-    const fmt = r.format || ((x) => num(x, "tick"));
-    svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + 8, class: "chart-tick right" }, fmt(r.hi)));
-    svg.appendChild(el("text", { x: W - pad.r + 4, y: pad.t + ih, class: "chart-tick right" }, fmt(r.lo)));
+    tick(W - pad.r + 4, top, ends.right[0]);
+    tick(W - pad.r + 4, pad.t + ih, ends.right[1]);
   }
 }
 

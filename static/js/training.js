@@ -11,6 +11,7 @@
  */
 
 import { fetchMlpProgram } from "./api.js";
+import { sizedChart } from "./chart_size.js";
 import { PALETTE, lineChart } from "./charts.js";
 import { h } from "./dom.js";
 import { errorBody } from "./errors.js";
@@ -187,15 +188,16 @@ class TrainingView {
       series.push({ label: t("tr_accuracy"), axis: "right", color: PALETTE[2], cls: "acc",
         values: [], points: acc.map((a) => [Math.max(0, Math.min(this.n - 1, a.step * per - 1)), a.accuracy]) });
     }
-    const chart = lineChart(series, {
+    const opts = {
       n: this.n, marker: this.sel, dots: this.kept.map((k) => k.pass), title: t("tr_loss_curve"),
       xLabel: t("tr_iteration"), right: acc.length ? { lo: 0, hi: 1, format: (x) => num(x, { ...STYLES.percent, decimals: 0 }) } : null,
       onPick: (i) => this.choose(i, true),
-    });
+    };
     const legend = h("div", { class: "chart-legend" },
       h("span", { class: "key", style: `--c:${PALETTE[0]}` }, t("tr_loss")),
       acc.length ? h("span", { class: "key", style: `--c:${PALETTE[2]}` }, t("tr_accuracy")) : null);
-    this.lossBox.replaceChildren(chart, legend);
+    this.lossBox.replaceChildren(legend);
+    sizedChart(this.lossBox, (size) => lineChart(series, { ...opts, ...size }));
   }
 
   _stepCount() {
@@ -209,13 +211,14 @@ class TrainingView {
 
   _gradChart() {
     const series = this.series.map((s, i) => ({ label: s.label, values: s.grad, color: PALETTE[i % PALETTE.length] }));
-    const chart = lineChart(series, {
+    const opts = {
       n: this.n, marker: this.sel, title: t("tr_grad_chart"), xLabel: t("tr_iteration"),
       scale: { log: "auto", logRatio: 30, zero: true }, onPick: (i) => this.choose(i, true),
-    });
+    };
     const legend = h("div", { class: "chart-legend" },
       this.series.map((s, i) => h("span", { class: "key", style: `--c:${PALETTE[i % PALETTE.length]}` }, s.label)));
-    this.gradBox.replaceChildren(chart, legend);
+    this.gradBox.replaceChildren(legend);
+    sizedChart(this.gradBox, (size) => lineChart(series, { ...opts, ...size }));
     const forgot = forgotZeroGrad(this.resp, this.ord, this.series);
     this.gradNote.hidden = !forgot;
     this.gradNote.textContent = forgot ? t("tr_no_zero_grad") : "";

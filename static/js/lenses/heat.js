@@ -5,6 +5,7 @@
  * The view colours the drawing as it opens; its switch takes the colours away.
  */
 
+import { sizedChart } from "../chart_size.js";
 import { el, h } from "../dom.js";
 import { num3 } from "../format.js";
 import { t } from "../i18n.js";
@@ -65,16 +66,18 @@ export class HeatLens {
     this.toggle.checked = this.on;
     const legend = this.legend(this.span(entry));
     const passLabel = this.passes.length > 1 ? h("p", { class: "hint" }, t("gh_pass", { k: entry.pass_index + 1 })) : null;
+    const bars = h("div", { class: "chart-box", "data-testid": "grad-heat-params" });
     fill(this.host, 
       h("p", { class: "hint" }, t("gh_intro")),
       h("label", { class: "switch" }, this.toggle, " ", t("gh_switch")),
       h("p", { class: "legend-title" }, t("gh_scale")),
       legend, passLabel,
       h("h3", {}, t("gh_params")),
-      this.bars(entry),
+      bars,
       this.ratio(entry),
       this.asks(),
     );
+    sizedChart(bars, (size) => this.bars(entry, size));
     this.paint();
   }
 
@@ -90,38 +93,41 @@ export class HeatLens {
         h("span", {}, `← ${t("gh_small")}`), h("span", {}, `${t("gh_large")} →`)));
   }
 
-  bars(entry) {
+  /** The norm that reached each parameter as a bar (`size`: the chart's, chart_size.js). */
+  bars(entry, { width: W, font, text }) {
     const params = entry.params.filter((p) => p.norm !== null);
-    const W = 380;
-    const row = 20;
-    const H = Math.max(1, params.length) * row + 24;
+    const row = Math.max(20, Math.round(font * 1.6));
+    const H = Math.max(1, params.length) * row + font + 14;
     const logs = params.filter((p) => p.log10 !== null).map((p) => p.log10);
     // bars grow from the scale's low end, half a decade under the smallest norm, so the smallest
     // gradient has the shortest bar and still shows
     const base = Math.floor(Math.min(0, ...logs) - 0.5);
     const top = Math.max(base + 1, Math.ceil(Math.max(0, ...logs)));
-    const left = 84;
-    const right = W - 80;
+    const norms = params.map((p) => (p.log10 === null ? t("gh_zero") : num3(Number(p.norm))));
+    const topText = top === 0 ? "1" : `1e${top}`;
+    // the names get what the norms and the bars leave, a third of the width at least
+    const right = W - Math.max(text(topText, true) / 2, ...norms.map((s) => text(s, true))) - 8;
+    const names = params.map((p) => fitName(p.name || `#${p.node}`, (s) => text(s, true), W / 3));
+    const left = Math.max(text(`1e${base}`, true) / 2, ...names.map((s) => text(s, true))) + 8;
     const X = (v) => left + ((v - base) / (top - base)) * (right - left);
     const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart heat-bars", role: "img", "aria-label": t("gh_params") });
-    svg.appendChild(el("line", { x1: left, y1: 4, x2: left, y2: H - 18, class: "axis" }));
-    if (base < 0 && top > 0) svg.appendChild(el("line", { x1: X(0), y1: 4, x2: X(0), y2: H - 18, class: "axis one" }));
-    const tick = (v, text) => svg.appendChild(el("text", { x: X(v), y: H - 4, class: "tick", "text-anchor": "middle" }, text));
+    svg.appendChild(el("line", { x1: left, y1: 4, x2: left, y2: H - font - 8, class: "axis" }));
+    if (base < 0 && top > 0) svg.appendChild(el("line", { x1: X(0), y1: 4, x2: X(0), y2: H - font - 8, class: "axis one" }));
+    const tick = (v, s) => svg.appendChild(el("text", { x: X(v), y: H - 4, class: "tick", "text-anchor": "middle" }, s));
     tick(base, `1e${base}`);
     if (base < 0 && top > 0) tick(0, "1");
-    tick(top, top === 0 ? "1" : `1e${top}`);
+    tick(top, topText);
     const span = this.span(entry);
+    const baseline = Math.round((row - 6) / 2 + font * 0.35); // a row's text centred on its bar
     params.forEach((p, i) => {
       const y = 6 + i * row;
-      const v = p.log10 === null ? null : p.log10;
-      const label = p.name || `#${p.node}`;
-      svg.appendChild(el("text", { x: left - 6, y: y + 11, "text-anchor": "end", class: "tick" }, label.length > 13 ? `…${label.slice(-12)}` : label));
-      if (v !== null) {
-        svg.appendChild(el("rect", { x: left, y, width: Math.max(1, X(v) - left), height: row - 6, fill: diverging(v / span), "data-node": p.node }));
+      svg.appendChild(el("text", { x: left - 6, y: y + baseline, "text-anchor": "end", class: "tick" }, names[i]));
+      if (p.log10 !== null) {
+        svg.appendChild(el("rect", { x: left, y, width: Math.max(1, X(p.log10) - left), height: row - 6, fill: diverging(p.log10 / span), "data-node": p.node }));
       }
-      svg.appendChild(el("text", { x: right + 4, y: y + 11, class: "tick" }, v === null ? t("gh_zero") : num3(Number(p.norm))));
+      svg.appendChild(el("text", { x: right + 4, y: y + baseline, class: "tick" }, norms[i]));
     });
-    return h("div", { class: "chart-box", "data-testid": "grad-heat-params" }, svg);
+    return svg;
   }
 
   /** A "Why?" for each named tensor whose gradient is suspicious (panels/why.js answers it). */
@@ -168,4 +174,12 @@ export class HeatLens {
     this.on = true;
     clear("heat");
   }
+}
+
+/** A parameter's name as it fits in `room` px (`width(s)`: as written): its end kept after "…". */
+function fitName(name, width, room) {
+  if (width(name) <= room) return name;
+  let keep = name.length - 1;
+  while (keep > 1 && width(`…${name.slice(-keep)}`) > room) keep--;
+  return `…${name.slice(-keep)}`;
 }

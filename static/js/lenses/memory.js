@@ -3,6 +3,7 @@
  * (app/worker/lenses/memory.py), a marker at the timeline's frame, click to move there.
  */
 
+import { sizedChart } from "../chart_size.js";
 import { el, h } from "../dom.js";
 import { num } from "../format.js";
 import { t } from "../i18n.js";
@@ -62,9 +63,27 @@ export class MemoryLens {
 
   render() {
     const m = this.data;
-    const W = 380;
-    const H = 170;
-    const pad = { l: 58, r: 10, t: 12, b: 22 };
+    this.now = h("span", { class: "mem-now", "data-testid": "memory-now" });
+    const box = h("div", { class: "chart-box", "data-testid": "memory-chart", "data-peak": m.peak, "data-end": m.end });
+    fill(this.host, 
+      h("p", { class: "hint" }, t("mm_intro")),
+      box,
+      h("p", { class: "mem-stats" }, h("b", {}, t("mm_peak", { b: bytesText(m.peak) })), " · ",
+        t("mm_end", { b: bytesText(m.end) }), " · ", this.now),
+      h("p", { class: "hint" }, t("mm_kinds")),
+    );
+    sizedChart(box, (size) => {
+      const svg = this.chart(size);
+      if (this.k !== undefined) this.frame(this.k);
+      return svg;
+    });
+  }
+
+  /** The bytes held at each point as steps (`size`: the chart's, chart_size.js), with the marker. */
+  chart({ width: W, font, text }) {
+    const m = this.data;
+    const H = Math.round(170 * Math.max(1, font / 12));
+    const pad = { l: Math.max(text(`${m.peak} B`, true), font * 2) + 8, r: 10, t: 12, b: font + 10 };
     const n = m.points.length;
     const peak = Math.max(1, m.peak);
     const X = (i) => pad.l + (n === 1 ? 0 : (i / (n - 1)) * (W - pad.l - pad.r));
@@ -72,7 +91,7 @@ export class MemoryLens {
     const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart mem-chart", role: "img", "aria-label": t("mm_axis") });
     svg.appendChild(el("line", { x1: pad.l, y1: Y(0), x2: W - pad.r, y2: Y(0), class: "axis" }));
     svg.appendChild(el("line", { x1: pad.l, y1: pad.t, x2: pad.l, y2: Y(0), class: "axis" }));
-    svg.appendChild(el("text", { x: pad.l - 4, y: Y(peak) + 4, "text-anchor": "end", class: "tick" }, `${m.peak} B`));
+    svg.appendChild(el("text", { x: pad.l - 4, y: Y(peak) + Math.round(font * 0.35), "text-anchor": "end", class: "tick" }, `${m.peak} B`));
     svg.appendChild(el("text", { x: pad.l - 4, y: Y(0), "text-anchor": "end", class: "tick" }, "0"));
     svg.appendChild(el("text", { x: pad.l, y: H - 4, class: "tick" }, t("mm_points", { n: m.total_points })));
     let d = "";
@@ -92,17 +111,11 @@ export class MemoryLens {
       if (this.frames[i] >= 0) this.goto(this.frames[i]);
     });
     this.X = X;
-    this.now = h("span", { class: "mem-now", "data-testid": "memory-now" });
-    fill(this.host, 
-      h("p", { class: "hint" }, t("mm_intro")),
-      h("div", { class: "chart-box", "data-testid": "memory-chart", "data-peak": m.peak, "data-end": m.end }, svg),
-      h("p", { class: "mem-stats" }, h("b", {}, t("mm_peak", { b: bytesText(m.peak) })), " · ",
-        t("mm_end", { b: bytesText(m.end) }), " · ", this.now),
-      h("p", { class: "hint" }, t("mm_kinds")),
-    );
+    return svg;
   }
 
   frame(k) {
+    this.k = k;
     if (!this.marker) return;
     let at = 0;
     this.frames.forEach((f, i) => {
