@@ -308,3 +308,57 @@ def test_a_run_in_classroom_mode_keeps_it(shown):
     assert page.get_by_test_id("present").get_attribute("aria-pressed") == "true"
     assert page.locator("#explain").is_visible()
     present(page, False)
+
+
+# ---- the charts' text ------------------------------------------------------------------------------
+# A projector and a phone, in both languages.
+CHART_SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+# Every text of the charts that is drawn (a hidden panel's are not): its size on screen in CSS px (its
+# computed font size times the screen scale of its chart), its height as laid out, what it says, its
+# chart, and whether it lies within its chart's box (not cut off).
+CHART_TEXT = """() => [...document.querySelectorAll('.chart-box svg.chart text')]
+  .filter((t) => t.getBoundingClientRect().width > 0)
+  .map((t) => {
+    const m = t.getScreenCTM(), r = t.getBoundingClientRect();
+    const box = t.closest('.chart-box').getBoundingClientRect();
+    return {px: parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b), height: r.height,
+            text: t.textContent, chart: t.closest('[data-testid]').dataset.testid,
+            inside: r.left >= box.left - 1 && r.right <= box.right + 1};
+  })"""
+TWO_FRAMES = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def chart_text(page, chart: str) -> list[dict]:
+    """The drawn text of the charts once the page has drawn what changed (a chart is drawn again at
+    the frame after its box changed size); fails when `chart` shows none."""
+    page.evaluate(TWO_FRAMES)
+    found = page.evaluate(CHART_TEXT)
+    assert any(f["chart"] == chart for f in found), (chart, found)
+    return found
+
+
+@pytest.mark.screens(CHART_SCREENS)
+def test_the_charts_text_is_16px_in_classroom_mode_whatever_came_before(shown):
+    page = shown.page
+    present(page, False)
+    pick_example(page, "linear-regression")  # its training charts, drawn at the normal size
+    bad = [f for f in chart_text(page, "loss-curve") if f["px"] < 12 - 0.01 or not f["inside"]]
+    assert not bad, bad
+    pick_example(page, "deep-sigmoid")  # opens the gradient heat, which the next examples keep open
+    present(page)
+    pick_example(page, "mlp")  # the heat of the MLP's parameters: a bar chart in the course views
+    bad = [f for f in chart_text(page, "grad-heat-params") if f["px"] < 16 - 0.01 or not f["inside"]]
+    assert not bad, bad
+    page.get_by_test_id("present-larger").click()
+    larger = chart_text(page, "grad-heat-params")
+    assert min(f["px"] for f in larger) > 16 + 1, "the text size buttons size the charts too"
+    page.get_by_test_id("present-smaller").click()
+    pick_example(page, "memory-backward")  # the saved-memory chart
+    page.get_by_test_id("memory-chart").locator("svg").wait_for()
+    bad = [f for f in chart_text(page, "memory-chart") if f["px"] < 16 - 0.01 or not f["inside"]]
+    assert not bad, bad
+    page.get_by_test_id("lens-panel").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"classroom-chart-{shown.width}-{shown.lang}.png"))
+    present(page, False)  # back at the normal size: still readable, within the box
+    bad = [f for f in chart_text(page, "memory-chart") if f["px"] < 11 - 0.01 or not f["inside"]]
+    assert not bad, bad
