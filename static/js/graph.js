@@ -10,7 +10,7 @@
 import { Drawing } from "./drawing.js";
 import { MAX_VALUES, READABLE_PX } from "./drawing_geometry.js";
 import { num3, shortText } from "./format.js";
-import { follow, keepReadable, startBox } from "./graph_placement.js";
+import { follow, keepReadable, readableNow, startBox } from "./graph_placement.js";
 import { parseSvg, translateDrawing } from "./graph_svg.js";
 import { t } from "./i18n.js";
 import { NodeValues } from "./node_values.js";
@@ -57,9 +57,15 @@ export class GraphView {
     host.addEventListener("keydown", (e) => this._key(e));
     // The svg has a fixed size in pixels (see panzoom.js): with width/height 100% Chromium lays out
     // the whole drawing again whenever anything else on the page changes (~25 ms per step at 600 nodes).
+    // A view whose text was readable stays so when the host shrinks (the class card coming in above
+    // it), with the step's node in it; a view the user zoomed out stays as it is.
     this._resize = new ResizeObserver(() => {
+      const readable = readableNow(this);
       this.panzoom.measureHost();
       this.panzoom.apply();
+      if (!readable || readableNow(this)) return;
+      keepReadable(this);
+      if (this.focus !== undefined) follow(this, this.focus, false);
     });
     this._resize.observe(host);
     host.addEventListener("focusin", (e) => {

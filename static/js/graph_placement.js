@@ -22,15 +22,23 @@ function textUnits(gv) {
   return least;
 }
 
-/** A line of values written smaller at this frame (a longer number): zoom in to keep it readable. */
+/** Is the drawing's smallest text at least readablePx tall on screen (the host as last measured)? */
+export function readableNow(gv) {
+  const pz = gv.panzoom;
+  const b = pz.box;
+  if (!b || !gv.drawing) return false;
+  return Math.min((pz.W || 1) / b.w, (pz.H || 1) / b.h) >= (gv.readablePx / textUnits(gv)) * 0.995;
+}
+
+/** A line of values written smaller at this frame (a longer number), or a host that shrank: zoom in
+ * to keep the text readable. */
 export function keepReadable(gv) {
   const pz = gv.panzoom;
   const b = pz.box;
-  if (!b) return;
+  if (!b || readableNow(gv)) return;
   const W = pz.W || 1;
   const H = pz.H || 1;
   const want = gv.readablePx / textUnits(gv);
-  if (Math.min(W / b.w, H / b.h) >= want * 0.995) return;
   const w = W / want;
   const h = H / want;
   pz.set({ x: b.x + b.w / 2 - w / 2, y: b.y + b.h / 2 - h / 2, w, h });
