@@ -1,11 +1,15 @@
 """What the room reads off the teacher's projected screen: with the class card on top the graph is
 short, a view of part of the drawing gets the overview (the minimap), and the overview never
-covers the node the step is about."""
+covers the node the step is about; the graph keeps its least height and nothing on the screen
+overlaps, the teacher's page and a student's, on a projector and a phone."""
 
 from __future__ import annotations
 
+from urllib.parse import urlparse
+
 import pytest
-from browser.support import blur, open_page, pick_example, step_label
+from browser.label_sizes import label_sizes
+from browser.support import blur, open_page, pick_example, settle, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -42,3 +46,84 @@ def test_the_overview_never_covers_the_current_node(browser, server, lang):
         assert not [k for k, covers in seen if covers], f"steps where the overview hides the node: {seen}"
     finally:
         page.context.close()
+
+
+# The boxes of the graph's column and above it on screen (CSS px; null: not shown), the graph's
+# least height as the stylesheet asks it, and whether the page scrolls.
+BOXES = """() => {
+  const box = (sel) => {
+    const e = document.querySelector(sel);
+    if (!e || e.hidden || !e.getClientRects().length) return null;
+    const r = e.getBoundingClientRect();
+    return r.width && r.height ? {left: r.left, top: r.top, right: r.right, bottom: r.bottom} : null;
+  };
+  const graph = document.querySelector('[data-testid=graph]');
+  return {boxes: {graph: box('[data-testid=graph]'), legend: box('.legend'),
+                  minimap: box('[data-testid=minimap]'), card: box('.class-card'),
+                  follow: box('[data-testid=class-follow]'), steps: box('.p-timeline')},
+          least: parseFloat(getComputedStyle(graph).minHeight) || 0};
+}"""
+
+
+def _meet(a: dict, b: dict) -> bool:
+    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and a["top"] < b["bottom"] - 0.5 \
+        and b["top"] < a["bottom"] - 0.5
+
+
+def _overlaps(page, phone: bool) -> tuple[list, dict]:
+    """Which of the screen's boxes overlap, seen with the graph scrolled to the top of the window
+    (where the room reads it); and the boxes. The overview lies over the graph by design, in it."""
+    top = page.evaluate("() => document.querySelector('[data-testid=graph]').getBoundingClientRect().top"
+                        " + scrollY")
+    page.evaluate("(y) => window.scrollTo(0, y)", max(0, top - 8))
+    got = page.evaluate(BOXES)
+    boxes = {k: v for k, v in got["boxes"].items() if v}
+    bad = []
+    names = sorted(boxes)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if {a, b} == {"graph", "minimap"}:
+                continue
+            # on a phone the step bar is held at the bottom of the window over the page that scrolls
+            # under it (the legend below the graph goes under it): it may not cover the graph
+            if phone and {a, b} == {"legend", "steps"}:
+                continue
+            if _meet(boxes[a], boxes[b]):
+                bad.append((a, b))
+    if "minimap" in boxes:
+        m, g = boxes["minimap"], boxes["graph"]
+        if not (m["left"] >= g["left"] - 1 and m["right"] <= g["right"] + 1 and m["top"] >= g["top"] - 1
+                and m["bottom"] <= g["bottom"] + 1):
+            bad.append(("minimap", "outside the graph"))
+    return bad, {**got, "boxes": boxes}
+
+
+SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+
+
+@pytest.mark.parametrize("width,height,lang", SCREENS, ids=[f"{w}x{h}-{lang}" for w, h, lang in SCREENS])
+def test_with_the_class_on_the_graph_keeps_its_height_and_nothing_overlaps(browser, server, width, height,
+                                                                             lang):
+    phone = width < 600
+    teacher = open_page(browser, server, width, height, lang)
+    student = None
+    try:
+        pick_example(teacher, "neuron")
+        teacher.get_by_test_id("present").click()
+        teacher.get_by_test_id("class-start").click()
+        link = urlparse(teacher.get_by_test_id("class-link").input_value())
+        student = open_page(browser, server, width, height, lang, path=f"{link.path}?{link.query}")
+        student.get_by_test_id("class-follow").wait_for()
+        for who, page in (("teacher", teacher), ("student", student)):
+            settle(page)
+            page.evaluate(TWO_FRAMES)
+            bad, seen = _overlaps(page, phone)
+            assert not bad, (who, bad, seen)
+            graph = seen["boxes"]["graph"]
+            assert graph["bottom"] - graph["top"] >= seen["least"] - 0.5, (who, seen)
+            sizes = label_sizes(page)["labels"]
+            assert sizes and min(sizes) >= 16 - 0.05, (who, "node labels as large as classroom mode asks")
+    finally:
+        teacher.context.close()
+        if student is not None:
+            student.context.close()
