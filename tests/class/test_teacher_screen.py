@@ -1,14 +1,15 @@
 """What the room reads off the teacher's projected screen: with the class card on top the graph is
 short, a view of part of the drawing gets the overview (the minimap), and the overview never
 covers the node the step is about; the graph keeps its least height and nothing on the screen
-overlaps, the teacher's page and a student's, on a projector and a phone."""
+overlaps, and no text is under 16 px (the student's follow bar too), on the teacher's page and a
+student's, on a projector and a phone."""
 
 from __future__ import annotations
 
 from urllib.parse import urlparse
 
 import pytest
-from browser.label_sizes import label_sizes
+from browser.label_sizes import label_sizes, small_text
 from browser.support import blur, open_page, pick_example, settle, step_label
 
 pytestmark = pytest.mark.browser
@@ -123,6 +124,8 @@ def test_with_the_class_on_the_graph_keeps_its_height_and_nothing_overlaps(brows
             assert graph["bottom"] - graph["top"] >= seen["least"] - 0.5, (who, seen)
             sizes = label_sizes(page)["labels"]
             assert sizes and min(sizes) >= 16 - 0.05, (who, "node labels as large as classroom mode asks")
+            page.evaluate("window.scrollTo(0, 0)")  # the card or the follow bar, and what is below
+            assert not small_text(page, 16), (who, small_text(page, 16))
     finally:
         teacher.context.close()
         if student is not None:
