@@ -346,6 +346,8 @@ def test_the_charts_text_is_16px_in_classroom_mode_whatever_came_before(shown):
     assert not bad, bad
     pick_example(page, "deep-sigmoid")  # opens the gradient heat, which the next examples keep open
     present(page)
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= shown.width, f"the page is {wide}px wide on a {shown.width}px screen (the check by hand)"
     pick_example(page, "mlp")  # the heat of the MLP's parameters: a bar chart in the course views
     bad = [f for f in chart_text(page, "grad-heat-params") if f["px"] < 16 - 0.01 or not f["inside"]]
     assert not bad, bad
