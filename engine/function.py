@@ -203,7 +203,28 @@ def node_class(op) -> type:
     return cls
 
 
-_NODE_CLASSES: dict[str, type] = {}  # PyTorch's grad_fn name -> its class (ops may share a name)
+class CopySlices(Node):
+    """The grad_fn of an in-place op through a view (``x[:, 0].mul_(2)``): the base written at the
+    view's place. As in PyTorch it holds the op's own node (``extras["fn"]``, set by
+    ``dispatch._inplace_on_view``) and lists that node's inputs but the view in its
+    ``next_functions``: ``(base's grad_fn, fn's other inputs...)``; ``x[0] = v`` lists v's. The
+    walk still runs the op's node as a step of its own (its gradient for the view reaches the
+    base through the view's grad_fn), which sums to the same gradients."""
+
+    __slots__ = ()
+
+    @property
+    def next_functions(self) -> tuple:
+        fn = self.extras.get("fn") if self.extras else None
+        if fn is None:
+            return Node.next_functions.fget(self)
+        base = self._next[0]
+        return (_NO_GRAD if base is None else (base, 0),) + fn.next_functions[1:]
+
+
+CopySlices.__module__ = "builtins"
+CopySlices.__qualname__ = "CopySlices"
+_NODE_CLASSES: dict[str, type] = {"torch::autograd::CopySlices": CopySlices}  # grad_fn name -> class
 
 
 class AccumulateGrad:
