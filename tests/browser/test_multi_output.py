@@ -50,3 +50,6 @@ def test_an_unpacked_tensor_is_one_node_whose_step_names_each_output(shown):
                    "沿第 0 维堆叠起来，就是整体的梯度 G =")
     assert re.search(re.escape(joined) + r"\s*\[3, 0, 4\]", text), text
     shoot(shown, "unbind")
+    # the named tensors panel shows each piece's own value, not the whole p
+    row_a = page.get_by_test_id("var-a").inner_text()
+    assert "[2, -1, 3]" not in row_a and "2" in row_a, row_a

@@ -117,13 +117,15 @@ export class VarsPanel {
 
   /**
    * Every graph node the name was bound to (a loop rebinds it once per iteration), in the order
-   * they were made.
+   * they were made. A node with several outputs (a, b, c = p) holds the whole, not the name's
+   * output: the row shows that output's own value as the program left it.
    */
   _nodes(tl, name, v) {
     if (!tl) return [];
     const ids = [...tl.nodesNamed(name)];
     if (v.node !== null && v.node !== undefined && tl.nodes.has(v.node) && !ids.includes(v.node)) ids.push(v.node);
-    return ids.sort((a, b) => tl.createdAt(a) - tl.createdAt(b) || a - b);
+    return ids.filter((id) => !(tl.nodes.get(id).outputs > 1))
+      .sort((a, b) => tl.createdAt(a) - tl.createdAt(b) || a - b);
   }
 
   /**
