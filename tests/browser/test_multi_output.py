@@ -28,6 +28,9 @@ def test_an_unpacked_tensor_is_one_node_whose_step_names_each_output(shown):
     run_source(page, UNPACKED)
     drawn = page.locator("[data-testid=graph] svg.gv").first.text_content()
     assert drawn.count("UnbindBackward0") == 1 and "SelectBackward0" not in drawn
+    forward = step_until(page, r"(Forward|前向).*MulBackward0 #1")
+    # the product's inputs are the pieces, each with its own value
+    assert re.search(r"\ba = 2\b", forward) and re.search(r"\bc = 3\b", forward), forward
     product = step_until(page, BACKWARD + r"MulBackward0 #1")
     # each piece is read by its own name in the product's rules
     assert re.search(r"∂\w+/∂a = c", product) and re.search(r"∂\w+/∂c = a", product), product

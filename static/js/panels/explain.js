@@ -14,7 +14,7 @@ import { isConstant, nodeLabel, sourceLine, sourceSpan, tensorName } from "../na
 import { errorBody } from "../errors.js";
 import { workBlock } from "./work.js";
 import { foldedBody } from "./folded.js";
-import { outputsBody } from "./outputs.js";
+import { edgeTensor, outputsBody } from "./outputs.js";
 
 export class ExplainPanel {
   constructor(host) {
@@ -72,8 +72,8 @@ export class ExplainPanel {
       out.push(h("p", { class: "lbl" }, t("ex_op_inputs")));
       const ul = h("ul", { class: "flows" });
       for (const e of inputs) {
-        const src = tl.nodes.get(e.source);
-        ul.appendChild(h("li", {}, h("b", {}, tensorName(src)), " = ", h("code", {}, valueText(src && src.value, 200))));
+        const { name, value } = edgeTensor(tl.nodes.get(e.source), e);
+        ul.appendChild(h("li", {}, h("b", {}, name), " = ", h("code", {}, valueText(value, 200))));
       }
       out.push(ul);
     }

@@ -7,7 +7,28 @@
 import { h, valueBox } from "../dom.js";
 import { heatMap, valueText } from "../format.js";
 import { t } from "../i18n.js";
-import { nodeLabel } from "../names.js";
+import { nodeLabel, tensorName } from "../names.js";
+
+/**
+ * What edge `e` from `src` carries: for an output of a multi-output node, that output's name (the
+ * program's, else the whole's name and its place) and its part of the whole's value (null when
+ * the answer holds only a summary); else the node's own name and value.
+ */
+export function edgeTensor(src, e) {
+  if (!src || !(src.outputs > 1) || !e) return { name: tensorName(src), value: src ? src.value : null };
+  const k = e.output || 0;
+  const named = src.var ? src.var.split(", ")[k] : null;
+  const name = named && named !== "_" ? named : `${tensorName(src)}[${k}]`;
+  const v = src.value;
+  const p = src.params || {};
+  if (!v || v.data === null || v.data === undefined) return { name, value: { shape: e.shape, data: null } };
+  const start = p.sizes ? p.sizes.slice(0, k).reduce((a, b) => a + b, 0) : k;
+  const take = (data, d) => {
+    if (d > 0) return data.map((row) => take(row, d - 1));
+    return p.sizes ? data.slice(start, start + p.sizes[k]) : data[start];
+  };
+  return { name, value: { shape: e.shape, data: take(v.data, p.dim || 0) } };
+}
 
 /** The paragraphs for step `step` of multi-output node `node`, or null for a node with one output. */
 export function outputsBody(tl, node, step) {
