@@ -65,6 +65,13 @@ BOXES = """() => {
           least: parseFloat(getComputedStyle(graph).minHeight) || 0};
 }"""
 
+# Each sample in the legend (‖2.45‖, [2, 3]) is written on one line.
+ONE_LINE = """() => [...document.querySelectorAll('.legend code')].every((c) => {
+  const r = document.createRange();
+  r.selectNodeContents(c);
+  return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size === 1;
+})"""
+
 
 def _meet(a: dict, b: dict) -> bool:
     return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and a["top"] < b["bottom"] - 0.5 \
@@ -124,6 +131,7 @@ def test_with_the_class_on_the_graph_keeps_its_height_and_nothing_overlaps(brows
             assert graph["bottom"] - graph["top"] >= seen["least"] - 0.5, (who, seen)
             sizes = label_sizes(page)["labels"]
             assert sizes and min(sizes) >= 16 - 0.05, (who, "node labels as large as classroom mode asks")
+            assert page.evaluate(ONE_LINE), (who, "the legend's samples ([2, 3]) are not broken")
             page.evaluate("window.scrollTo(0, 0)")  # the card or the follow bar, and what is below
             assert not small_text(page, 16), (who, small_text(page, 16))
     finally:
