@@ -85,10 +85,15 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
             if t._requires_grad:
                 needs = True
                 break
+        if needs:
+            for t in graph:  # a view whose base changed since its history was made: read it again
+                if t._base is not None and t._grad_fn is not None and t._vc[0] != getattr(t, "_gv", t._vc[0]):
+                    view_history.regenerate(t)
     if op.view:
         first = tensors[0]
         out = Tensor._make(res, needs, first._vc)
         out._base = first._base if first._base is not None else first
+        out._gv = first._vc[0]
         if needs:
             view_history.note(out)
     else:
@@ -228,6 +233,7 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
     if fresh._grad_fn is not None:
         target._grad_fn = fresh._grad_fn
         target._requires_grad = True
+        target._gv = target._vc[0]
     return target
 
 

@@ -100,10 +100,13 @@ def inplace_modified(type_desc: str, shape: tuple, output_nr: int, fn_name: str,
     )
 
 
-def multi_view_inplace(output_nr: int, fn_name: str) -> str:
-    """PyTorch's message for an in-place change of an output of unbind, split or chunk."""
+def multi_view_inplace(output_nr: int, fn_name: str, base_changed: bool = False) -> str:
+    """PyTorch's message for an in-place change of an output of unbind, split or chunk (or, when its
+    grad_fn is asked for afterwards, of its base or another view of it)."""
     short = re.sub(r"Backward\d*$", "", fn_name)
-    return (f"Output {output_nr} of {short} is a view and is being modified inplace. This view is the output "
+    what = "its base or another view of its base has been modified inplace" if base_changed else \
+        "is being modified inplace"
+    return (f"Output {output_nr} of {short} is a view and {what}. This view is the output "
             "of a function that returns multiple views. Such functions do not allow the output views to be "
             "modified inplace. You should replace the inplace operation by an out-of-place one.")
 

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, errors, grad_mode
+from . import dtypes, errors, grad_mode, view_history
 from . import trace as _trace_mod
 from .errors import not_supported
 from .function import AccumulateGrad
@@ -72,7 +72,7 @@ class Tensor:
     """A multi-dimensional array that can record the ops applied to it."""
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_vc", "_retains_grad", "_is_param",
-                 "_trace", "_name", "_acc", "_base", "_nr", "__weakref__")
+                 "_trace", "_name", "_acc", "_base", "_nr", "_gv", "__weakref__")
 
     __array_priority__ = 1000  # so ndarray op Tensor defers to Tensor's reflected operators
 
@@ -227,7 +227,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        return self._grad_fn if self._base is None else view_history.current(self)
 
     @property
     def grad(self) -> Tensor | None:

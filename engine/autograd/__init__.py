@@ -136,7 +136,8 @@ def _grad_fn(t: Tensor):
     """Where the walk starts for ``t``: its grad_fn, or its AccumulateGrad for a leaf."""
     if not t._requires_grad:
         raise RuntimeError(errors.NO_GRAD_FN)
-    return t._grad_fn if t._grad_fn is not None else t._accumulator()
+    fn = t.grad_fn  # (a view whose base changed is read again first)
+    return fn if fn is not None else t._accumulator()
 
 
 def _seed(t: Tensor, g, create_graph: bool):

@@ -82,4 +82,6 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     primal = Tensor._make(tensor._data, tensor._requires_grad, tensor._vc)
     primal._grad_fn = tensor._grad_fn
     primal._base = tensor._base
+    if tensor._base is not None:
+        primal._gv = getattr(tensor, "_gv", tensor._vc[0])
     return UnpackedDualTensor(primal, None if tangent is None else Tensor._make(tangent))

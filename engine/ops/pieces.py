@@ -55,6 +55,7 @@ def _pieces(input: Tensor, op: str, dim: int, sizes: list[int] | None) -> tuple:
     for nr, key in enumerate(keys):
         piece = Tensor._make(data[key], whole._requires_grad, whole._vc)
         piece._base = whole._base
+        piece._gv = whole._vc[0]
         if fn is not None:
             piece._grad_fn = fn
             piece._nr = nr

@@ -61,16 +61,27 @@ def expanded(t, a, b):
 
 
 def no_grad_change(t, a, b):
-    """The base changed under no_grad: the view's gradient goes through the base's unchanged history
-    (torch names the view's grad_fn AsStridedBackward0 then, the engine keeps SelectBackward0)."""
+    """The base changed under no_grad: the view is read again from the base's unchanged history
+    (AsStridedBackward0 on it) when an op or the program next asks for its grad_fn."""
     x = a * 2
     r = x[1]
+    s = x.view(-1)
     with t.no_grad():
         x.mul_(4)
-    return r * r, []
+    return r * r + s[:2], [r, s]
 
 
-PROGRAMS = {f.__name__: f for f in (row_then_base_mul_, sibling_view, view_of_view, expanded, no_grad_change)}
+def view_changed_under_no_grad(t, a, b):
+    """The view itself changed under no_grad: read again too; its base keeps its history."""
+    x = a * 2
+    r = x[0:2]
+    with t.no_grad():
+        r.add_(1)
+    return r * x[0:2], [r, x]
+
+
+PROGRAMS = {f.__name__: f for f in (row_then_base_mul_, sibling_view, view_of_view, expanded, no_grad_change,
+                                     view_changed_under_no_grad)}
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -96,6 +107,21 @@ def test_the_version_error_names_as_strided():
 
     assert program(engine) == program(torch)
     assert "output 0 of AsStrided," in program(engine)
+
+
+def test_an_output_of_unbind_cannot_be_read_again_after_its_base_changed():
+    def program(t):
+        h = t.ones(2, 3, requires_grad=True) * 1
+        a, _ = h
+        with t.no_grad():
+            h.mul_(2)
+        try:
+            return str(a.grad_fn)
+        except RuntimeError as e:
+            return str(e)
+
+    assert program(engine) == program(torch)
+    assert "Output 0 of Unbind is a view and its base" in program(engine)
 
 
 def test_a_base_read_in_a_loop_keeps_only_its_live_views():
