@@ -35,12 +35,14 @@ from __future__ import annotations
 import ast
 import weakref
 from contextlib import contextmanager
-from functools import partial
+from operator import itemgetter
 
 import numpy as np
 
+from .dtypes import from_numpy_dtype
 from .errors import LimitError
-from .ops.table import SAVED_INPUT
+from .ops.table import SAVED_INPUT, OpDef
+from .tensor import Tensor
 from .trace_inplace import InPlaceNotes
 from .trace_pass import PassRecorder, copy_now
 from .trace_records import (  # noqa: F401 - the records and their readers are read as engine.trace's
@@ -94,6 +96,24 @@ def _save_plan(op) -> tuple:
     return plan
 
 
+# id of an entry of the op table -> (the entry, what ``op_node`` reads of it)
+_OP_FACTS: dict[int, tuple] = {}
+_NOWHERE = (None, None)
+_first = itemgetter(0)
+# A NumPy dtype -> the name of the engine's dtype for it (a tensor's ``.dtype.name``, looked up once)
+_DTYPE_NAMES = {np.dtype(t): from_numpy_dtype(np.dtype(t)).name
+                for t in (np.float16, np.float32, np.float64, np.int64, np.int32, np.bool_)}
+
+
+def _op_facts(op) -> tuple:
+    """What ``Recorder.op_node`` reads of ``op``, in one tuple (kept for the op table's entries)."""
+    facts = (op, op.name, op.grad_fn, op.description, op.formulas, _save_plan(op), op.aux, op.variadic,
+             op.name in _COMMUTED, getattr(op, "multi", False))
+    if type(op) is OpDef:
+        _OP_FACTS[id(op)] = facts
+    return facts
+
+
 class Recorder(ProgramPlace, InPlaceNotes):
     """Collects a Trace. Created by ``recording()``; the engine calls its methods.
 
@@ -114,12 +134,15 @@ class Recorder(ProgramPlace, InPlaceNotes):
         # open scope then), so a leaf made before a loop is not taken for part of the loop.
         self._bound: dict[int, tuple] = {}
         self.max_ops = max_ops
+        self._op_limit = max_ops if max_ops is not None else float("inf")
         self.op_total = 0
         self.open_pass: BackwardPass | None = None  # the backward pass running now, if any
         self.closed = False  # the recording block ended: frees after it are not the program's
         self._objects: dict[int, tuple] = {}  # id(tensor) -> (weak reference, object number)
         self._object_count = 0
-        self._alive: dict[int, weakref.ref] = {}  # node id -> weak reference to its grad_fn
+        # weak reference to the grad_fn of each op node -> the node's id, until the grad_fn is freed
+        self._alive: dict[weakref.ref, int] = {}
+        self._on_free = self._freed  # bound once: every op node's weak reference calls it
         # Tensors changed in place since their node was recorded: id -> (weak reference, node id, the
         # updates' indices); their next use records a new node, which the updates then name
         self._updated: dict[int, tuple] = {}
@@ -185,67 +208,86 @@ class Recorder(ProgramPlace, InPlaceNotes):
         """Record one forward op: ``fn`` its grad_fn, ``op`` its table entry, ``tensors`` its
         tensor arguments (the trailing ``op.aux`` of them are data, not graph inputs), ``extras``
         the arrays its forward kept for backward."""
-        if self.max_ops is not None and self.op_total >= self.max_ops:
-
+        # Every op of every program comes here: locals only, the op's fixed facts looked up once.
+        if self.op_total >= self._op_limit:
             raise LimitError(f"the program recorded more than {self.max_ops} ops (limit: max_ops)")
         self.op_total += 1
+        facts = _OP_FACTS.get(id(op))
+        if facts is None or facts[0] is not op:
+            facts = _op_facts(op)
+        _, name, grad_fn, description, formulas, plan, aux, variadic, commuted, multi = facts
         trace = self.trace
-        graph = tensors[:len(tensors) - op.aux] if op.aux else tensors
+        nodes = trace.nodes
+        graph = tensors[:len(tensors) - aux] if aux else tensors
         sources = []  # may add leaf nodes: take our id after them
         for t in graph:  # node_of, its common cases inline (every input of every op comes here)
             fn_in = t._grad_fn
             tag = fn_in._trace if fn_in is not None else t._trace
             sources.append(tag[1] if tag is not None and tag[0] is self else self.node_of(t))
-        nid = len(trace.nodes)
+        nid = len(nodes)
         edges = trace.edges
         eid = len(edges)
-        inputs = list(range(eid, eid + len(graph)))
-        for i, t in enumerate(graph):
+        n = len(graph)
+        for i in range(n):
+            t = graph[i]
             fn_in = t._grad_fn
             edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad,
                               t._nr if fn_in is not None and fn_in.multi else 0))
         value = out._data.copy()  # the arrays copied directly: _copy's generic path is slow for a tensor
         saved = []
-        for key, i in _save_plan(op):
+        for key, i in plan:
             if i is None:  # the op's own output: the same moment as its value
                 saved.append(SavedTensor(key, value.shape, value, nid))
             else:
                 d = tensors[i]._data
-                saved.append(SavedTensor(key, d.shape, d.copy(), sources[i] if i < len(sources) else None))
+                saved.append(SavedTensor(key, d.shape, d.copy(), sources[i] if i < n else None))
         if extras:
             for key, extra in extras.items():
                 if isinstance(extra, np.ndarray):
                     saved.append(SavedTensor(key, extra.shape, copy_now(extra)))
-        line, col = self._loc()
+        if self._pending is not None:  # ``location``, inline
+            self._location = self.position_of(self._pending)
+            self._pending = None
+        line, col = self._location or _NOWHERE
         bp = self.open_pass
         node = self.location_node
-        end = self.end_of(node) if node is not None and self.end_of is not None else (None, None)
+        end_line, end_col = self.end_of(node) if node is not None and self.end_of is not None else _NOWHERE
         kept = getattr(fn, "_saved", None)
-        trace.nodes.append(OpNode(
-            nid, op.name, op.grad_fn, op.description, inputs,
-            op.formulas * len(graph) if op.variadic else op.formulas,
-            value.shape, out.dtype.name, value, saved,
+        stack = self.module_stack
+        frames = self.frames
+        if frames:
+            scope = frames[-1].id
+            if scope is None:
+                scope = self._scope()
+        else:
+            scope = None
+        dtype_name = _DTYPE_NAMES.get(value.dtype) if type(out) is Tensor else None
+        nodes.append(OpNode(
+            nid, name, grad_fn, description,
+            [eid] if n == 1 else [eid, eid + 1] if n == 2 else list(range(eid, eid + n)),
+            formulas * n if variadic else formulas,
+            value.shape, dtype_name or out.dtype.name, value, saved,
             dict(params) if params else {}, None, line, col,
-            self.module_stack[-1] if self.module_stack else None, False,
-            self._scope() if self.frames else None, "op", end[0], end[1],
-            [k[0] for k in kept] if kept else [],
+            stack[-1] if stack else None, False, scope, "op", end_line, end_col,
+            list(map(_first, kept)) if kept else [],
             None if bp is None else (bp.index, len(bp.steps)),
-            len(graph) == 2 and op.name in _COMMUTED and _number_first(node)))
-        if getattr(op, "multi", False) and params and "sizes" in params:  # (not in a recording of PyTorch)
+            commuted and n == 2 and _number_first(node)))
+        if multi and params and "sizes" in params:  # (not in a recording of PyTorch)
             n_out = len(params["sizes"]) if params["sizes"] is not None else value.shape[params["dim"]]
-            trace.nodes[nid].pieces = [None] * n_out
+            nodes[nid].pieces = [None] * n_out
         fn._trace = (self, nid)
         try:
-            self._alive[nid] = weakref.ref(fn, partial(self._freed, nid))
+            self._alive[weakref.ref(fn, self._on_free)] = nid
         except TypeError:  # a grad_fn without weak references: its lifetime is not followed
             pass
         trace.events.append(("op", nid))
         return nid
 
-    def _freed(self, nid: int, _ref) -> None:
-        """The program let go of the grad_fn of node ``nid`` (nothing refers to it any more)."""
-        if not self.closed:
-            self._alive.pop(nid, None)
+    def _freed(self, ref) -> None:
+        """The program let go of the grad_fn whose weak reference is ``ref`` (nothing refers to it
+        any more)."""
+        nid = self._alive.pop(ref, None)
+        if nid is not None and not self.closed:
             self.trace.frees.append((len(self.trace.events), nid))
 
     def name_tensor(self, tensor, name: str, bound: bool = True) -> None:
