@@ -296,14 +296,16 @@ class Recorder(ProgramPlace, InPlaceNotes):
         if tensor._name is None:
             tensor._name = name
         fn = tensor._grad_fn
-        nid = self._mine(fn) if fn is not None else self._mine(tensor)
-        if nid is not None and fn is not None and fn.multi:
+        tag = fn._trace if fn is not None else tensor._trace  # ``_mine``, inline: every binding comes here
+        nid = tag[1] if tag is not None and tag[0] is self else None
+        if nid is not None:
             node = self.trace.nodes[nid]
-            if node.pieces[tensor._nr] is None:
-                node.pieces[tensor._nr] = name
-                node.name = ", ".join(p or "_" for p in node.pieces)
-        elif nid is not None and self.trace.nodes[nid].name is None:
-            self.trace.nodes[nid].name = name
+            if fn is not None and fn.multi:
+                if node.pieces[tensor._nr] is None:
+                    node.pieces[tensor._nr] = name
+                    node.name = ", ".join(p or "_" for p in node.pieces)
+            elif node.name is None:
+                node.name = name
         if bound and nid is None and fn is None:
             old = self._bound.get(id(tensor))
             if old is None or old[0]() is not tensor:

@@ -197,21 +197,25 @@ class Interpreter(Expressions):
         iterable = self.eval(st.iter, scope)
         loops = self.loops
         loop = loops.start(st)
-        tick, at, target, body = self.guard.tick, self.at, st.target, st.body
+        guard, at, target, body = self.guard, self.at, st.target, st.body
+        limit = guard.s.max_loop_iterations
+        iteration, end, bind, exec_block = loops.iteration, loops.end, self.bind, self.exec_block
         name = target.id if type(target) is ast.Name else None
         try:
             for k, item in enumerate(iterable):
-                tick()
+                guard.iterations += 1  # ``guard.tick()``, inline: it raises when a limit is passed
+                if guard.iterations > limit or monotonic() > guard.deadline:
+                    guard.tick(0)
                 at(st)
-                it = loops.iteration(loop, k)
+                it = iteration(loop, k)
                 try:
                     if name is not None:
-                        self.bind(name, item, scope)
+                        bind(name, item, scope)
                     else:
                         self.assign(target, item, scope)
-                    sig = self.exec_block(body, scope)
+                    sig = exec_block(body, scope)
                 finally:
-                    loops.end(it)
+                    end(it)
                 if sig is BREAK:
                     return None
                 if sig is RETURN:
@@ -242,15 +246,6 @@ class Interpreter(Expressions):
         finally:
             loops.end(loop)
         return self.exec_block(st.orelse, scope)
-
-    def _break(self, st, scope):
-        return BREAK
-
-    def _continue(self, st, scope):
-        return CONTINUE
-
-    def _pass(self, st, scope):
-        return None
 
     def _return(self, st: ast.Return, scope):
         s = scope
@@ -437,8 +432,9 @@ class Interpreter(Expressions):
 
     _stmt = {
         ast.Expr: _expr_stmt, ast.Assign: _assign, ast.AnnAssign: _annassign, ast.AugAssign: _augassign,
-        ast.If: _if, ast.For: _for, ast.While: _while, ast.Break: _break, ast.Continue: _continue,
-        ast.Pass: _pass, ast.Return: _return, ast.Delete: _delete, ast.Assert: _assert,
+        ast.If: _if, ast.For: _for, ast.While: _while, ast.Return: _return,
+        ast.Break: lambda self, st, scope: BREAK, ast.Continue: lambda self, st, scope: CONTINUE,
+        ast.Pass: lambda self, st, scope: None, ast.Delete: _delete, ast.Assert: _assert,
         ast.FunctionDef: _functiondef, ast.ClassDef: _classdef, ast.Import: _import,
         ast.ImportFrom: _importfrom, ast.With: _with, ast.Try: _try, ast.Raise: _raise,
     }
