@@ -17,7 +17,8 @@ linked to its node by a tag in its ``_trace`` slot, which only the trace's modul
 Its parts: the records and their readers (``ancestry``, ``node_id``) in engine/trace_records.py,
 the recorder's place in the program (location, modules, scopes) in engine/trace_scopes.py, its
 notes of in-place changes no op records in engine/trace_inplace.py, the steps of one backward pass
-in engine/trace_pass.py; the rest of the recorder is here.
+in engine/trace_pass.py, what it reads of each op table entry in engine/trace_facts.py; the rest of
+the recorder is here.
 
 What the program runner sets on the active recorder:
 - ``rec.at_node(node)`` before evaluating a statement or call (``rec.position_of(node)`` gives its
@@ -32,17 +33,14 @@ What the program runner sets on the active recorder:
 
 from __future__ import annotations
 
-import ast
 import weakref
 from contextlib import contextmanager
-from operator import itemgetter
 
 import numpy as np
 
-from .dtypes import from_numpy_dtype
 from .errors import LimitError
-from .ops.table import SAVED_INPUT, OpDef
 from .tensor import Tensor
+from .trace_facts import DTYPE_NAMES, NOWHERE, OP_FACTS, first, number_first, op_facts
 from .trace_inplace import InPlaceNotes
 from .trace_pass import PassRecorder, copy_now
 from .trace_records import (  # noqa: F401 - the records and their readers are read as engine.trace's
@@ -67,51 +65,6 @@ from .trace_scopes import ProgramPlace
 
 # The active recorder, or None. Read by the engine on every op: keep it a plain global.
 ACTIVE: Recorder | None = None
-
-
-_COMMUTED = ("add", "mul")  # ops a number written first runs with its operands swapped (__radd__, __rmul__)
-
-
-def _number_first(node) -> bool:
-    """Whether AST ``node`` is a binary operation whose left operand is a number literal (``4 * x``)
-    and whose right one is not."""
-    return type(node) is ast.BinOp and _is_number(node.left) and not _is_number(node.right)
-
-
-def _is_number(node) -> bool:
-    if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
-        node = node.operand
-    return type(node) is ast.Constant and type(node.value) in (int, float)
-
-
-_SAVE_PLANS: dict[tuple, tuple] = {}  # an op's save keys -> ((key, tensor argument or None), ...)
-
-
-def _save_plan(op) -> tuple:
-    """What ``op`` saves, as (key, index of the tensor argument it is, or None for the output)."""
-    keys = op.save_keys
-    plan = _SAVE_PLANS.get(keys)
-    if plan is None:
-        plan = _SAVE_PLANS[keys] = tuple((key, SAVED_INPUT.get(key)) for key in keys)
-    return plan
-
-
-# id of an entry of the op table -> (the entry, what ``op_node`` reads of it)
-_OP_FACTS: dict[int, tuple] = {}
-_NOWHERE = (None, None)
-_first = itemgetter(0)
-# A NumPy dtype -> the name of the engine's dtype for it (a tensor's ``.dtype.name``, looked up once)
-_DTYPE_NAMES = {np.dtype(t): from_numpy_dtype(np.dtype(t)).name
-                for t in (np.float16, np.float32, np.float64, np.int64, np.int32, np.bool_)}
-
-
-def _op_facts(op) -> tuple:
-    """What ``Recorder.op_node`` reads of ``op``, in one tuple (kept for the op table's entries)."""
-    facts = (op, op.name, op.grad_fn, op.description, op.formulas, _save_plan(op), op.aux, op.variadic,
-             op.name in _COMMUTED, getattr(op, "multi", False))
-    if type(op) is OpDef:
-        _OP_FACTS[id(op)] = facts
-    return facts
 
 
 class Recorder(ProgramPlace, InPlaceNotes):
@@ -212,9 +165,9 @@ class Recorder(ProgramPlace, InPlaceNotes):
         if self.op_total >= self._op_limit:
             raise LimitError(f"the program recorded more than {self.max_ops} ops (limit: max_ops)")
         self.op_total += 1
-        facts = _OP_FACTS.get(id(op))
+        facts = OP_FACTS.get(id(op))
         if facts is None or facts[0] is not op:
-            facts = _op_facts(op)
+            facts = op_facts(op)
         _, name, grad_fn, description, formulas, plan, aux, variadic, commuted, multi = facts
         trace = self.trace
         nodes = trace.nodes
@@ -248,10 +201,10 @@ class Recorder(ProgramPlace, InPlaceNotes):
         if self._pending is not None:  # ``location``, inline
             self._location = self.position_of(self._pending)
             self._pending = None
-        line, col = self._location or _NOWHERE
+        line, col = self._location or NOWHERE
         bp = self.open_pass
         node = self.location_node
-        end_line, end_col = self.end_of(node) if node is not None and self.end_of is not None else _NOWHERE
+        end_line, end_col = self.end_of(node) if node is not None and self.end_of is not None else NOWHERE
         kept = getattr(fn, "_saved", None)
         stack = self.module_stack
         frames = self.frames
@@ -261,7 +214,7 @@ class Recorder(ProgramPlace, InPlaceNotes):
                 scope = self._scope()
         else:
             scope = None
-        dtype_name = _DTYPE_NAMES.get(value.dtype) if type(out) is Tensor else None
+        dtype_name = DTYPE_NAMES.get(value.dtype) if type(out) is Tensor else None
         nodes.append(OpNode(
             nid, name, grad_fn, description,
             [eid] if n == 1 else [eid, eid + 1] if n == 2 else list(range(eid, eid + n)),
@@ -269,9 +222,9 @@ class Recorder(ProgramPlace, InPlaceNotes):
             value.shape, dtype_name or out.dtype.name, value, saved,
             dict(params) if params else {}, None, line, col,
             stack[-1] if stack else None, False, scope, "op", end_line, end_col,
-            list(map(_first, kept)) if kept else [],
+            list(map(first, kept)) if kept else [],
             None if bp is None else (bp.index, len(bp.steps)),
-            commuted and n == 2 and _number_first(node)))
+            commuted and n == 2 and number_first(node)))
         if multi and params and "sizes" in params:  # (not in a recording of PyTorch)
             n_out = len(params["sizes"]) if params["sizes"] is not None else value.shape[params["dim"]]
             nodes[nid].pieces = [None] * n_out

@@ -116,7 +116,8 @@ NOT_STATE = {
     "engine.function._NODE_CLASSES": "grad_fn classes by PyTorch's name: the same for every run",
     "engine.tensor._CONSTANTS": "wrapped numbers by value: read-only arrays, never handed to a program",
     "engine.tensor._CONST_VC": "their version counter: wrapped numbers are never written",
-    "engine.trace._SAVE_PLANS": "each op's save plan: a function of the op",
+    "engine.trace_facts._SAVE_PLANS": "each op's save plan: a function of the op",
+    "engine.trace_facts.OP_FACTS": "what the recorder reads of each op table entry: a function of the entry",
     "engine.trace.ACTIVE": "the recorder: recording() sets and restores it around the run",
     "engine.gcpause._depth": "gc_paused() nesting: entered and left around the run",
     "engine.gcpause._was_enabled": "gc_paused()'s saved flag: entered and left around the run",
@@ -127,6 +128,7 @@ NOT_STATE = {
 # Module-level containers filled at import and only read afterwards (no program reaches them).
 READ_ONLY = {
     "engine.autograd.worlds._NO_PARAMS", "engine.ops.causes.CAUSES", "engine.dtypes._BY_NP",
+    "engine.trace_facts.DTYPE_NAMES",
     "engine.ops.arithmetic._OPERATORS",
     "engine.ops.explain.WORDS", "engine.ops.shape._T_PERM", "engine.ops.table.OPS", "engine.ops.table.PUBLIC",
     "engine.ops.table.SAVED_INPUT", "engine.printing_options._PROFILES", "engine.runner.checker._REFUSED",
