@@ -67,6 +67,24 @@ from .trace_scopes import ProgramPlace
 ACTIVE: Recorder | None = None
 
 
+def _saved_now(plan, tensors, value, nid: int, sources: list, extras) -> list:
+    """The ``SavedTensor``s of an op recorded now (node ``nid``, output ``value``): what its save plan
+    names, copied now, then the arrays its forward kept (``extras``)."""
+    saved = []
+    n = len(sources)
+    for key, i in plan:
+        if i is None:  # the op's own output: the same moment as its value
+            saved.append(SavedTensor(key, value.shape, value, nid))
+        else:
+            d = tensors[i]._data
+            saved.append(SavedTensor(key, d.shape, d.copy(), sources[i] if i < n else None))
+    if extras:
+        for key, extra in extras.items():
+            if isinstance(extra, np.ndarray):
+                saved.append(SavedTensor(key, extra.shape, copy_now(extra)))
+    return saved
+
+
 class Recorder(ProgramPlace, InPlaceNotes):
     """Collects a Trace. Created by ``recording()``; the engine calls its methods.
 
@@ -169,16 +187,44 @@ class Recorder(ProgramPlace, InPlaceNotes):
         if facts is None or facts[0] is not op:
             facts = op_facts(op)
         _, name, grad_fn, description, formulas, plan, aux, variadic, commuted, multi = facts
-        trace = self.trace
-        nodes = trace.nodes
         graph = tensors[:len(tensors) - aux] if aux else tensors
-        sources = []  # may add leaf nodes: take our id after them
+        sources, nid, inputs = self._inputs(graph)
+        n = len(graph)
+        value = out._data.copy()  # the arrays copied directly: _copy's generic path is slow for a tensor
+        saved = _saved_now(plan, tensors, value, nid, sources, extras)
+        line, col, end_line, end_col, scope, module = self._place()
+        bp = self.open_pass
+        kept = getattr(fn, "_saved", None)
+        dtype_name = DTYPE_NAMES.get(value.dtype) if type(out) is Tensor else None
+        node = OpNode(
+            nid, name, grad_fn, description, inputs, formulas * n if variadic else formulas,
+            value.shape, dtype_name or out.dtype.name, value, saved,
+            dict(params) if params else {}, None, line, col, module, False, scope, "op", end_line, end_col,
+            list(map(first, kept)) if kept else [],
+            None if bp is None else (bp.index, len(bp.steps)),
+            commuted and n == 2 and number_first(self.location_node))
+        if multi and params and "sizes" in params:  # (not in a recording of PyTorch)
+            node.pieces = [None] * (len(params["sizes"]) if params["sizes"] is not None
+                                    else value.shape[params["dim"]])
+        self.trace.nodes.append(node)
+        fn._trace = (self, nid)
+        try:
+            self._alive[weakref.ref(fn, self._on_free)] = nid
+        except TypeError:  # a grad_fn without weak references: its lifetime is not followed
+            pass
+        self.trace.events.append(("op", nid))
+        return nid
+
+    def _inputs(self, graph) -> tuple:
+        """For an op about to be recorded: the node of each graph input (new leaves recorded now),
+        the op's node id (after them), and the ids of its input edges (recorded now)."""
+        sources = []
         for t in graph:  # node_of, its common cases inline (every input of every op comes here)
             fn_in = t._grad_fn
             tag = fn_in._trace if fn_in is not None else t._trace
             sources.append(tag[1] if tag is not None and tag[0] is self else self.node_of(t))
-        nid = len(nodes)
-        edges = trace.edges
+        nid = len(self.trace.nodes)
+        edges = self.trace.edges
         eid = len(edges)
         n = len(graph)
         for i in range(n):
@@ -186,55 +232,24 @@ class Recorder(ProgramPlace, InPlaceNotes):
             fn_in = t._grad_fn
             edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad,
                               t._nr if fn_in is not None and fn_in.multi else 0))
-        value = out._data.copy()  # the arrays copied directly: _copy's generic path is slow for a tensor
-        saved = []
-        for key, i in plan:
-            if i is None:  # the op's own output: the same moment as its value
-                saved.append(SavedTensor(key, value.shape, value, nid))
-            else:
-                d = tensors[i]._data
-                saved.append(SavedTensor(key, d.shape, d.copy(), sources[i] if i < n else None))
-        if extras:
-            for key, extra in extras.items():
-                if isinstance(extra, np.ndarray):
-                    saved.append(SavedTensor(key, extra.shape, copy_now(extra)))
+        return sources, nid, [eid] if n == 1 else [eid, eid + 1] if n == 2 else list(range(eid, eid + n))
+
+    def _place(self) -> tuple:
+        """Where an op recorded now ran: (line, col, end line, end col, innermost scope id, module path)."""
         if self._pending is not None:  # ``location``, inline
             self._location = self.position_of(self._pending)
             self._pending = None
         line, col = self._location or NOWHERE
-        bp = self.open_pass
         node = self.location_node
         end_line, end_col = self.end_of(node) if node is not None and self.end_of is not None else NOWHERE
-        kept = getattr(fn, "_saved", None)
-        stack = self.module_stack
         frames = self.frames
+        scope = None
         if frames:
             scope = frames[-1].id
             if scope is None:
                 scope = self._scope()
-        else:
-            scope = None
-        dtype_name = DTYPE_NAMES.get(value.dtype) if type(out) is Tensor else None
-        nodes.append(OpNode(
-            nid, name, grad_fn, description,
-            [eid] if n == 1 else [eid, eid + 1] if n == 2 else list(range(eid, eid + n)),
-            formulas * n if variadic else formulas,
-            value.shape, dtype_name or out.dtype.name, value, saved,
-            dict(params) if params else {}, None, line, col,
-            stack[-1] if stack else None, False, scope, "op", end_line, end_col,
-            list(map(first, kept)) if kept else [],
-            None if bp is None else (bp.index, len(bp.steps)),
-            commuted and n == 2 and number_first(node)))
-        if multi and params and "sizes" in params:  # (not in a recording of PyTorch)
-            n_out = len(params["sizes"]) if params["sizes"] is not None else value.shape[params["dim"]]
-            nodes[nid].pieces = [None] * n_out
-        fn._trace = (self, nid)
-        try:
-            self._alive[weakref.ref(fn, self._on_free)] = nid
-        except TypeError:  # a grad_fn without weak references: its lifetime is not followed
-            pass
-        trace.events.append(("op", nid))
-        return nid
+        stack = self.module_stack
+        return line, col, end_line, end_col, scope, stack[-1] if stack else None
 
     def _freed(self, ref) -> None:
         """The program let go of the grad_fn whose weak reference is ``ref`` (nothing refers to it
