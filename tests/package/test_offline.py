@@ -138,8 +138,13 @@ def test_gradviz_render_writes_every_example_and_reports_its_size(rendered_examp
     assert {"mlp", "deep-sigmoid", "linear-regression"} <= folded
     assert max(v for k, v in sizes.items() if k not in folded) < 800_000, sizes
     assert max(sizes.values()) < 1_500_000, sizes
+    # every file holds its own example's run, stepped through (the browser plays a few kinds of them)
+    for ex in EXAMPLES:
+        held = _data(rendered_examples[ex["id"]])
+        assert held["program"]["source"] == ex["source"], ex["id"]
+        assert held["answer"]["graph"]["nodes"] and held["answer"]["backward"], ex["id"]
+        assert (held["answer"]["error"] is None) == (ex["id"] != "backward-twice"), ex["id"]
     data = _data(rendered_examples["neuron"])
-    assert data["program"]["source"] == next(e["source"] for e in EXAMPLES if e["id"] == "neuron")
     assert set(data["layouts"]["keys"]) == {f"{lv}|{d}" for lv in ("auto", "module", "op") for d in ("auto", "down")}
     assert data["answer"]["backward"][0]["steps"]
 
