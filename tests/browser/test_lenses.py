@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .support import HALF_A, HALF_B, SHOTS, pick_example, step_label
+from .support import HALF_A, HALF_B, SHOTS, blur, pick_example, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -233,3 +233,31 @@ def test_a_view_without_data_says_which_example_has_it(shown):
     assert "create_graph=True" in note and re.search(r"Second derivative of sin x|sin x 的二阶导数", note)
     page.get_by_test_id("lens-orders").click()  # pressed again: closed
     assert page.get_by_test_id("lens-body").is_hidden()
+
+
+@pytest.mark.screens([(1280, 720, "en")])
+def test_a_user_who_stepped_is_not_moved_when_the_views_data_arrives(shown):
+    # An example's view moves the player to where it shows best once its data arrives; a user who
+    # stepped meanwhile (and came back to where the run stood) stays where they are.
+    page = shown.page
+    held = []
+    page.route("**/api/run/extras", lambda route: held.append(route))
+    try:
+        with page.expect_request("**/api/run/extras"):
+            pick_example(page, "forward-reverse")
+        start = step_label(page)
+        blur(page)
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowLeft")
+        assert step_label(page) == start
+    finally:
+        for route in held:
+            route.continue_()
+        page.unroute("**/api/run/extras")
+    page.wait_for_function(EXTRAS)
+    assert _pressed(page, "lens-modes") and page.get_by_test_id("mode-forward").is_visible()
+    assert step_label(page) == start
+    # without a step of the user's, the view moves the player there as before
+    pick_view(page, "forward-reverse")
+    _, n = step_label(page)
+    assert step_label(page) == (n, n)

@@ -4,8 +4,8 @@
  * answer's `lenses` (app/worker/lenses/); an example names the view it opens (`lens`). A run's
  * answer holds the heat; the others are asked for when one of them is opened (../extras.js).
  *
- * Plugs into the page through state.js's bus only: listens to "run", "extras", "frame", "relayout"
- * and "lang"; asks the player to move with "goto".
+ * Plugs into the page through state.js's bus only: listens to "run", "extras", "frame", "user-step",
+ * "relayout" and "lang"; asks the player to move with "goto".
  */
 
 import { h } from "../dom.js";
@@ -153,6 +153,10 @@ function mount() {
   on("frame", (k) => lenses.frame(k));
   on("run-end", ({ ok }) => {
     if (ok) lenses.shown();
+  });
+  // the user chose where to stand: an example's view no longer moves the player when its data arrives
+  on("user-step", () => {
+    lenses.example = null;
   });
   on("relayout", () => lenses.frame(state.frame));
   on("lang", () => lenses.lang());
