@@ -9,8 +9,16 @@ inside a template literal that happens to start with ``//`` is text and stays.
 
 from __future__ import annotations
 
+import re
+
 # after these (ignoring spaces) a "/" starts a regular expression, not a division
 _BEFORE_REGEX = set("(,=:[!&|?{};+-*%<>~^") | {""}
+# after these words an expression starts: ``return /re/``, ``typeof /re/`` ...
+_KEYWORDS = frozenset(("return", "typeof", "case", "in", "of", "void", "delete", "throw", "yield", "await"))
+# a name, a keyword or a number, read whole (the lexer's time was in looking at it a character at a time)
+_WORD = re.compile(r"[\w$]+")
+# in a template literal's text: the next character that may end it, open a ${...} or a line
+_TEMPLATE_STOP = re.compile(r"[\\`$\n]")
 
 
 def strip_comment_lines(text: str) -> str:
@@ -35,10 +43,14 @@ def strip_comment_lines(text: str) -> str:
                 templates[-1] += 1
                 i += 2
                 last = "{"
-            else:
-                if c == "\n":
-                    line_start = i + 1
+            elif c == "\n":
+                line_start = i + 1
                 i += 1
+            elif c == "$":
+                i += 1
+            else:
+                stop = _TEMPLATE_STOP.search(text, i)
+                i = stop.start() if stop else n
             continue
         if c == "\n":
             line_start = i + 1
@@ -47,11 +59,16 @@ def strip_comment_lines(text: str) -> str:
         if c in " \t\r":
             i += 1
             continue
-        at_line_start = not text[line_start:i].strip()
+        if c.isalnum() or c in "_$":
+            word = _WORD.match(text, i)
+            end = word.end() if word else i + 1
+            last = "(" if text[i:end] in _KEYWORDS else "a"
+            i = end
+            continue
         if text.startswith("//", i):
             end = text.find("\n", i)
             end = n if end < 0 else end
-            if at_line_start:
+            if not text[line_start:i].strip():
                 out.append(text[keep_from:line_start])
                 keep_from = end + 1 if end < n else n
                 i = keep_from
@@ -64,7 +81,7 @@ def strip_comment_lines(text: str) -> str:
             end = n if end < 0 else end + 2
             rest_end = text.find("\n", end)
             rest_end = n if rest_end < 0 else rest_end
-            if at_line_start and not text[end:rest_end].strip():
+            if not text[line_start:i].strip() and not text[end:rest_end].strip():
                 out.append(text[keep_from:line_start])
                 keep_from = rest_end + 1 if rest_end < n else n
                 i = keep_from
@@ -91,9 +108,7 @@ def strip_comment_lines(text: str) -> str:
             if templates[-1] == 0:
                 i += 1  # back inside the template literal's text
                 continue
-        last = c if not (c.isalnum() or c in "_$") else "a"
-        if last == "a" and _keyword_before(text, i):
-            last = "("  # return /re/, typeof /re/ ...: a regular expression follows
+        last = c
         i += 1
     out.append(text[keep_from:])
     return "".join(out)
@@ -121,13 +136,3 @@ def _regex_end(text: str, i: int) -> int:
             return j + 1
         j += 1
     return j
-
-
-def _keyword_before(text: str, i: int) -> bool:
-    """Does a keyword after which an expression starts (``return``, ``typeof``...) end at ``i``?"""
-    for word in ("return", "typeof", "case", "in", "of", "void", "delete", "throw", "yield", "await"):
-        start = i - len(word) + 1
-        if start >= 0 and text[start:i + 1] == word and (start == 0 or not (text[start - 1].isalnum()
-                                                                               or text[start - 1] in "_$")):
-            return True
-    return False

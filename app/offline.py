@@ -80,12 +80,18 @@ def _shell(lang: str, stamp: tuple) -> str:
     found = _MODULE.search(html)
     if found is None or n_css == 0:
         raise RuntimeError("templates/index.html no longer links its stylesheets and module as expected")
-    script = _inline_script(strip_comment_lines(bundle(STATIC / found.group(1))))
+    script = _script(found.group(1), stamp)
     slot = f"{DATA_OPEN}null</script>\n  "
     html = html[:found.start()] + slot + f'<script type="module">\n{script}</script>' + html[found.end():]
     if html.count(DATA_OPEN) != 1:
         raise RuntimeError("the offline data slot must appear exactly once")
     return _with_policy(html)
+
+
+@lru_cache(maxsize=2)
+def _script(entry: str, stamp: tuple) -> str:
+    """The page's modules as one inline script (the same for both languages)."""
+    return _inline_script(strip_comment_lines(bundle(STATIC / entry)))
 
 
 def _with_policy(html: str) -> str:
