@@ -152,6 +152,7 @@ VALUES = """() => [...document.querySelectorAll('[data-testid=graph] g.node')]
   })"""
 
 
+@pytest.mark.screens(HALF_A)
 def test_values_and_gradients_inside_the_nodes(shown):
     page, text = shown.page, TEXT[shown.lang]
     start(page, "add-mul")  # (a + b) * c with a = 2, b = -3, c = 10
@@ -199,6 +200,7 @@ def test_clicker_keys(shown):
     present(page, False)
 
 
+@pytest.mark.screens(HALF_B)
 def test_predict_then_reveal(shown):
     page, text = shown.page, TEXT[shown.lang]
     start(page, "add-mul")  # the mul sends c = 10 to (a + b) and a + b = -1 to c
