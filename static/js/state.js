@@ -25,6 +25,8 @@
  *   "shared"      (extra, waits)    a share link is being opened: a panel restores from extra, and pushes
  *                                   onto waits a promise the run must wait for
  *   "why"         (name)            please diagnose the gradient of the tensor the program names `name`
+ *   "boundary-played" (step)        the training view's decision boundary played training through and
+ *                                   rests on its last frame (the step it shows)
  */
 
 export const state = {

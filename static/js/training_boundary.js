@@ -5,7 +5,7 @@ import { drawBoundary } from "./boundary.js";
 import { num } from "./format.js";
 import { t } from "./i18n.js";
 import { setIcon } from "./icons.js";
-import { state } from "./state.js";
+import { emit, state } from "./state.js";
 import { frameForPass } from "./training_model.js";
 
 /** Fetch the decision boundary of the network view.build built (a 2-D classification), then play it once. */
@@ -70,16 +70,19 @@ export function playBoundary(view) {
   view.bPlay.title = t("tr_pause");
   view.bPlay.setAttribute("aria-label", t("tr_pause"));
   const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const last = view.boundary.frames.length - 1;
   if (reduce) {
-    showBoundary(view, view.boundary.frames.length - 1);
+    showBoundary(view, last);
     stopBoundary(view);
+    emit("boundary-played", view.boundary.frames[last].step);
     return;
   }
   const next = () => {
     showBoundary(view, i);
     i += 1;
-    if (i >= view.boundary.frames.length) {
+    if (i > last) {
       stopBoundary(view);
+      emit("boundary-played", view.boundary.frames[last].step);
       return;
     }
     view.bTimer = setTimeout(next, 120);

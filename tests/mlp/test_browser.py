@@ -125,10 +125,15 @@ def test_build_train_inspect_and_fold(browser, server, errors):
     assert not real, real
 
 
-def test_accumulation_and_forgotten_zero_grad(browser, server, errors):
+def test_build_replaces_the_example_then_accumulation_and_forgotten_zero_grad(browser, server, errors):
     page = new_page(browser, server, errors=errors)
-    wait_ready(page)
+    wait_ready(page)  # the first example, an expression with free names, ran
     build(page, dataset="blobs", classes=3, hidden="4", steps=5, accumulate=4, optimizer="sgd", lr=0.1)
+    # the chooser names the program the user's own; no input boxes of the expression are left
+    assert page.get_by_test_id("examples").input_value() == "own"
+    assert page.locator("#vars input[type=text]").count() == 0
+    assert page.get_by_test_id("mlp-panel").get_attribute("open") is None  # folded to show the code
+
     acc = page.get_by_test_id("accumulation")
     items = acc.locator("li")
     assert items.count() >= 5  # four passes, then the step (and the reset)
@@ -160,12 +165,13 @@ def test_form_error_is_shown(browser, server, errors):
 @pytest.mark.parametrize("width, height, locale", [(1280, 720, "en-US"), (1280, 720, "zh-CN"),
                                                    (390, 844, "en-US"), (390, 844, "zh-CN")])
 def test_screenshots(browser, server, errors, width, height, locale):
-    page = new_page(browser, server, width=width, height=height, locale=locale, errors=errors)
+    # reduced motion: the decision boundary shows its last frame at once, no playback to sit through
+    page = new_page(browser, server, width=width, height=height, locale=locale, errors=errors,
+                    reduced_motion="reduce")
     wait_ready(page)
-    build(page, dataset="moons", hidden="16, 16", steps=100)
-    page.wait_for_function("() => 'step' in document.querySelector('[data-testid=boundary]').dataset",
-                           timeout=60_000)
-    page.wait_for_timeout(3500)  # let the boundary animation finish
+    with expect_event(page, "boundary-played", timeout=120_000) as played:
+        build(page, dataset="moons", hidden="16, 16", steps=100)
+    assert played.value > 0 and page.get_by_test_id("boundary").get_attribute("data-step")
     if locale.startswith("zh"):
         text = page.get_by_test_id("training").inner_text()
         assert "次迭代" in text and "准确率" in text and "损失" in text
@@ -175,18 +181,6 @@ def test_screenshots(browser, server, errors, width, height, locale):
     page.screenshot(path=str(SHOTS / f"mlp-{tag}.png"))
     page.get_by_test_id("training").screenshot(path=str(SHOTS / f"mlp-training-{tag}.png"))
     page.get_by_test_id("mlp-panel").screenshot(path=str(SHOTS / f"mlp-form-{tag}.png"))
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
-
-
-def test_build_replaces_the_previous_example(browser, server, errors):
-    page = new_page(browser, server, errors=errors)
-    wait_ready(page)  # the first example, an expression with free names, ran
-    build(page, steps=5, hidden="4")
-    # the chooser names the program the user's own; no input boxes of the expression are left
-    assert page.get_by_test_id("examples").input_value() == "own"
-    assert page.locator("#vars input[type=text]").count() == 0
-    assert page.get_by_test_id("mlp-panel").get_attribute("open") is None  # folded to show the code
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
 
@@ -228,7 +222,8 @@ CURRENT_LABEL = """() => {
 
 
 @pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
-def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, errors, width, height):
+def test_build_draws_a_readable_graph_that_follows_the_step_and_fits_its_table(browser, server, errors,
+                                                                               width, height):
     # reduced motion: the view jumps to the node at once (no glide to wait for)
     page = new_page(browser, server, width=width, height=height, errors=errors, reduced_motion="reduce")
     wait_ready(page)
@@ -269,15 +264,14 @@ def test_build_draws_a_readable_graph_that_follows_the_step(browser, server, err
         # the step explanation is on screen next to the graph while stepping (not below the training view)
         assert explain is not None and explain["y"] < height - 80, explain
         assert not page.get_by_test_id("training").is_visible()
+    named_tensor_table_fits_its_panel(page)
     page.context.close()
     assert not [e for e in errors.items if "status of 4" not in e]
 
 
-@pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
-def test_named_tensor_table_fits_its_panel(browser, server, errors, width, height):
-    page = new_page(browser, server, width=width, height=height, errors=errors)
-    wait_ready(page)
-    build(page, steps=20)
+def named_tensor_table_fits_its_panel(page):
+    """At the last step, no cell of the named tensors' table is wider than its column, nor the table than
+    its panel; a tensor of many elements is summarized in a few lines."""
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.keyboard.press("End")
     over = page.evaluate("""() => {
@@ -293,8 +287,6 @@ def test_named_tensor_table_fits_its_panel(browser, server, errors, width, heigh
     assert grad.inner_text() == "None"
     # a 200-element tensor is summarized in a few short lines
     assert page.get_by_test_id("var-y").locator(".v-value code").inner_text().count("\n") <= 2
-    page.context.close()
-    assert not [e for e in errors.items if "status of 4" not in e]
 
 
 def step_text(page):
