@@ -271,6 +271,17 @@ def test_syntax_error_panel(page):
     assert page.locator("#gutter .err").count() == 1
 
 
+def test_a_run_that_fails_while_a_course_view_is_open(page):
+    run_source(page, NEURON)
+    page.get_by_test_id("lens-heat").click()
+    assert page.get_by_test_id("lens-panel").get_attribute("data-lens") == "heat"
+    try:
+        run_source(page, "x = torch.tensor([1.0])\ny = (x +\n")  # no page error (the fixture checks)
+        assert "SyntaxError" in page.get_by_test_id("error").inner_text()
+    finally:
+        page.get_by_test_id("lens-heat").click()
+
+
 def test_second_backward_error_keeps_first_pass(page):
     run_source(page, TWICE)
     err = page.get_by_test_id("error")

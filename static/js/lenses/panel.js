@@ -130,7 +130,8 @@ class LensPanel {
   }
 
   frame(k) {
-    if (!this.current || !this.resp || pending(this.resp, this.current)) return;
+    // a run that failed has no timeline (its "frame" comes before the view is emptied)
+    if (!this.current || !this.resp || !state.timeline || pending(this.resp, this.current)) return;
     if (!this.lenses[this.current].available(this.resp)) return;
     this.lenses[this.current].frame?.(k, state.timeline);
   }
