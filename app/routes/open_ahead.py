@@ -65,28 +65,41 @@ def open_ahead(app, client: str, source: str, variables: dict | None, direction:
     settings = app.state.settings
     keys = [open_key(settings, source, variables, view, opened, direction, had)
             for view, opened, had in states]
-    todo = [(s, k) for s, k in zip(states, keys) if CACHE.get(k) is None]
-    mine = set(PENDING.claim([k for _, k in todo]))
-    todo = [(s, k) for s, k in todo if k in mine]
+    pairs = list(zip(states, keys))
     cached = 0
-    try:
-        for batch in (todo[:1], todo[1:]):
-            if not batch:
-                continue
-            t0 = time.perf_counter()
-            budget_end = time.monotonic() + request_budget(settings)
-            try:
-                reply = app.state.pool.call("opens", source, variables, [list(s) for s, _ in batch],
-                                            settings.open_ahead_s, timeout=run_deadline(settings),
-                                            client=client, if_idle=True)
-            except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed):
-                break
-            with gc_paused():
-                cached += _cache_answers(reply, batch, fingerprint, settings, direction, t0, budget_end)
-            PENDING.done([k for _, k in batch])
-    finally:
-        PENDING.done(list(mine))
+    for wanted in (pairs[:1], pairs[1:]):
+        # A batch's keys are claimed when its run starts, not before: a click on a box of the
+        # second batch while the first runs is answered by a run of its own at once, instead of
+        # waiting for the first box's answer and then for its own batch.
+        mine = set(PENDING.claim([k for _, k in wanted if CACHE.get(k) is None]))
+        batch = [(s, k) for s, k in wanted if k in mine]
+        if not batch:
+            continue
+        try:
+            got = _answer_batch(app, client, source, variables, direction, fingerprint, batch)
+        finally:
+            PENDING.done(list(mine))
+        if got is None:
+            break
+        cached += got
     return cached
+
+
+def _answer_batch(app, client: str, source: str, variables: dict | None, direction: str, fingerprint: str,
+                  batch: list) -> int | None:
+    """Ask an idle worker for the answers of ``batch`` (``((view, open, had), key)``) and cache them:
+    how many were cached, or None when no worker was idle or it failed."""
+    settings = app.state.settings
+    t0 = time.perf_counter()
+    budget_end = time.monotonic() + request_budget(settings)
+    try:
+        reply = app.state.pool.call("opens", source, variables, [list(s) for s, _ in batch],
+                                    settings.open_ahead_s, timeout=run_deadline(settings),
+                                    client=client, if_idle=True)
+    except (PoolBusy, RunTimeout, WorkerCrashed, WorkerProtocolError, JobFailed):
+        return None
+    with gc_paused():
+        return _cache_answers(reply, batch, fingerprint, settings, direction, t0, budget_end)
 
 
 def _cache_answers(reply, todo: list, fingerprint: str, settings, direction: str, t0: float,

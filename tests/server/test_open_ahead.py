@@ -7,6 +7,7 @@ from __future__ import annotations
 from app.drawing import layout
 from app.folding.ahead import states_ahead
 from app.folding.delta import shown_at, without_held
+from app.routes.shared_answers import PENDING, open_key
 
 from .test_open import SHARED, Counting
 
@@ -92,13 +93,14 @@ def test_the_first_box_ahead_is_answered_by_a_run_of_its_own(fresh_app):
     app.state.settings.open_ahead = 0  # nothing ahead of the run: the loop is opened here
     run = c.post("/api/run", json={"source": source}).json()
     (loop,) = run["parts"]
-    calls = []
+    calls, pending = [], []
     pool = app.state.pool
     real = pool.call
 
     def call(job, *args, **kwargs):
         if job == "opens":
             calls.append([s[1][-1] for s in args[2]])
+            pending.append(set(PENDING._events))  # what a click now would wait for
         return real(job, *args, **kwargs)
 
     pool.call = call
@@ -107,6 +109,14 @@ def test_the_first_box_ahead_is_answered_by_a_run_of_its_own(fresh_app):
     chunks = [p["id"] for p in opened["parts"] if p["kind"] == "chunk"]
     assert len(chunks) == 8 and calls == [chunks[:1], chunks[1:4]]  # 1,500 iterations by 200
     pool.call = real
+
+    def key_of(chunk):
+        return open_key(app.state.settings, source, None, 0, [loop["id"], chunk], "auto", [loop["id"]])
+
+    # a click on a chunk of the second batch while the first runs does not wait for the first's run
+    waited = [[c for c in chunks if key_of(c) in keys] for keys in pending]
+    assert waited == [chunks[:1], chunks[1:4]]
+
     r = c.post("/api/open", json={"source": source, "view": 0, "open": [loop["id"], chunks[0]],
                                   "fingerprint": run["fingerprint"], "had": [loop["id"]]})
     assert r.status_code == 200 and r.headers["X-Gradviz-Cache"] == "hit"
