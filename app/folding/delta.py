@@ -37,3 +37,15 @@ def without_held(answer: dict, had: list[str] | None) -> dict:
     backward = [dict(bp, steps=[st for st in bp["steps"] if st["node"] not in held])
                 for bp in answer["backward"]]
     return dict(answer, graph=graph, backward=backward)
+
+
+def held_in_view(views: list[dict], parts: list[dict], nodes: list[dict], view: int,
+                 had: list[str]) -> set[int]:
+    """The ids of the nodes of view ``view`` (of a serialized run's ``views``, ``parts`` and graph
+    ``nodes``) that a drawing of it with the parts ``had`` open shows: what ``without_held`` leaves
+    out of that view's answer, known before its steps are written and explained."""
+    if not 0 <= view < len(views):
+        return set()
+    drawn = set(views[view]["nodes"])
+    return shown_at({"parts": [p for p in parts if p["view"] == view],
+                     "graph": {"nodes": [n for n in nodes if n["id"] in drawn]}}, had)

@@ -35,12 +35,12 @@ def run_checked(source: str, variables: dict | None = None):
 
 
 def run_and_serialize(source: str, variables: dict | None = None, fold="auto", whole: bool = True,
-                      later: bool = False) -> dict:
+                      later: bool = False, had: tuple[int, list[str]] | None = None) -> dict:
     """Run ``source`` with the runner and return the response data (no svg) or the program error.
     ``fold``: which parts of each view are open (app/folding/plan.py). ``whole`` False: only what an
     answer of one view holds (``view_answer``): no check by hand, no course views but the heat.
     ``later``: without what the page asks for when it shows it (app/worker/extras.py), and saying so
-    (``extras_later``)."""
+    (``extras_later``). ``had``: see ``serialize_trace``."""
     # Memory stays bounded by the runner's limits and the worker's address-space limit.
     with gc_paused():
         t0 = time.perf_counter()
@@ -48,7 +48,7 @@ def run_and_serialize(source: str, variables: dict | None = None, fold="auto", w
         if error is not None:
             return error
         t1 = time.perf_counter()
-        response = serialize_result(result, fold, whole, later)
+        response = serialize_result(result, fold, whole, later, had)
         t2 = time.perf_counter()
         response["timings"] = {"run": t1 - t0, "serialize": t2 - t1}
         if whole and not later:
@@ -93,7 +93,8 @@ def open_for_http(source: str, variables: dict | None, view: int, opened: list[s
     of view ``view`` open; that view's nodes, steps and parts as JSON text with a slot for its
     drawing (app/worker/answer.py), without what a drawing with the parts ``had`` open showed
     (app/folding/delta.py), or ``{"program_error": ...}``."""
-    out = run_and_serialize(source, variables, {view: list(opened)}, whole=False)
+    held = None if had is None else (view, list(had))
+    out = run_and_serialize(source, variables, {view: list(opened)}, whole=False, had=held)
     if "program_error" in out:
         return out
     resp = out["response"]
@@ -127,12 +128,13 @@ def view_answer(resp: dict, view: int) -> dict:
             "timings": resp.get("timings", {})}
 
 
-def serialize_result(result, fold="auto", whole: bool = True, later: bool = False) -> dict:
-    """A runner RunResult → the RunResponse fields except the drawings (``whole``, ``later``: see
-    ``run_and_serialize``)."""
+def serialize_result(result, fold="auto", whole: bool = True, later: bool = False,
+                     had: tuple[int, list[str]] | None = None) -> dict:
+    """A runner RunResult → the RunResponse fields except the drawings (``whole``, ``later``, ``had``:
+    see ``run_and_serialize``)."""
     trace = result.trace
     output = node_id(trace, result.result) if result.result is not None else None
-    out = serialize_trace(trace, output_node=output, fold=fold, whole=whole and not later)
+    out = serialize_trace(trace, output_node=output, fold=fold, whole=whole and not later, had=had)
     if later:
         out["extras_later"] = True
     out["variables"] = {name: variable(t, trace) for name, t in (result.variables or {}).items()
@@ -200,7 +202,8 @@ def opens_for_http(source: str, variables: dict | None, states: list, seconds: f
             if prepared and time.perf_counter() + last > until:  # the next would end past the budget
                 break
             t1 = time.perf_counter()
-            resp = serialize_result(result, {int(view): [str(p) for p in opened]}, whole=False)
+            held = None if had is None else (int(view), [str(p) for p in had])
+            resp = serialize_result(result, {int(view): [str(p) for p in opened]}, whole=False, had=held)
             if not 0 <= int(view) < len(resp["views"]):
                 break
             one = prepared_view(resp, int(view), had, {})

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.trace import LeafNode, OpNode, Trace
 
+from ..folding.delta import held_in_view
 from ..folding.plan import Fold, FoldPlan, part_out, plan_folds
 from ..folding.skeleton import compact_events, received_kept, steps_split
 from ..folding.views import View, build_views, trim_views
@@ -20,10 +21,12 @@ from .lenses import build_lenses
 
 
 def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | dict = "auto",
-                    whole: bool = True) -> dict:
+                    whole: bool = True, had: tuple[int, list[str]] | None = None) -> dict:
     """graph, backward, views (svg empty), optimizer_steps, iterations, events, parts and lenses of
     a trace; nodes hidden in closed parts (``fold``: see app/folding/plan.py) only by id. ``whole``
-    False: of the lenses only the heat (what an answer of one view carries)."""
+    False: of the lenses only the heat (what an answer of one view carries). ``had``: ``(view, parts
+    open in the page's drawing of it)``: the steps and nodes that drawing showed are not written out
+    or explained (``POST /api/open`` leaves them out of its answer: app/folding/delta.py)."""
     views, pass_view, kept_views, kept_nodes, kept_pass = kept_of(trace)
     plan = plan_folds(trace, kept_views, fold)
     shown = plan.shown
@@ -51,14 +54,18 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
     edges = [_edge(trace.edges[e]) for e in sorted(shown_edges)]
     omitted_ops = sum(1 for n in trace.nodes if n.kind == "op" and n.id not in kept_nodes)
 
-    backward = [_pass(bp, views[pass_view[bp.index]].index, data) for bp in trace.passes
-                if bp.index in kept_pass]
+    views_out = [_view(v, trace, plan) for v in kept_views]
+    parts = _parts(plan)
+    held = held_in_view(views_out, parts, nodes, *had) if had is not None else set()
+    held_view = had[0] if had is not None else None
+    backward = [_pass(bp, at, data, held if at == held_view else ()) for bp in trace.passes
+                if bp.index in kept_pass for at in [views[pass_view[bp.index]].index]]
     after = _kept_after_passes(trace, kept_pass)
     steps_kept, updates_kept = after["optim"], after["update"]
     out = {
         "graph": {"nodes": nodes, "edges": edges, "omitted_ops": omitted_ops},
         "backward": backward,
-        "views": [_view(v, trace, plan) for v in kept_views],
+        "views": views_out,
         "optimizer_steps": [_optimizer_step(s, shown) for s in trace.optimizer_steps
                             if s.index in steps_kept],
         "updates": [_update(u) for u in trace.updates if u.index in updates_kept],
@@ -67,11 +74,11 @@ def serialize_trace(trace: Trace, output_node: int | None = None, fold: Fold | d
         "forward": [_forward_step(f, shown) for f in trace.forward_steps],
         "events": compact_events(_events(trace, kept_nodes, kept_pass, steps_kept, updates_kept), shown,
                                  node_view.get),
-        "parts": _parts(plan),
+        "parts": parts,
         "lenses": build_lenses(trace, kept_views, kept_nodes, kept_pass, shown_edges | _link_edges(plan),
                                whole),
     }
-    annotate(trace, out, node_view)  # labels, names and the explanation model (app/worker/explain/)
+    annotate(trace, out, node_view, held)  # labels, names and the explanation model (app/worker/explain/)
     return out
 
 
@@ -179,12 +186,14 @@ def _step(s) -> dict:
     return out
 
 
-def _pass(bp, view: int, shown: set[int]) -> dict:
+def _pass(bp, view: int, shown: set[int], held=()) -> dict:
+    """A backward pass, its steps at the nodes ``shown`` but those at the nodes ``held``."""
     steps, hidden = steps_split(bp.steps, shown)
     return {
         "index": bp.index, "root": bp.root, "api": bp.api, "retain_graph": bp.retain_graph,
         "create_graph": bp.create_graph, "seed": values.value(bp.seed),
-        "steps": [_step(s) for s in steps], "hidden": hidden, "line": bp.line, "col": bp.col,
+        "steps": [_step(s) for s in steps if s.node not in held], "hidden": hidden,
+        "line": bp.line, "col": bp.col,
         "view": view, "freed": not bp.retain_graph,
     }
 

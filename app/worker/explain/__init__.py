@@ -16,8 +16,9 @@ from .names import Names, Syms, is_constant
 MAX_WORKED_INPUTS = 3000  # beyond this many, an answer's steps carry their rules without arithmetic
 
 
-def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
-    """Add the explanation model to ``answer`` (the dict ``serialize_trace`` builds)."""
+def annotate(trace: Trace, answer: dict, node_view: dict[int, int], held=frozenset()) -> None:
+    """Add the explanation model to ``answer`` (the dict ``serialize_trace`` builds); the nodes
+    ``held`` (the answer leaves them out: the page has them) are named but not explained."""
     graph = answer["graph"]["nodes"]
     # every node of the kept views is named, drawn or inside a closed part: a name does not change
     # when a part opens or the graph is drawn at another level
@@ -54,7 +55,7 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int]) -> None:
         node = trace.nodes[n["id"]]
         if n["kind"] == "op":
             n["end_line"], n["end_col"] = node.end_line, node.end_col
-            if explained(node):
+            if explained(node) and node.id not in held:
                 root = roots.get(node.id, alone)
                 known = _complete(trace, node, syms, rules.get(node.id), root)
                 n["explain"] = node_model(trace, node, syms, known, root)
