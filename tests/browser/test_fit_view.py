@@ -134,6 +134,8 @@ def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_t
     assert {"cur", "done", "send"} <= states, states
     settle(page)
     page.screenshot(path=str(SHOTS / f"fit-view-{name}.png"))
+    if name == config_id(SCREENS[0]):  # one screen is enough for the exported file
+        export_at_fit_holds_the_whole_drawing_with_its_text(page)
 
     # Zoomed back in until the labels can be read: no layer, the text and every state on the drawing.
     for _ in range(40):
@@ -154,16 +156,9 @@ def test_stepping_at_fit_shows_each_state_on_a_layer_and_zooming_in_brings_the_t
     assert page.evaluate(SHOWN_WRONG) == []
 
 
-@pytest.mark.parametrize("screen", [SCREENS[0]], indirect=True, ids=[config_id(SCREENS[0])])
-def test_an_export_at_fit_holds_the_whole_drawing_with_its_text(screen):
-    """One screen is enough for the file (no page is opened for the others)."""
-    page, name, lang = screen
-    show_every_op(page)
-    page.evaluate(GOTO, middle_step(page))
-    see_whole(page)
-    blur(page)
-    for _ in range(3):
-        page.keyboard.press("ArrowRight")
+def export_at_fit_holds_the_whole_drawing_with_its_text(page) -> None:
+    """Seen whole, steps drawn on the layer: an export holds the whole drawing with its text and
+    the states of the frame shown, without the layer; the page still shows the drawing seen whole."""
     cur = page.evaluate(CURRENT)
     assert page.evaluate(LAYER)["copies"]
     with page.expect_download() as dl:
