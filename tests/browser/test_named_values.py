@@ -10,9 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-from .support import blur, expect_event, pass_steps, run_source, step_label
+from .support import blur, config_id, expect_event, pass_steps, run_source, step_label
 
 SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+# The values a row shows do not depend on the screen, and the words of an update only on the
+# language: each program runs on a laptop and a phone, one in each language, and the programs take
+# turns with the two pairs, so each screen sees half of them and each program both languages.
+PAIR_A, PAIR_B = [SCREENS[0], SCREENS[3]], [SCREENS[1], SCREENS[2]]
 
 # A tensor hook, then an update under no_grad, then a use of the updated tensor.
 HOOKED = """import torch
@@ -231,10 +235,15 @@ def at_level(page, level: str) -> None:
 
 
 # ---- tests -----------------------------------------------------------------------------------------
-@pytest.mark.screens(SCREENS)
-@pytest.mark.parametrize("source", [HOOKED, LOOPED, RETAINED, THROUGH_DATA, OPTIMIZED, OPTIMIZED_PLAIN],
-                         ids=["hook", "loop", "retain_grad", "data", "optimizer", "optimizer-plain"])
-def test_each_name_shows_what_it_holds_at_every_step(shown, source):
+PROGRAMS = {"hook": HOOKED, "loop": LOOPED, "retain_grad": RETAINED, "data": THROUGH_DATA,
+            "optimizer": OPTIMIZED, "optimizer-plain": OPTIMIZED_PLAIN}
+CASES = [(label, screen) for i, label in enumerate(PROGRAMS) for screen in (PAIR_A, PAIR_B)[i % 2]]
+
+
+@pytest.mark.parametrize(("label", "shown"), CASES, indirect=["shown"],
+                         ids=[f"{config_id(c)}-{label}" for label, c in CASES])
+def test_each_name_shows_what_it_holds_at_every_step(shown, label):
+    source = PROGRAMS[label]
     # (the reported program, HOOKED, is also checked for what a shows beside d: a_beside_d)
     page = shown.page
     run_source(page, source)
@@ -271,7 +280,7 @@ def a_beside_d(page, frames) -> None:
     assert float(text.replace("−", "-")) == pytest.approx(final["a"][0], rel=1e-5)
 
 
-@pytest.mark.screens(SCREENS)
+@pytest.mark.screens(PAIR_A)
 def test_a_graph_level_changes_the_drawing_never_the_values(shown):
     page = shown.page
     run_source(page, MODULES)
