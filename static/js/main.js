@@ -210,7 +210,7 @@ on("graph-level", async (level) => {
   setBusy(false);
   if (resp !== state.response) return;
   if (!res.ok || res.data.fingerprint !== resp.fingerprint) {
-    output.note(t("relayout_failed", { msg: res.ok ? t("run_changed") : res.error.message }));
+    output.note(t("relayout_failed", { msg: res.ok ? t("run_changed") : output.said(res.error) }));
     return;
   }
   mergeRun(resp, res.data);
@@ -239,7 +239,7 @@ async function changeParts(view, part, open) {
   setBusy(false);
   if (resp !== state.response) return;
   if (!res.ok) {
-    output.note(t("open_failed", { msg: res.error.message }));
+    output.note(t("open_failed", { msg: output.said(res.error) }));
     return;
   }
   mergeView(resp, view, res.data);

@@ -222,3 +222,32 @@ def test_a_shared_weight_is_one_node_with_a_ghost_beside_each_use(screen):
     page.screenshot(path=str(SHOTS / f"ghost-{name}.png"))
     # the gradient flowing into the copies adds up at the real leaf: w.grad is printed, once
     assert re.search(r"tensor\(-?\d", page.get_by_test_id("console").inner_text())
+
+
+# What the server answers when the program ran past its deadline (app/routes/worker_errors.py).
+PAST_DEADLINE = {"error": {"type": "TimeoutError", "line": None, "col": None,
+                           "message": "the program ran past its deadline and was stopped (limit: timeout_s)",
+                           "explain": {"gradviz": True, "note": None,
+                                       "zh": "程序超过了截止时间，已被停止 (limit: timeout_s)"}}}
+
+
+@pytest.mark.parametrize("screen", [SCREENS[1], SCREENS[2]], indirect=True,
+                         ids=[config_id(SCREENS[1]), config_id(SCREENS[2])])
+def test_a_box_that_cannot_be_opened_says_why_in_the_pages_language(screen):
+    page, name, lang = screen
+    run_source(page, RNN)
+    page.route("**/api/open", lambda route: route.fulfill(status=400, json=PAST_DEADLINE))
+    try:
+        page.evaluate(GOTO, page.evaluate(HIDDEN_STEP))
+        page.get_by_test_id("open-part").click()
+        error = page.get_by_test_id("error")
+        error.wait_for()
+        said = error.inner_text()
+    finally:
+        page.unroute("**/api/open")
+    if lang == "zh":
+        assert "无法展开该部分：程序超过了截止时间" in said and "ran past" not in said, said
+    else:
+        assert "The part could not be opened: the program ran past its deadline" in said, said
+    assert "limit: timeout_s" not in said, said  # the limit said in words
+    assert page.locator("[data-testid=graph] g.unit").count() == 0  # nothing was opened

@@ -4,7 +4,7 @@
  */
 
 import { h } from "../dom.js";
-import { errorBody } from "../errors.js";
+import { errorBody, errorTexts } from "../errors.js";
 import { num } from "../format.js";
 import { t } from "../i18n.js";
 import { current as currentLimits } from "../limits.js";
@@ -29,6 +29,11 @@ export class OutputPanels {
     this.truncated = !!truncated;
     this.editor.setErrorLine(this.error ? this.error.line : null);
     this._render();
+  }
+
+  /** An error the server answered, as the page says it in its language (inside a note). */
+  said(error) {
+    return errorTexts(error).main;
   }
 
   /** A short message that is not a program error (e.g. export failed). */
