@@ -350,9 +350,8 @@ class Tensor:
     # ---- backward --------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves (see ``engine.autograd``)."""
-        from .autograd import backward
-
-        backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        _autograd.backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph,
+                           inputs=inputs)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` with the gradient reaching this tensor in every backward pass; a
@@ -447,3 +446,7 @@ def as_tensor_like(value, like: Tensor) -> Tensor | None:
 
 # Keep grad_mode importable from here for the op layer's fast path.
 grad_enabled = grad_mode.is_grad_enabled
+
+
+# The walk builds on Tensor (one import loop, as torch's): bound once here, not imported per call.
+from . import autograd as _autograd  # noqa: E402

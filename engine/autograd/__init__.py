@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from collections.abc import KeysView
 from heapq import heappop, heappush
 
 import numpy as np
@@ -213,26 +214,26 @@ class GraphTask:
 _tie = itertools.count()
 
 
-def _dependencies(root: GraphRoot) -> tuple[dict, set]:
-    """The number of consumer edges of every node reachable from ``root``, and those nodes."""
+def _dependencies(root: GraphRoot) -> tuple[dict, KeysView]:
+    """The number of consumer edges of every node reachable from ``root``, and those nodes (the
+    keys of the first)."""
     deps: dict = {}
+    get = deps.get
     stack = [root]
-    seen = {root}
+    push, pop = stack.append, stack.pop
     while stack:
-        for nxt in stack.pop()._next:
-            if nxt is None:
-                continue
-            if nxt in deps:  # already reached, so already seen
-                deps[nxt] += 1
-                continue
-            deps[nxt] = 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return deps, seen
+        for nxt in pop()._next:
+            if nxt is not None:
+                n = get(nxt)
+                if n is None:  # reached for the first time (the root is no node's input)
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = n + 1
+    return deps, deps.keys()
 
 
-def _leading_to(reachable: set, targets) -> set:
+def _leading_to(reachable: KeysView, targets) -> set:
     """The nodes from which some target can be reached along an edge: autograd.grad runs only
     those. A target itself runs only when another target lies below it (PyTorch captures the
     gradient arriving at a non-leaf input and does not run its grad_fn)."""
@@ -328,26 +329,29 @@ def _wanted(task: GraphTask, fn, g, parts) -> bool:
 def _evaluate(fn: Node, g, world, needed) -> list:
     """Apply ``fn``'s rule for each input that needs a gradient (None for the others), each
     result fitted to its input's shape and dtype."""
-    op, meta, fit = fn.op, fn._meta, world.fit
-    vjps, variadic = op.vjps, op.variadic
+    op = fn.op
+    vjps = op.vjps
+    meta = fn._meta
     s = world.saved(fn)
     out = []
-    i = -1
+    i = 0
     for nxt in fn._next:
-        i += 1
         if nxt is None or (needed is not None and nxt not in needed):
             out.append(None)
+            i += 1
             continue
-        rule = vjps[0] if variadic else vjps[i]
+        rule = vjps[0] if op.variadic else vjps[i]
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
         s.i = i
         r = rule(g, s)
-        shape, dtype = meta[2 * i], meta[2 * i + 1]
+        shape = meta[2 * i]
+        dtype = meta[2 * i + 1]
         # An array of the input's shape and dtype needs no fitting (most rules' results).
         if type(r) is not np.ndarray or r.shape != shape or r.dtype is not dtype:
-            r = fit(r, shape, dtype)
+            r = world.fit(r, shape, dtype)
         out.append(r)
+        i += 1
     return out
 
 
@@ -374,10 +378,12 @@ def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
             if gi is not None:
                 prev = buffers.get(nxt)
                 buffers[nxt] = gi if prev is None else prev + gi
-        else:  # the last one: nxt is ready
-            prev = buffers.pop(nxt, None)
-            g = gi if prev is None else prev if gi is None else prev + gi
-            heappush(task.ready, (-nxt.seq, next(_tie), nxt, g))
+        else:  # the last one: nxt is ready (with the sum, when others came before)
+            if buffers:
+                prev = buffers.pop(nxt, None)
+                if prev is not None:
+                    gi = prev if gi is None else prev + gi
+            heappush(task.ready, (-nxt.seq, next(_tie), nxt, gi))
 
 
 def _add_part(buffers: dict, fn, nr: int, g) -> None:
