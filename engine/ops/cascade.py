@@ -73,7 +73,8 @@ def multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray:
     rest = x.shape[1:]
     if size == 0:
         return np.zeros(rest, dtype=x.dtype)
-    step = 1 << max(min_power, ceil_log2(size) // levels)
+    power = (size - 1).bit_length() // levels  # ceil_log2(size), inline: every bias gradient comes here
+    step = 1 << (power if power > min_power else min_power)
     if size < step:
         return _run(x)
     nb = size // step

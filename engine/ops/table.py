@@ -223,7 +223,12 @@ class NP:
 
     @staticmethod
     def log_softmax_backward_data(g, y, dim):
-        return g - np.exp(y) * NP.sum(g, axis=dim if y.ndim else None, keepdims=True)
+        e = np.exp(y)
+        if type(e) is not np.ndarray or type(g) is not np.ndarray or g.shape != e.shape or g.dtype != e.dtype:
+            return g - e * NP.sum(g, axis=dim if y.ndim else None, keepdims=True)
+        # g − exp(y)·Σg, the same operations in one buffer (cross_entropy's every backward)
+        np.multiply(e, np.add.reduce(g, axis=dim, keepdims=True), out=e)
+        return np.subtract(g, e, out=e)
 
     @staticmethod
     def reshape(x, shape):

@@ -73,13 +73,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return apply(OPS["squeeze_dims"], (out,), {"shape": dims[1:], "in_shape": dims})
         return linalg.matmul(input, wt)
     if nd == 2:
-        return linalg.addmm(bias, input, wt)
+        return _addmm(bias, input, wt)
     if nd == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
     lead = tuple(input.shape[:-1])
     flat = shape_ops.reshape(input, (-1, input.shape[-1]))
-    out = linalg.addmm(bias, flat, wt)
+    out = _addmm(bias, flat, wt)
     return shape_ops.reshape(out, lead + (weight.shape[0],))
+
+
+def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``torch.addmm`` on tensors ``linear`` has checked already: the shapes, then the op."""
+    linalg._mm_check(mat1._data.shape, mat2._data.shape)
+    return apply(OPS["addmm"], (bias, mat1, mat2))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
