@@ -75,7 +75,7 @@ def multi_row(x: np.ndarray, levels: int = 4, min_power: int = 4) -> np.ndarray:
         return np.zeros(rest, dtype=x.dtype)
     power = (size - 1).bit_length() // levels  # ceil_log2(size), inline: every bias gradient comes here
     step = 1 << (power if power > min_power else min_power)
-    if size < step:
+    if size <= step:  # one chunk at most: its running sum is the sum (one level holds it)
         return _run(x)
     nb = size // step
     if nb < step and x.flags.c_contiguous and (x.ndim == 1 or x.shape[-1] > 1):
