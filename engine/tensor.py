@@ -350,8 +350,7 @@ class Tensor:
     # ---- backward --------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves (see ``engine.autograd``)."""
-        _autograd.backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph,
-                           inputs=inputs)
+        _autograd.backward([self], [gradient], retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` with the gradient reaching this tensor in every backward pass; a
@@ -448,5 +447,4 @@ def as_tensor_like(value, like: Tensor) -> Tensor | None:
 grad_enabled = grad_mode.is_grad_enabled
 
 
-# The walk builds on Tensor (one import loop, as torch's): bound once here, not imported per call.
-from . import autograd as _autograd  # noqa: E402
+from . import autograd as _autograd  # noqa: E402  (the walk, which builds on Tensor: bound once, not per call)
