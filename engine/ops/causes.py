@@ -34,7 +34,8 @@ CAUSES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("relu", "clamp", "clamp_min", "clamp_max", "max", "min", "max_dim", "min_dim",
                      "maximum", "minimum", "where", "index", "as_strided", "index_put", "copy_slices",
                      "select", "slice", "abs", "nll_loss", "nll_loss2d", "index_select", "gather", "diagonal",
-                     "topk", "split", "split_with_sizes", "scatter", "scatter_value", "masked_fill"),
+                     "topk", "split", "split_with_sizes", "unbind", "scatter", "scatter_value",
+                     "masked_fill"),
                     frozenset({"zeroed"})),
     # saturating activations
     **dict.fromkeys(("sigmoid", "tanh", "erf", "gelu", "silu", "softplus", "elu", "elu_", "leaky_relu",
