@@ -132,7 +132,7 @@ def drawn_opens(reply, most: int, fingerprint: str, settings, direction: str, t0
     for prepared, size in zip(answers, sizes):
         text, at = body[at:at + size], at + size
         got = prepared_of(SimpleNamespace(value={"prepared": prepared}, body=text), views=1)
-        if not isinstance(got, tuple) or got[0].fingerprint != fingerprint:
-            return  # not the run the page holds (or a broken reply): nothing more from it
+        if not isinstance(got, tuple) or got[0].fingerprint != fingerprint or got[0].timed_out:
+            return  # not the run the page holds, one cut short by the clock, or a broken reply
         drawn, complete = drawn_answer(got[0], got[1], settings, direction, t0, budget_end, OpenResponse)
         yield (drawn.text if complete else None), got[0]

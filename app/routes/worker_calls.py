@@ -70,9 +70,9 @@ def answer_once(request: Request, key: str, job: str, args: tuple, model, direct
     """The answer of a run-like request (``job`` with ``args`` in a worker, its views drawn, checked
     against ``model``): from the shared cache under ``key``, or from the same request under way,
     or worked out now and kept there when every view was drawn by a worker that ran nothing
-    before. ``check(got)``, with ``got`` the worker's prepared answer or the kept ``Answer`` (both
-    have its ``fingerprint``): a response to send instead, or None. An ``Answer``, or the error
-    response to send."""
+    before and the run did not stop on its wall-time limit. ``check(got)``, with ``got`` the
+    worker's prepared answer or the kept ``Answer`` (both have its ``fingerprint``): a response to
+    send instead, or None. An ``Answer``, or the error response to send."""
     settings = request.app.state.settings
 
     def work():
@@ -94,7 +94,8 @@ def answer_once(request: Request, key: str, job: str, args: tuple, model, direct
                 return worker_error_response(WorkerProtocolError(UNFIT)), False
             answer = Answer(drawn.text, prepared.fingerprint, worker_seconds(prepared.timings),
                             data=drawn.data, raw=drawn.raw)
-            return answer, complete and reply.fresh
+            # where a run stopped on its wall-time limit depends on how busy the machine was
+            return answer, complete and reply.fresh and not prepared.timed_out
 
     answer = kept_or_worked(request, key, work)
     if isinstance(answer, Answer) and answer.cached and check is not None:

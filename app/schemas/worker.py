@@ -19,6 +19,7 @@ class PreparedRun(BaseModel):
     views: int = Field(ge=0)
     timings: dict[str, float]
     fingerprint: str = Field(default="", max_length=64, pattern=r"^[0-9a-f]*$")
+    timed_out: bool = False  # the run stopped on its wall-time limit: kept for nobody else
 
 
 class WorkerRunReply(BaseModel):

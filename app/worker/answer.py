@@ -43,10 +43,23 @@ def _finite(obj):
     return obj
 
 
+TIME_LIMIT_NOTE = "(limit: timeout_s)"  # how the runner's LimitError names its wall-time limit
+
+
+def ran_out_of_time(response: dict) -> bool:
+    """Whether the run of a serialized ``response`` was stopped by its wall-time limit: where it
+    stopped depends on how busy the machine was, so such an answer is neither shared nor compared
+    with another run's."""
+    err = response.get("error")
+    return bool(err) and err.get("type") == "LimitError" and TIME_LIMIT_NOTE in str(err.get("message"))
+
+
 def prepare_answer(response: dict, sent: dict | None = None) -> dict:
-    """Worker side: ``{"json": text with slots, "nonce", "layout": layout_input, "views": n}``.
-    ``sent``: what the text holds instead of ``response`` (with the same views), which is drawn."""
+    """Worker side: ``{"json": text with slots, "nonce", "layout": layout_input, "views": n,
+    "fingerprint", "timed_out"}``. ``sent``: what the text holds instead of ``response`` (with the
+    same views), which is drawn."""
     nonce = secrets.token_hex(8)
+    timed_out = ran_out_of_time(response)
     data = layout_input(response)
     for i, view in enumerate(response["views"]):
         for key in ("folded", "folds", "undrawn", "open", "segments"):
@@ -57,4 +70,4 @@ def prepare_answer(response: dict, sent: dict | None = None) -> dict:
     response["timings"] = f"@@{nonce}-timings@@"
     text = _dumps(response)  # a non-finite number app/worker/values.py did not see: written null
     return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"]),
-            "fingerprint": response.get("fingerprint", "")}
+            "fingerprint": response.get("fingerprint", ""), "timed_out": timed_out}

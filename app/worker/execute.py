@@ -17,7 +17,7 @@ from engine.trace import node_id
 from ..folding.delta import without_held
 from ..schemas.common import error_info
 from . import values
-from .answer import prepare_answer
+from .answer import prepare_answer, ran_out_of_time
 from .extras import check_by_hand, extras_of
 from .serialize import serialize_trace
 from .why import diagnose_all, engine_subjects
@@ -111,6 +111,7 @@ def prepared_view(resp: dict, view: int, had: list[str] | None, timings: dict) -
     part = view_answer(resp, view)
     prepared = prepare_answer(part, without_held(part, had))
     prepared["timings"] = timings
+    prepared["timed_out"] = ran_out_of_time(resp)
     return prepared
 
 
