@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .ops.pieces import piece_keys
 from .ops.table import NP, OPS, SAVED_INPUT, Saved
 from .tangents import shares_of
 from .trace import Trace
@@ -75,7 +76,7 @@ class Replay:
         for nid in self.ops:
             node = nodes[nid]
             sources = [edges[e].source for e in node.inputs]
-            ins = [tangents.get(src) for src in sources]
+            ins = [carried(self.trace, edges[e], tangents.get(edges[e].source)) for e in node.inputs]
             if all(t is None for t in ins) or node.value.dtype.kind != "f":
                 continue
             shares, tangents[nid] = shares_of(OPS[node.op], self.saved(nid), ins, node.value.shape,
@@ -98,7 +99,7 @@ def saved_of(trace: Trace, node) -> Saved:
     """A ``Saved`` of recorded op ``node`` for its forward-mode rules (see ``Replay.saved``)."""
     extras = {s.name: s.value for s in node.saved if s.name != "out" and s.name not in SAVED_INPUT}
     s = Saved(NP, dict(node.params), extras)
-    inputs = [trace.nodes[trace.edges[e].source].value for e in node.inputs]
+    inputs = [carried(trace, trace.edges[e], trace.nodes[trace.edges[e].source].value) for e in node.inputs]
     by_name = {x.name: x.value for x in node.saved}
     for i, key in enumerate(_SLOTS):
         if i < len(inputs):
@@ -107,6 +108,21 @@ def saved_of(trace: Trace, node) -> Saved:
             setattr(s, key, by_name[key])
     s.out = node.value
     return s
+
+
+def carried(trace: Trace, edge, value):
+    """What ``edge`` carries of ``value``, its source's value (or tangent): all of it, or the output
+    it reads of a multi-output node (unbind, split), whose value is the whole."""
+    return output_of(trace, edge.source, edge.output, value)
+
+
+def output_of(trace: Trace, nid: int, output: int, value):
+    """Output ``output`` of node ``nid`` given its ``value``: the value itself, or for a multi-output
+    node (whose value is the whole) that piece of it."""
+    node = trace.nodes[nid]
+    if value is None or node.kind != "op" or not getattr(OPS.get(node.op), "multi", False):
+        return value
+    return value[piece_keys(value.shape, node.params["dim"], node.params["sizes"])[output]]
 
 
 def evaluate(trace: Trace, ops: list[int], given: dict, float64: bool = True) -> dict:
@@ -119,7 +135,7 @@ def evaluate(trace: Trace, ops: list[int], given: dict, float64: bool = True) ->
         args = []
         for e in node.inputs:
             src = edges[e].source
-            args.append(given[src] if src in given else cast(nodes[src].value))
+            args.append(carried(trace, edges[e], given[src] if src in given else cast(nodes[src].value)))
         if op.aux:  # data arguments (``where``'s condition) are saved by the op, not graph inputs
             saved = {s.name: s.value for s in node.saved}
             keys = [k for k, i in SAVED_INPUT.items() if i >= len(node.inputs)][:op.aux]

@@ -308,7 +308,7 @@ class Recorder(ProgramPlace, InPlaceNotes):
         line, col = self._loc()
         bp = BackwardPass(index=len(self.trace.passes), root=self.node_of(root), api=api,
                           retain_graph=retain_graph, create_graph=create_graph, seed=copy_now(seed),
-                          line=line, col=col)
+                          line=line, col=col, root_output=int(getattr(root, "output_nr", 0) or 0))
         self.trace.passes.append(bp)
         self.trace.events.append(("backward", bp.index))
         self.open_pass = bp

@@ -133,6 +133,7 @@ class BackwardPass:
     steps: list[BackwardStep] = field(default_factory=list)
     line: int | None = None
     col: int | None = None
+    root_output: int = 0  # which output of the root's node it is (a piece of unbind, split)
 
 
 @dataclass

@@ -100,12 +100,12 @@ def _check(trace: Trace, bp, budget: Budget, hand) -> dict:
     else:
         try:
             replay = Replay(trace, bp)
+            if not replay.reproduces():
+                replay, reason = None, "replay_mismatch"
         except TooLarge:
             reason = "too_large"
         except Exception:  # noqa: BLE001 - an op the replay cannot run: say so, never fail the run
-            reason = "replay_failed"
-        if replay is not None and not replay.reproduces():
-            replay, reason = None, "replay_mismatch"
+            replay, reason = None, "replay_failed"
     for s in leaf_steps:
         leaf = trace.nodes[s.node]
         entry = _leaf_entry(leaf, s.upstream, formulas.get(leaf.name))
@@ -182,16 +182,21 @@ class Replay(replay.Replay):
 
     def __init__(self, trace: Trace, bp):
         super().__init__(trace, bp.root, MAX_OPS)
+        self.root_output = getattr(bp, "root_output", 0)
         self.seed = np.asarray(bp.seed, dtype=np.float64)
         self.base = self.values(self.leaf_values())
 
+    def _root(self, value):
+        """The tensor backward started from, of its node's ``value`` (a piece of unbind's whole)."""
+        return replay.output_of(self.trace, self.root, self.root_output, value)
+
     def f(self, vals: dict) -> float:
-        return float(np.sum(self.seed * vals[self.root]))
+        return float(np.sum(self.seed * self._root(vals[self.root])))
 
     def reproduces(self) -> bool:
         """The replay gives the loss the program recorded (to the run's precision)."""
-        recorded = np.asarray(self.trace.nodes[self.root].value)
-        got = self.base[self.root]
+        recorded = self._root(np.asarray(self.trace.nodes[self.root].value))
+        got = self._root(self.base[self.root])
         rtol = REPLAY_RTOL.get(str(recorded.dtype), 1e-3)
         if got.shape != recorded.shape:
             return False

@@ -41,16 +41,21 @@ _multi_op("split_with_sizes", "SplitWithSizesBackward0", "{0}.split({sizes}, {di
           "pieces of the listed sizes along dim, one output each", "沿 dim 按所列长度切块，每块一个输出")
 
 
+def piece_keys(shape: tuple, dim: int, sizes: list[int] | None) -> list[tuple]:
+    """The index of each output in the whole of a multi-output op (``sizes`` None: unbind's slices
+    along ``dim``; else split's pieces of those sizes): output ``k`` is ``whole[keys[k]]``."""
+    if sizes is None:
+        return [(slice(None),) * dim + (k,) for k in range(shape[dim])]
+    starts = np.cumsum([0, *sizes])
+    return [(slice(None),) * dim + (slice(int(a), int(b)),) for a, b in zip(starts, starts[1:])]
+
+
 def _pieces(input: Tensor, op: str, dim: int, sizes: list[int] | None) -> tuple:
     """The outputs of a multi-output op: views of ``input`` read from its whole (one node for all,
     each piece its output number), or plain views where no gradient is needed."""
     whole = apply(OPS[op], (input,), {"dim": dim, "sizes": sizes})
     data, fn = whole._data, whole._grad_fn
-    if sizes is None:
-        keys = [(slice(None),) * dim + (k,) for k in range(data.shape[dim])]
-    else:
-        starts = np.cumsum([0, *sizes])
-        keys = [(slice(None),) * dim + (slice(int(a), int(b)),) for a, b in zip(starts, starts[1:])]
+    keys = piece_keys(data.shape, dim, sizes)
     out = []
     for nr, key in enumerate(keys):
         piece = Tensor._make(data[key], whole._requires_grad, whole._vc)

@@ -90,6 +90,39 @@ def test_forward_mode_passes_rules_and_tangents_match_torch_func_jvp():
         np.testing.assert_allclose(value(mine["grad"]), want, rtol=1e-12)
 
 
+PIECES = """
+p = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+a, b, c = p
+q = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64, requires_grad=True)
+top, rest = q.split([1, 2])
+y = a * b + c * top.sum() + rest.pow(2).sum()
+y.backward()
+"""
+
+
+def test_forward_mode_reads_each_piece_of_a_multi_output_node_as_torch_func_jvp_does():
+    # a, b, c = p makes one UnbindBackward0 whose value is the whole p: each use reads its own piece
+    _, lenses = lenses_of(PIECES)
+    (m,) = lenses["modes"]
+
+    def fn(p, q):
+        a, b, c = p
+        top, rest = q.split([1, 2])
+        return a * b + c * top.sum() + rest.pow(2).sum()
+
+    names = run_torch(PIECES)
+    primals = (names["p"].detach(), names["q"].detach())
+    passes = m["forward"]["passes"]
+    assert len(passes) == 3 + 6
+    for k, primal in enumerate(primals):
+        for i in range(primal.numel()):
+            tangents = [torch.zeros_like(t) for t in primals]
+            tangents[k].view(-1)[i] = 1.0
+            _, want = torch.func.jvp(fn, primals, tuple(tangents))
+            got = passes[3 * k + i]["output_tangent"]
+            assert got == pytest.approx(want.item(), rel=1e-12, abs=1e-15), (k, i)
+
+
 def test_forward_mode_example_shows_each_rule_with_its_numbers():
     _, lenses = lenses_of(example_source("forward-reverse"))
     (m,) = lenses["modes"]
