@@ -56,10 +56,9 @@ def ran_out_of_time(response: dict) -> bool:
 
 def prepare_answer(response: dict, sent: dict | None = None) -> dict:
     """Worker side: ``{"json": text with slots, "nonce", "layout": layout_input, "views": n,
-    "fingerprint", "timed_out"}``. ``sent``: what the text holds instead of ``response`` (with the
-    same views), which is drawn."""
+    "fingerprint"}``. ``sent``: what the text holds instead of ``response`` (with the same views),
+    which is drawn."""
     nonce = secrets.token_hex(8)
-    timed_out = ran_out_of_time(response)
     data = layout_input(response)
     for i, view in enumerate(response["views"]):
         for key in ("folded", "folds", "undrawn", "open", "segments"):
@@ -70,4 +69,4 @@ def prepare_answer(response: dict, sent: dict | None = None) -> dict:
     response["timings"] = f"@@{nonce}-timings@@"
     text = _dumps(response)  # a non-finite number app/worker/values.py did not see: written null
     return {"json": text, "nonce": nonce, "layout": data, "views": len(response["views"]),
-            "fingerprint": response.get("fingerprint", ""), "timed_out": timed_out}
+            "fingerprint": response.get("fingerprint", "")}

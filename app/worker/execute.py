@@ -66,8 +66,10 @@ def run_for_http(source: str, variables: dict | None = None, fold="auto", later:
         return out
     with gc_paused():
         timings = out["response"]["timings"]
+        timed_out = ran_out_of_time(out["response"])
         prepared = prepare_answer(out["response"])
         prepared["timings"] = timings
+        prepared["timed_out"] = timed_out
         return {"prepared": prepared}
 
 
