@@ -53,29 +53,45 @@ def nested(arr: np.ndarray):
     return arr.tolist()
 
 
-_SHORTEST: dict = {}  # (dtype, shape, bytes) -> float64 array: one answer shows a tensor many times
-_SHORTEST_MAX = 4096  # entries (each at most FULL_LIMIT elements) before the memo starts over
+class _ByContent:
+    """What was worked out of each distinct array (by dtype, shape and bytes), for one answer, which
+    writes the same tensor several times over (a node's value, a step's gradient, an explanation, a
+    course view); it starts over when it holds ``entries`` arrays or ``nbytes`` of their bytes."""
+
+    def __init__(self, entries: int | None = None, nbytes: int | None = None):
+        self.entries, self.nbytes = entries, nbytes
+        self.held: dict = {}
+        self.held_bytes = 0
+
+    def get(self, arr: np.ndarray, work):
+        """``work(arr)``, worked out once for arrays of the same content."""
+        key = (arr.dtype.str, arr.shape, arr.tobytes())
+        got = self.held.get(key)
+        if got is None:
+            if (self.entries is not None and len(self.held) >= self.entries) or \
+                    (self.nbytes is not None and self.held_bytes + len(key[2]) > self.nbytes):
+                self.held.clear()
+                self.held_bytes = 0
+            got = self.held[key] = work(arr)
+            self.held_bytes += len(key[2])
+        return got
+
+
+_SHORTEST = _ByContent(entries=4096)  # each array at most FULL_LIMIT elements
+_SUMMARIES = _ByContent(nbytes=32 * 2**20)  # large arrays: bounded by their bytes
 
 
 def shortest(arr: np.ndarray) -> np.ndarray:
     """A float32/float16 array as float64 holding each element's shortest decimal (what
-    ``float(str(v))`` gives). A run's answer writes the same tensor several times over (a node's
-    value, a step's gradient, an explanation, a course view), and NumPy's per-element printing is
-    most of the cost of writing values: each distinct array is converted once."""
-    key = (arr.dtype.str, arr.shape, arr.tobytes())
-    got = _SHORTEST.get(key)
-    if got is None:
-        if len(_SHORTEST) >= _SHORTEST_MAX:
-            _SHORTEST.clear()
-        got = np.array([float(str(v)) for v in arr.ravel()], dtype=np.float64).reshape(arr.shape)
-        got.flags.writeable = False  # shared by every later copy of the same tensor
-        _SHORTEST[key] = got
+    ``float(str(v))`` gives). NumPy's per-element printing is most of the cost of writing values:
+    each distinct array is converted once."""
+    return _SHORTEST.get(arr, _shortest)
+
+
+def _shortest(arr: np.ndarray) -> np.ndarray:
+    got = np.array([float(str(v)) for v in arr.ravel()], dtype=np.float64).reshape(arr.shape)
+    got.flags.writeable = False  # shared by every later copy of the same tensor
     return got
-
-
-_SUMMARIES: dict = {}  # (dtype, shape, bytes) -> summary: one answer shows a large tensor many times
-_SUMMARIES_MAX_BYTES = 32 * 2**20  # of the arrays' bytes held as keys, before the memo starts over
-_summaries_bytes = [0]
 
 
 def summary(arr: np.ndarray) -> dict:
@@ -84,22 +100,19 @@ def summary(arr: np.ndarray) -> dict:
     explanation's values): each distinct one is computed once."""
     if arr.size == 0:
         return {"min": None, "max": None, "mean": None, "norm": None, "head": []}
-    key = (arr.dtype.str, arr.shape, arr.tobytes())
-    got = _SUMMARIES.get(key)
-    if got is None:
-        if _summaries_bytes[0] + len(key[2]) > _SUMMARIES_MAX_BYTES:
-            _SUMMARIES.clear()
-            _summaries_bytes[0] = 0
-        a = arr.astype(np.float64, copy=False)
-        got = _SUMMARIES[key] = {
-            "min": number(a.min()),
-            "max": number(a.max()),
-            "mean": number(a.mean()),
-            "norm": number(np.sqrt(np.sum(a * a))),
-            "head": nested(arr.ravel()[:HEAD]),
-        }
-        _summaries_bytes[0] += len(key[2])
+    got = _SUMMARIES.get(arr, _summary)
     return dict(got, head=list(got["head"]))  # a copy: what a caller does with it stays its own
+
+
+def _summary(arr: np.ndarray) -> dict:
+    a = arr.astype(np.float64, copy=False)
+    return {
+        "min": number(a.min()),
+        "max": number(a.max()),
+        "mean": number(a.mean()),
+        "norm": number(np.sqrt(np.sum(a * a))),
+        "head": nested(arr.ravel()[:HEAD]),
+    }
 
 
 def value(arr) -> dict | None:
