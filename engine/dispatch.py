@@ -87,8 +87,8 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
                 break
         if needs:
             for t in graph:  # a view whose base changed since its history was made: read it again
-                if t._base is not None and t._grad_fn is not None and t._vc[0] != getattr(t, "_gv", t._vc[0]):
-                    view_history.regenerate(t)
+                if t._base is not None:
+                    view_history.current(t)
     if op.view:
         first = tensors[0]
         out = Tensor._make(res, needs, first._vc)

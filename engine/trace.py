@@ -232,14 +232,11 @@ class Recorder(ProgramPlace, InPlaceNotes):
             fn_in = t._grad_fn
             edges.append(Edge(eid + i, sources[i], nid, i, t._data.shape, t.requires_grad,
                               t._nr if fn_in is not None and fn_in.multi else 0))
-        return sources, nid, [eid] if n == 1 else [eid, eid + 1] if n == 2 else list(range(eid, eid + n))
+        return sources, nid, list(range(eid, eid + n))
 
     def _place(self) -> tuple:
         """Where an op recorded now ran: (line, col, end line, end col, innermost scope id, module path)."""
-        if self._pending is not None:  # ``location``, inline
-            self._location = self.position_of(self._pending)
-            self._pending = None
-        line, col = self._location or NOWHERE
+        line, col = self._loc()
         node = self.location_node
         end_line, end_col = self.end_of(node) if node is not None and self.end_of is not None else NOWHERE
         frames = self.frames
@@ -264,8 +261,7 @@ class Recorder(ProgramPlace, InPlaceNotes):
         if tensor._name is None:
             tensor._name = name
         fn = tensor._grad_fn
-        tag = fn._trace if fn is not None else tensor._trace  # ``_mine``, inline: every binding comes here
-        nid = tag[1] if tag is not None and tag[0] is self else None
+        nid = self._mine(fn if fn is not None else tensor)
         if nid is not None:
             node = self.trace.nodes[nid]
             if fn is not None and fn.multi:

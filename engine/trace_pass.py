@@ -41,7 +41,7 @@ class PassRecorder:
                 edge = nodes[tag[1]].inputs[i]
                 sent = in_flight.pop(edge, None)
                 if sent is None:
-                    sent = g.copy() if type(g) is np.ndarray else copy_now(g)
+                    sent = copy_now(g)
                 out.append(Flow(edge, sent))
         return out
 
@@ -49,8 +49,6 @@ class PassRecorder:
         flows = self._flows(received)
         if len(flows) == 1 and received[0][2] is upstream:  # one arrival, unchanged: the sum is it
             kept = flows[0].grad
-        elif type(upstream) is np.ndarray:
-            kept = upstream.copy()
         else:
             kept = copy_now(upstream)
         step = BackwardStep(len(self.steps), nid, kind, flows, kept)
@@ -68,7 +66,7 @@ class PassRecorder:
         flows = []
         for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
             if g is not None:
-                g = in_flight[e] = g.copy() if type(g) is np.ndarray else copy_now(g)
+                g = in_flight[e] = copy_now(g)
             flows.append(Flow(e, g))
         step.sent = flows
         return step

@@ -169,12 +169,7 @@ class GraphRoot:
 
     def __init__(self, roots, tensors):
         self._next = tuple(roots)
-        self._nr = tuple(_output_nr(t) for t in tensors) if any(fn.multi for fn in roots) else None
-
-
-def _output_nr(t: Tensor) -> int:
-    fn = t._grad_fn
-    return t._nr if fn is not None and fn.multi else 0
+        self._nr = tuple(t.output_nr for t in tensors) if any(fn.multi for fn in roots) else None
 
 
 class GraphTask:
@@ -322,7 +317,7 @@ def _wanted(task: GraphTask, fn, g, parts) -> bool:
     """autograd.grad: keep the gradient of each requested input (an output's own, ``parts``, for a
     multi-output node); run ``fn`` only if it leads to one."""
     for i in task.capture.get(fn, ()):
-        task.results[i] = g if parts is None else parts[_output_nr(task.inputs[i])]
+        task.results[i] = g if parts is None else parts[task.inputs[i].output_nr]
     return fn in task.runs
 
 

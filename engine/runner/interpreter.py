@@ -197,15 +197,12 @@ class Interpreter(Expressions):
         iterable = self.eval(st.iter, scope)
         loops = self.loops
         loop = loops.start(st)
-        guard, at, target, body = self.guard, self.at, st.target, st.body
-        limit = guard.s.max_loop_iterations
+        tick, at, target, body = self.guard.tick, self.at, st.target, st.body
         iteration, end, bind, exec_block = loops.iteration, loops.end, self.bind, self.exec_block
         name = target.id if type(target) is ast.Name else None
         try:
             for k, item in enumerate(iterable):
-                guard.iterations += 1  # ``guard.tick()``, inline: it raises when a limit is passed
-                if guard.iterations > limit or monotonic() > guard.deadline:
-                    guard.tick(0)
+                tick()
                 at(st)
                 it = iteration(loop, k)
                 try:
