@@ -15,7 +15,7 @@ import pytest
 
 from app.sandbox import WorkerProtocolError, channel, pool, template_process
 
-from .pools import make_pool, raw
+from .pools import GROUP_NICE, make_pool, raw
 
 # What a child sees of the template (its parent) and of its siblings (the template's other children),
 # as the payloads below find them.
@@ -295,7 +295,7 @@ def test_numpy_still_computes_with_one_thread(os_pool):
 
 # ---- priority ---------------------------------------------------------------------------------------------
 
-NICE = FIND + '''
+NICE = FIND + GROUP_NICE + '''
 import resource
 results = {}
 own = os.getpriority(os.PRIO_PROCESS, 0)
@@ -308,12 +308,6 @@ try:
     resource.setrlimit(resource.RLIMIT_NICE, (40, 40))
 except ValueError:
     results["raise-rlimit-nice"] = "refused: ValueError"
-def group_nice():
-    try:
-        with open("/proc/self/autogroup") as f:
-            return int(f.read().split()[-1])
-    except OSError:
-        return None  # a kernel without scheduling groups per session
 def set_group_nice():  # 19: every sibling (other clients' workers) would crawl
     with open("/proc/self/autogroup", "w") as f:
         f.write("19")

@@ -12,16 +12,10 @@ import time
 
 from app.sandbox import template_process
 
-from .pools import make_pool
+from .pools import GROUP_NICE, make_pool
 
-PROBE = '''
+PROBE = GROUP_NICE + '''
 import os, time
-def group_nice():
-    try:
-        with open("/proc/self/autogroup") as f:
-            return int(f.read().split()[-1])
-    except OSError:
-        return None  # a kernel without scheduling groups per session
 def change_group():
     try:
         with open("/proc/self/autogroup", "w") as f:
