@@ -16,22 +16,31 @@ from fastapi.responses import Response
 from ..schemas.common import ErrorResponse
 from ..schemas.open import OpenRequest, OpenResponse
 from ..server.errors import error_response
+from ..words.messages import own_message
 from .open_ahead import answered
 from .shared_answers import open_key
 from .worker_calls import answer_once
 
+RETRY_AFTER_S = 2
 router = APIRouter(prefix="/api", tags=["open"])
 
 ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run, or has no such view"},
           409: {"model": ErrorResponse, "description": "running the program again gave another graph"},
           413: {"model": ErrorResponse, "description": "request body over 256 KB"},
           422: {"model": ErrorResponse, "description": "not JSON, or wrong types"},
-          503: {"model": ErrorResponse, "description": "every worker is busy: retry after Retry-After s"}}
+          503: {"model": ErrorResponse,
+                "description": "every worker is busy, or the rerun ran out of time: retry after Retry-After"}}
 
 
-def _other_run(fingerprint: str) -> Response:
-    return error_response(409, "RunChanged", "running the program again recorded another graph "
-                                             f"(fingerprint {fingerprint}): run it again to open its parts")
+def _other_run(got) -> Response:
+    """The answer when running again recorded another graph. A rerun that stopped on its wall-time
+    limit recorded less than the first run only because the machine was busy: the page may ask again."""
+    if getattr(got, "timed_out", False):
+        resp = error_response(503, "ServerBusy", own_message("rerun_out_of_time"))
+        resp.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return resp
+    return error_response(409, "RunChanged", f"running the program again recorded another graph (fingerprint "
+                                             f"{got.fingerprint}): run it again to open its parts")
 
 
 @router.post("/open", response_model=OpenResponse, responses=ERRORS)
@@ -43,7 +52,7 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
 
     def same_run(got) -> Response | None:
         if body.fingerprint and body.fingerprint != got.fingerprint:
-            return _other_run(got.fingerprint)
+            return _other_run(got)
         return None
 
     answer = answer_once(request, key, "open", (body.source, variables, body.view, body.open, body.had),

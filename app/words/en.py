@@ -136,6 +136,7 @@ MESSAGES: dict[str, str] = {
     "worker_answer_unknown": "the worker's answer was not one of the agreed messages",
     "worker_answer_unfit": "the worker's answer did not fit the schema",
     "worker_answer_incomplete": "the worker's answer was incomplete",
+    "rerun_out_of_time": "the server was too busy to run the program again within its time limit (limit: timeout_s); try again in a moment",
     "extras_run_changed": "running the program again recorded another graph (fingerprint {}): run it again "
                           "to see its check by hand and course views",
     "internal_error": "gradviz could not handle this request ({})",

@@ -135,6 +135,7 @@ MESSAGES: dict[str, str] = {
     "worker_answer_unknown": "工作进程的回答不是约定的消息之一",
     "worker_answer_unfit": "工作进程的回答不符合约定的格式",
     "worker_answer_incomplete": "工作进程的回答不完整",
+    "rerun_out_of_time": "服务器太忙，没能在时间限制内再次运行程序（limit: timeout_s）；请稍后重试",
     "extras_run_changed": "再次运行程序记录到了另一张图（指纹 {0}）：请重新运行它，以查看手算检验和课程视图",
     "internal_error": "gradviz 无法处理这个请求（{0}）",
     "internal_error_typed": "gradviz 无法处理这个请求（{0}：{1}）",

@@ -235,13 +235,11 @@ async function changeParts(view, part, open) {
   }
   setBusy(true);
   const t0 = performance.now();
-  const res = await openParts(state.ranSource, ranInputs(), view, order, direction(), resp.fingerprint, shown);
+  const res = await retryWhileBusy(() => openParts(state.ranSource, ranInputs(), view, order, direction(),
+    resp.fingerprint, shown), () => {}, () => resp !== state.response);
   setBusy(false);
   if (resp !== state.response) return;
-  if (!res.ok) {
-    output.note(t("open_failed", { msg: output.said(res.error) }));
-    return;
-  }
+  if (!res.ok) return output.note(t("open_failed", { msg: output.said(res.error) }));
   mergeView(resp, view, res.data);
   const now = new Set(resp.views[view].open);
   state.openOrder[view] = order.filter((q) => now.has(q));

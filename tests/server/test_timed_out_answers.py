@@ -48,3 +48,19 @@ def test_a_run_stopped_by_the_clock_is_answered_but_not_kept(hasty):
 ])
 def test_only_the_wall_time_limit_counts_as_stopped_by_the_clock(error, stopped):
     assert ran_out_of_time({"error": error}) is stopped
+
+
+def test_opening_a_part_of_a_rerun_stopped_by_the_clock_says_busy_not_another_graph(hasty):
+    """The rerun behind an opened part stopped on its wall-time limit, so it recorded another graph
+    than the run the page shows: that is the machine being busy, which asking again may cure (503
+    and Retry-After, which the page waits out), not the program having changed (409)."""
+    app, c, count = hasty
+    run = c.post("/api/run", json={"source": ENDLESS}).json()
+    assert run["error"]["type"] == "LimitError"
+    r = c.post("/api/open", json={"source": ENDLESS, "view": 0, "open": [],
+                                  "fingerprint": "f" * len(run["fingerprint"])})
+    assert r.status_code == 503, r.text[:300]
+    err = r.json()["error"]
+    assert err["type"] == "ServerBusy" and "time limit" in err["message"]
+    assert int(r.headers["Retry-After"]) >= 1
+    assert count.calls == 2  # the rerun was not kept: the next ask runs again
