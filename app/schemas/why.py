@@ -34,3 +34,5 @@ class Why(BaseModel):
     tiny: Num = Field(description="tiny: mean |grad| below this times max(mean |value|, 1)")
     huge: Num = Field(description="huge: mean |grad| above this times max(mean |value|, 1)")
     tensors: dict[str, Diagnosis] = Field(default_factory=dict)
+    more: int = Field(default=0, description="suspicious module parameters past the ones diagnosed "
+                                             "(a deep model's), only counted")

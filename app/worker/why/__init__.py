@@ -18,9 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import search
-from .graph import same_tensor
 from .speak import say
 from .symptoms import HUGE, TINY, scale, symptom
+from .walks import Walks
+
+PARAMS = 64  # the module parameters diagnosed at most (a deep model's others are only counted)
 
 
 @dataclass
@@ -37,60 +39,63 @@ class Subject:
 
 
 def diagnose_all(trace, subjects: list[Subject]) -> dict:
-    """``why`` of a RunResponse: the thresholds and, by name, each suspicious gradient's diagnosis."""
-    out = {}
+    """``why`` of a RunResponse: the thresholds and, by name, each suspicious gradient's diagnosis:
+    every tensor the program named, and the first ``PARAMS`` suspicious module parameters (``more``:
+    how many others were left undiagnosed, when some were)."""
+    out, w, params, more = {}, Walks(trace), 0, 0
     subjects = list(subjects)
-    for s in subjects + param_subjects(trace, {s.name for s in subjects}):
+    named = len(subjects)
+    for k, s in enumerate(subjects + param_subjects(w, {s.name for s in subjects})):
         if np.asarray(s.value).dtype.kind != "f":
             continue
-        d = diagnose(trace, s)
+        if k >= named and params >= PARAMS:
+            more += symptom(s.grad, s.value) is not None
+            continue
+        d = diagnose(w, s)
         if d is not None:
             out[s.name] = d
-    return {"tiny": TINY, "huge": HUGE, "tensors": out}
+            params += k >= named
+    why = {"tiny": TINY, "huge": HUGE, "tensors": out}
+    if more:
+        why["more"] = more
+    return why
 
 
-def diagnose(trace, s: Subject) -> dict | None:
+def diagnose(w: Walks, s: Subject) -> dict | None:
     """The diagnosis of ``s`` (None when its gradient looks healthy)."""
     sym = symptom(s.grad, s.value)
     if sym is None:
         return None
-    found = _find(trace, s, sym) or search.finding("unknown", "unknown", None, [], [])
+    found = _find(w, s, sym) or search.finding("unknown", "unknown", None, [], [])
     found.update(name=s.name, node=s.node, symptom=sym)
-    found["text"] = say(trace, s.name, found)
+    found["text"] = say(w.trace, s.name, found)
     return found
 
 
-def _find(trace, s: Subject, sym: str) -> dict | None:
-    ids = same_tensor(trace, s.node)
+def _find(w: Walks, s: Subject, sym: str) -> dict | None:
+    trace = w.trace
+    ids = w.same_tensor(s.node)
     if not s.requires_grad:
         return search.created(trace, s.node)
     if not s.is_leaf and not s.retains_grad:
         return search.finding("not_yet", "retain_grad", s.node, sorted(ids), [])
     if not trace.passes:
         return search.finding("not_yet", "backward", s.node, sorted(ids), [])
-    bp = _last_pass(trace, ids)
+    bp = w.last_pass(ids)
     if bp is None:
-        return search.unreached(trace, ids, s.name)
+        return search.unreached(w, ids, s.name)
     gone = search.reset(trace, ids, bp)
     if gone is not None:
         return gone
     if sym == "none":
         return None
     if sym == "nonfinite":
-        return search.nonfinite(trace, bp, ids)
+        return search.nonfinite(w, bp, ids)
     if sym in ("zero", "part_zero"):
-        return search.zeroed(trace, bp, ids)
+        return search.zeroed(w, bp, ids)
     limit = (TINY if sym == "tiny" else HUGE) * scale(s.value)
     mean = float(np.abs(np.asarray(s.grad, dtype=np.float64)).mean())
-    return search.scaled(trace, bp, ids, sym, limit, mean)
-
-
-def _last_pass(trace, ids: set[int]):
-    """The last backward pass that wrote the gradient of the tensor (``ids``: its nodes)."""
-    for bp in reversed(trace.passes):
-        if any(st.node in ids and (st.kind == "leaf" or st.retained) for st in bp.steps):
-            return bp
-    return None
+    return search.scaled(w, bp, ids, sym, limit, mean)
 
 
 def engine_subjects(trace, tensors: dict) -> list[Subject]:
@@ -108,9 +113,10 @@ def engine_subjects(trace, tensors: dict) -> list[Subject]:
     return out
 
 
-def param_subjects(trace, taken: set[str]) -> list[Subject]:
+def param_subjects(w: Walks, taken: set[str]) -> list[Subject]:
     """The named parameters the program did not bind to a name of its own (a module's ``fc1.weight``,
     which the Named tensors table lists too), with the ``.grad`` the trace says each ended with."""
+    trace = w.trace
     last: dict[int, int] = {}  # tensor object -> its latest leaf node
     for n in trace.nodes:
         if n.kind == "leaf" and n.is_param and n.requires_grad and n.name and n.name not in taken:
@@ -118,24 +124,6 @@ def param_subjects(trace, taken: set[str]) -> list[Subject]:
     out = []
     for nid in last.values():
         n = trace.nodes[nid]
-        grad = final_grad(trace, same_tensor(trace, nid))
+        grad = w.final_grad(w.same_tensor(nid))
         out.append(Subject(n.name, nid, True, True, False, grad, n.value))
     return out
-
-
-def final_grad(trace, ids: set[int]):
-    """The ``.grad`` of the leaf whose nodes are ``ids`` after the last event of the trace: what the
-    last backward pass wrote there, unless a zero_grad or an in-place change came after."""
-    grad = None
-    for kind, i in trace.events:
-        if kind == "backward":
-            for st in trace.passes[i].steps:
-                if st.kind == "leaf" and st.node in ids:
-                    grad = st.grad_after
-        elif kind == "zero_grad":
-            for node, after in trace.zero_grads[i]:
-                if node in ids:
-                    grad = after
-        elif kind == "update" and trace.updates[i].grad and trace.updates[i].node in ids:
-            grad = trace.updates[i].after
-    return grad

@@ -1,5 +1,5 @@
-"""The parts of a trace a diagnosis walks: a tensor's nodes, what was computed from it, the
-gradient of a backward pass on each edge, and a path between two nodes."""
+"""The parts of a trace a diagnosis walks: what was computed from a tensor, the nodes some pass's
+loss was computed from, and a path between two nodes (``w``: the run's ``Walks``)."""
 
 from __future__ import annotations
 
@@ -7,54 +7,33 @@ from collections import deque
 
 import numpy as np
 
-from engine.trace import ancestry
 
-
-def same_tensor(trace, node: int | None) -> set[int]:
-    """The nodes of the tensor of ``node``: a leaf's nodes of its tensor object (a parameter gets a
-    node after each optimizer step), else the node itself."""
-    if node is None:
-        return set()
-    n = trace.nodes[node]
-    if n.kind != "leaf":
-        return {node}
-    return {m.id for m in trace.nodes if m.kind == "leaf" and m.obj == n.obj}
-
-
-def users(trace) -> dict[int, list[int]]:
-    """node -> the edges that read its tensor."""
-    out: dict[int, list[int]] = {}
-    for e in trace.edges:
-        out.setdefault(e.source, []).append(e.id)
-    return out
-
-
-def descendants(trace, starts: set[int]) -> set[int]:
+def descendants(w, starts: set[int]) -> set[int]:
     """``starts`` and every node computed from them."""
-    use = users(trace)
+    use, edges = w.users(), w.trace.edges
     seen, todo = set(starts), list(starts)
     while todo:
         for e in use.get(todo.pop(), ()):
-            t = trace.edges[e].target
+            t = edges[e].target
             if t not in seen:
                 seen.add(t)
                 todo.append(t)
     return seen
 
 
-def reached(trace) -> set[int]:
+def reached(w) -> set[int]:
     """The nodes some backward pass's root was computed from."""
     out: set[int] = set()
-    for bp in trace.passes:
+    for bp in w.trace.passes:
         if bp.root not in out:
-            out |= ancestry(trace, bp.root)
+            out |= w.ancestry(bp.root)
     return out
 
 
-def path(trace, starts: set[int], goal: int) -> tuple[list[int], list[int]]:
+def path(w, starts: set[int], goal: int) -> tuple[list[int], list[int]]:
     """The nodes and edges of a shortest forward path from one of ``starts`` to ``goal`` (just
     ``goal`` when there is none)."""
-    use = users(trace)
+    use, edges = w.users(), w.trace.edges
     came: dict[int, int | None] = {s: None for s in starts}
     todo = deque(starts)
     while todo:
@@ -62,39 +41,19 @@ def path(trace, starts: set[int], goal: int) -> tuple[list[int], list[int]]:
         if n == goal:
             break
         for e in use.get(n, ()):
-            t = trace.edges[e].target
+            t = edges[e].target
             if t not in came:
                 came[t] = e
                 todo.append(t)
     if goal not in came:
         return [goal], []
-    nodes, edges, n = [goal], [], goal
+    nodes, taken, n = [goal], [], goal
     while came[n] is not None:
         e = came[n]
-        edges.append(e)
-        n = trace.edges[e].source
+        taken.append(e)
+        n = edges[e].source
         nodes.append(n)
-    return nodes[::-1], edges[::-1]
-
-
-def sent_by_edge(bp) -> dict[int, np.ndarray]:
-    """edge -> the gradient pass ``bp`` sent along it."""
-    return {f.edge: f.grad for s in bp.steps if s.kind == "op" for f in s.sent if f.grad is not None}
-
-
-def mean_abs(arr) -> float:
-    """The mean absolute value of an array (0 for an empty one)."""
-    a = np.asarray(arr)
-    if a.size == 1:  # the same number without NumPy's reduction (a long chain asks once per op)
-        return abs(float(a.reshape(-1)[0]))
-    a = np.abs(a.astype(np.float64, copy=False))
-    return float(a.mean()) if a.size else 0.0
-
-
-def zero_share(arr) -> float:
-    """The share of elements that are exactly 0."""
-    a = np.asarray(arr)
-    return float((a == 0).mean()) if a.size else 0.0
+    return nodes[::-1], taken[::-1]
 
 
 def finite(arr) -> bool:

@@ -79,9 +79,12 @@ def _plain(trace, nid: int | None, default: str = "?") -> str:
 
 
 def _layers(trace, f: dict) -> list[tuple[str, str]]:
-    """One line per ReLU layer (its inputs ≤ 0, its dead units), or per op of the scale chain."""
+    """One line per ReLU layer (its inputs ≤ 0, its dead units), or per op of the scale chain, and one
+    where a deep model's middle ones were left out."""
     out = []
     for layer in f["facts"].get("layers") or []:
+        if layer.get("gap"):
+            out.append(tuple(x.format(k=layer["gap"]) for x in W.GAP_LAYERS))
         le0, size = layer["le0"], layer["size"]
         module = f"{layer['module']} · " if layer["module"] else ""
         en = f"{module}{label(trace, layer['node'])}: {le0} of {size} inputs ≤ 0"
@@ -91,6 +94,8 @@ def _layers(trace, f: dict) -> list[tuple[str, str]]:
             zh += f"，{layer['units']} 个单元中 {layer['dead']} 个已死（每一行都 ≤ 0）"
         out.append((en + ".", zh + "。"))
     for link in f["facts"].get("chain") or []:
+        if link.get("gap"):
+            out.append(tuple(x.format(k=link["gap"]) for x in W.GAP_OPS))
         factor = fmt_num(link["factor"]) if link["factor"] is not None else "?"
         en = f"{label(trace, link['node'])}: ×{factor} → {fmt_num(link['after'])}"
         zh = f"{label(trace, link['node'], True)}：×{factor} → {fmt_num(link['after'])}"

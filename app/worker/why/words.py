@@ -120,6 +120,9 @@ NOT_YET = {
     "backward": (".grad is filled by backward(), which had not run when it was read.",
                  ".grad 由 backward() 填写，而读取时 backward() 还没有运行。"),
 }
+# Where a long chain or list of layers was left out in its middle (app/worker/why/trim.py)
+GAP_OPS = ("… {k} more ops …", "……中间还有 {k} 个运算……")
+GAP_LAYERS = ("… {k} more ReLU layers …", "……中间还有 {k} 个 ReLU 层……")
 UNKNOWN = ("gradviz found no op on the recorded path that explains it.",
            "gradviz 在记录的路径上没有找到能解释它的 op。")
 
