@@ -31,12 +31,13 @@ from dataclasses import dataclass, field
 from ..words.messages import own_message
 from . import channel, confinement, lockdown
 from .admission import Admission, AdmissionSettings, PoolBusy
+from .child import YIELD_NICE
 from .template_process import WORKER_NICE, SandboxSettings, Template
 
 HELLO_TIMEOUT_S = 20.0  # a spare that does not say hello by then means the template is stuck
 LATE_LINE_S = 0.25  # how long a timed-out call waits for its child's late line report
 # A worker may be kept for its own client's next calls (never another's): after a quick answer, for
-# a while, for a few calls (and only as many of them in all as the pool has places, ~7-15 MB each).
+# a while, for a few calls (and at most ``SandboxSettings.kept`` of them in all, ~7-15 MB each).
 KEEP_IF_FASTER_S = 0.5
 KEEP_MAX_CALLS = 50
 
@@ -164,9 +165,11 @@ class SandboxPool:
             if wanted is False:
                 self._kill(_Spare(template, rid, sock))
 
-    def _take_spare(self, keep_for: str | None) -> _Spare:
+    def _take_spare(self, keep_for: str | None, nice: int = 0) -> _Spare:
         """A worker for a call: one kept for ``keep_for`` if there is one, else a spare of a live
-        template (a dead template is replaced first, its spares and kept workers dropped)."""
+        template (a dead template is replaced first, its spares and kept workers dropped). A child
+        can lower its priority, never raise it: a kept worker that ran a heavy client's request is
+        not used for a request that asks for ``nice`` below that (its client is light again)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is closed")
@@ -178,7 +181,10 @@ class SandboxPool:
                 worker = kept.pop()
                 if not kept:
                     del self._kept[keep_for]
-                return worker
+                if worker.nice <= max(nice, WORKER_NICE):
+                    return worker
+                self._kill(worker)
+                worker.sock.close()
             self._top_up()
             until = time.monotonic() + HELLO_TIMEOUT_S
             while not self._spares and time.monotonic() < until and self._template.alive():
@@ -232,9 +238,9 @@ class SandboxPool:
                     nice = self._template.nice_at(self.admission.waiting())
                     if if_idle:
                         nice = max(nice, WORKER_NICE)
-                    spare = self._take_spare(keep_for)
+                    spare = self._take_spare(keep_for, max(nice, YIELD_NICE if heavy else 0))
                     reply = self._call(spare, job, args, kwargs, t0 + timeout, heavy, nice)
-                    self._after(spare, keep_for, heavy, reply)
+                    self._after(spare, keep_for, reply)
                     return reply
                 except _TemplateStuck:
                     self._replace(self._template)
@@ -262,6 +268,7 @@ class SandboxPool:
                     self._kill(spare)
                     raise WorkerProtocolError(own_message("worker_no_greeting"))
             started = time.monotonic()
+            spare.nice = max(spare.nice, nice, YIELD_NICE if heavy else 0)
             try:
                 channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
                                           "deadline_s": max(0.05, deadline - started), "yield": heavy,
@@ -277,10 +284,12 @@ class SandboxPool:
             if not answered:
                 spare.sock.close()
 
-    def _after(self, worker: _Spare, keep_for: str | None, heavy: bool, reply: Reply) -> None:
-        """Keep a worker that answered quickly for its client's next call, or kill it."""
+    def _after(self, worker: _Spare, keep_for: str | None, reply: Reply) -> None:
+        """Keep a worker that answered quickly for its client's next call, or kill it. A heavy
+        client's too: its runs cost less CPU in a kept worker than in fresh ones, and admission,
+        not a fork per run, is what makes it wait behind others."""
         worker.served += 1
-        quick = reply.timings.get("worker", 0.0) < KEEP_IF_FASTER_S and not heavy
+        quick = reply.timings.get("worker", 0.0) < KEEP_IF_FASTER_S
         with self._lock:
             if (keep_for and quick and worker.served < KEEP_MAX_CALLS and worker.template is self._template
                     and not self._closed):
@@ -306,7 +315,7 @@ class SandboxPool:
         for key in list(self._kept):
             workers = self._kept[key]
             for w in list(workers):
-                if total > self.settings.places or now - w.idle_since > self.settings.keep_idle_s:
+                if total > self.settings.kept or now - w.idle_since > self.settings.keep_idle_s:
                     workers.remove(w)
                     total -= 1
                     self._kill(w)
@@ -394,6 +403,7 @@ class _Spare:
     sock: socket.socket
     served: int = 0
     idle_since: float = 0.0
+    nice: int = 0  # the highest nice value its requests asked for: it runs at that priority or lower
 
 
 class _TemplateStuck(Exception):

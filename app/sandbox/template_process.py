@@ -47,6 +47,10 @@ class SandboxSettings:
     reserved: int = 1  # more children at once, only for clients that used little worker time lately
     per_client: int = 2  # one client's requests running at once
     keep_idle_s: float = 60.0  # a kept worker idle this long is killed
+    # Workers kept for their own clients' next runs, at most, all clients together. A class's clients
+    # take turns faster than a few kept workers last: each of them then forks a fresh worker per
+    # run, whose first touches of the template's pages cost 3-5x the small run itself.
+    kept: int = 16
     memory_mb: int = 3072  # address space of each child
     queue_wait_s: float = 5.0  # longest wait for a free place before PoolBusy
     nice_when_waiting: int = 1  # requests waiting for a place from which workers run at WORKER_NICE
@@ -56,7 +60,7 @@ class SandboxSettings:
 
     @property
     def places(self) -> int:
-        """Children that may run at once; also the most workers kept for clients at once."""
+        """Children that may run at once."""
         return self.slots + self.reserved
 
 class Template:

@@ -225,6 +225,28 @@ def test_a_worker_is_kept_only_for_its_own_client(pool):
     assert pid(None) not in alice | {bob}
 
 
+def test_a_heavy_clients_worker_is_kept_at_its_lower_priority_until_the_client_is_light(pool):
+    who = {"keep_for": f"dave|{id(pool)}", "client": f"dave{id(pool)}"}
+
+    def pid_and_nice():
+        return tuple(pool.call("raw", "import os\nresult = [os.getpid(), os.getpriority(os.PRIO_PROCESS, 0)]",
+                               timeout=30, **who).value["result"])
+
+    _, light_nice = pid_and_nice()
+    pool.call("raw", "import time\ntime.sleep(1.2)\nresult = 1", timeout=30, **who)
+    assert pool.admission.is_heavy(who["client"])
+    first = pid_and_nice()
+    assert first[1] > light_nice  # a heavy client's runs yield to others'
+    assert pid_and_nice() == first  # and its worker is kept: no fresh fork per quick run
+    threshold = pool.admission.s.heavy_after_s
+    pool.admission.s.heavy_after_s = 1e9  # its account is light again
+    try:
+        again = pid_and_nice()
+    finally:
+        pool.admission.s.heavy_after_s = threshold
+    assert again[0] != first[0] and again[1] == light_nice  # not the worker stuck at the lower priority
+
+
 def test_a_worker_is_not_kept_after_a_slow_run_or_a_failure(pool):
     def pid(payload):
         return pool.call("raw", payload, timeout=30, keep_for="carol|x", client="carol").value["result"]
