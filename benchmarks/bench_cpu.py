@@ -7,8 +7,10 @@ Each server serves the small expression of benchmarks/baseline.py, every program
 the servers. Around each round the CPU time of every process under the server is read from
 /proc/<pid>/stat (utime + stime, and cutime + cstime for the children it reaped), and split by
 process: the server itself (HTTP, admission, reading and checking answers, drawing), what the
-server reaped (``dot``, the sandbox's launcher), the template (the forks), and the template's
-children (a worker's setup, its run and serializing, its exit).
+server reaped (``dot``, the sandbox's launcher), the sandbox's live processes (the template and
+its forks, the spares and kept workers so far; an earlier commit's reused workers) and the workers
+the template reaped (a worker's setup, its runs and serializing, its exit). A worker that ends
+during a round moves from the one to the other, so only the sum of the two is that round's.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_cpu.py --baseline 3283045 [--baseline REV]
 """
@@ -49,7 +51,7 @@ def _role(pid: int, root: int) -> str:
     except OSError:
         return "other"
     if b"sandbox.template" in cmd or b"app.worker" in cmd or b"multiprocessing" in cmd:
-        return "template"
+        return "template"  # with its forks, which keep its command line
     return "other"
 
 
@@ -78,7 +80,7 @@ def tree_cpu(root: int) -> dict[str, float]:
         reaped = (int(fields[13]) + int(fields[14])) / TICK
         role = _role(pid, root)
         out[role] = out.get(role, 0.0) + own
-        kids = {"server": "server's children", "template": "workers"}.get(role, "other")
+        kids = {"server": "server's children", "template": "reaped workers"}.get(role, "other")
         out[kids] = out.get(kids, 0.0) + reaped
     return out
 
@@ -119,7 +121,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"CPU ms per small request (medians of {args.rounds} rounds of {args.seconds:g} s, "
           f"{args.clients} clients; load average {load:.1f})")
-    roles = ["server", "server's children", "template", "workers", "other"]
+    roles = ["server", "server's children", "template", "reaped workers", "other"]
     print(f"{'server':<12}{'requests':>9}" + "".join(f"{r[:14]:>16}" for r in roles) + f"{'total':>10}")
     for k, rounds in per.items():
         med = {r: statistics.median(x.get(r, 0.0) for x in rounds) for r in roles}
