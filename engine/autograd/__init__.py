@@ -280,7 +280,11 @@ def _execute(task: GraphTask) -> None:
             _retain(task, fn.retained, g, step)
         if not keep_graph:
             fn.release()
-        _deliver(task, fn, sent)
+        # Unrecorded, a leaf made ready is accumulated at once (see _deliver); recorded, it waits
+        # in the queue, where it is next anyway, so the record's steps keep their order. This
+        # node's gradient is let go first: a leaf's may be a view of it, then kept as its .grad.
+        g = None
+        _deliver(task, fn, sent, rec is None and accumulate)
         sent = None  # the gradients now live in the buffers only (see ArrayWorld.added)
 
 
@@ -326,39 +330,37 @@ def _evaluate(fn: Node, g, world, needed) -> list:
     result fitted to its input's shape and dtype."""
     op = fn.op
     vjps = op.vjps
+    variadic = op.variadic
     meta = fn._meta
     s = world.saved(fn)
     out = []
-    i = 0
-    for nxt in fn._next:
+    for i, nxt in enumerate(fn._next):
         if nxt is None or (needed is not None and nxt not in needed):
             out.append(None)
-            i += 1
             continue
-        rule = vjps[0] if op.variadic else vjps[i]
+        rule = vjps[0] if variadic else vjps[i]
         if rule is None:
             raise RuntimeError(f"the derivative for '{op.name}' input {i} is not implemented")
         s.i = i
         r = rule(g, s)
-        shape = meta[2 * i]
-        dtype = meta[2 * i + 1]
+        m = i + i  # the input's shape and dtype in meta
         # An array of the input's shape and dtype needs no fitting (most rules' results).
-        if type(r) is not np.ndarray or r.shape != shape or r.dtype is not dtype:
-            r = world.fit(r, shape, dtype)
+        if type(r) is not np.ndarray or r.shape != meta[m] or r.dtype is not meta[m + 1]:
+            r = world.fit(r, meta[m], meta[m + 1])
         out.append(r)
-        i += 1
     return out
 
 
-def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
+def _deliver(task: GraphTask, fn: Node, sent: list, direct: bool = False) -> None:
     """Hand each input's gradient to the node that produced that input: summed in its buffer
-    while more are due, or into the ready queue with the sum once it was the last."""
+    while more are due, or into the ready queue with the sum once it was the last.
+
+    ``direct``: a leaf without hooks made ready is accumulated here and now, as PyTorch runs
+    AccumulateGrad as soon as it is ready: the queue would hand it out next, in this order."""
     buffers, deps = task.buffers, task.deps
     received = task.received if task.rec is not None else None
     nrs = fn._nr
-    i = -1
-    for nxt in fn._next:
-        i += 1
+    for i, nxt in enumerate(fn._next):
         if nxt is None:
             continue
         gi = sent[i]
@@ -378,7 +380,11 @@ def _deliver(task: GraphTask, fn: Node, sent: list) -> None:
                 prev = buffers.pop(nxt, None)
                 if prev is not None:
                     gi = prev if gi is None else prev + gi
-            heappush(task.ready, (-nxt.seq, next(_tie), nxt, gi))
+            if direct and type(nxt) is AccumulateGrad and gi is not None and not _hooks._LEAF:
+                sent[i] = None  # this local holds the only reference, as _execute's does (added)
+                _accumulate(task, nxt.variable, gi, None)
+            else:
+                heappush(task.ready, (-nxt.seq, next(_tie), nxt, gi))
 
 
 def _add_part(buffers: dict, fn, nr: int, g) -> None:
