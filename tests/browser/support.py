@@ -76,23 +76,55 @@ def wait_ready(page, timeout: float = 60_000) -> None:
                            timeout=timeout)
 
 
-# Listen once to an event of the page's bus (static/js/state.js), noting that it came and its arguments.
+# Listen once to an event of the page's bus (static/js/state.js), noting that it came; its first argument
+# stays in the page (``window.__gvArg``, one per event name) until the test reads it. Copying it out at
+# once would carry the whole answer of a run out of the page on each redraw ("relayout" has it as its
+# argument): for an opened loop of a few MB, Playwright's serialization of it took tens of seconds.
 _WATCH = """(name) => import('/static/js/state.js').then(({ once }) => {
   window.__gvSeen = window.__gvSeen || {};
+  window.__gvArg = window.__gvArg || {};
   window.__gvSeen[name] = null;
-  once(name, (...args) => { window.__gvSeen[name] = JSON.parse(JSON.stringify(args[0] ?? true)); });
+  const token = (window.__gvTokens = (window.__gvTokens || 0) + 1);
+  window.__gvArg[name] = { token, value: undefined };
+  once(name, (...args) => {
+    window.__gvArg[name] = { token, value: args[0] ?? true };
+    window.__gvSeen[name] = true;
+  });
+  return token;
 })"""
+
+# The first argument of the event a watch saw, as JSON (null when another watch of the same event
+# has replaced it since).
+_ARG = """([name, token]) => {
+  const slot = window.__gvArg && window.__gvArg[name];
+  return slot && slot.token === token ? { value: JSON.parse(JSON.stringify(slot.value)) } : null;
+}"""
+
+
+class _Seen:
+    """What ``expect_event`` saw: ``.value`` is the event's first argument, read from the page when
+    first asked for (before the same event is watched again)."""
+
+    def __init__(self, page, name: str, token: int):
+        self._page, self._name, self._token = page, name, token
+        self._read, self._value = False, None
+
+    @property
+    def value(self):
+        if not self._read:
+            got = self._page.evaluate(_ARG, [self._name, self._token])
+            assert got is not None, f"{self._name!r} was watched again before its value was read"
+            self._value, self._read = got["value"], True
+        return self._value
 
 
 @contextmanager
 def expect_event(page, name: str = "run-end", timeout: float = 60_000):
     """``with expect_event(page, "run-end"): click...``: wait for the page to announce the event on
     its bus after the block. The event's first argument is in ``.value`` afterwards."""
-    seen = SimpleNamespace(value=None)
-    page.evaluate(_WATCH, name)
+    seen = _Seen(page, name, page.evaluate(_WATCH, name))
     yield seen
     page.wait_for_function("(n) => window.__gvSeen && window.__gvSeen[n] !== null", arg=name, timeout=timeout)
-    seen.value = page.evaluate("(n) => window.__gvSeen[n]", name)
 
 
 def settle(page, timeout: float = 10_000) -> None:
