@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support import _WATCH, SHOTS, config_id, expect_event, run_source, screen_page
+from .support import _WATCH, SHOTS, config_id, expect_event, run_source
 
 DEEP = """layers = []
 for _ in range(20):
@@ -78,10 +78,8 @@ GOTO_AT = """async (at) => {
 
 
 @pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
-def screen(request, browser, server):
-    # A page of each test's own, not the module's shared pages: on a shared phone page the long
-    # loop's second open once went unanswered for 60 s (not explained yet).
-    yield from screen_page(request, browser, server)
+def screen(request, screens):
+    yield from screens.use_page(request.param)
 
 
 def _boxes(page) -> list[dict]:
@@ -127,47 +125,62 @@ def _walk_and_pan(page, opened: list[str]) -> None:
         _no_empty_frames(page, f"with {opened} opened, panned")
 
 
-def test_a_deep_stack_of_layers_is_one_box_that_opens_like_a_loop(screen):
-    page, name, lang = screen
+def _stack(page) -> dict:
+    """The run of DEEP shown: its one box of repeated layers."""
     run_source(page, DEEP)
     stack = [b for b in _boxes(page) if "Linear → ReLU" in b["text"]]
     # (its count line says which repetition the player is in, "3 / 20", while it is in one)
     assert len(stack) == 1 and re.search(r"(×| / )20$", stack[0]["text"]), _boxes(page)
+    return stack[0]
+
+
+def test_a_deep_stack_of_layers_is_one_box_that_says_what_it_repeats(screen):
+    page, name, lang = screen
+    stack = _stack(page)
     assert len(_boxes(page)) <= 3  # not forty-one layers side by side
     said = r"layers Linear → ReLU, repeated ×20" if lang == "en" else r"重复 20 次的层 Linear → ReLU"
-    assert re.search(said, stack[0]["label"]), stack[0]["label"]
+    assert re.search(said, stack["label"]), stack["label"]
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"repeat-auto-{name}.png"))
+
+
+# How the stack opens and what it holds does not depend on the language: a laptop in English and a
+# phone in Chinese.
+@pytest.mark.parametrize("screen", [SCREENS[0], SCREENS[3]], indirect=True,
+                         ids=[config_id(SCREENS[0]), config_id(SCREENS[3])])
+def test_a_deep_stack_of_layers_opens_like_a_loop(screen):
+    page, name, lang = screen
+    stack = _stack(page)
     # at Modules too, the stack stays one box
     with expect_event(page, "relayout"):
         page.get_by_test_id("fold-module").click()
-    assert [b["id"] for b in _boxes(page) if "Linear → ReLU" in b["text"]] == [stack[0]["id"]]
+    assert [b["id"] for b in _boxes(page) if "Linear → ReLU" in b["text"]] == [stack["id"]]
     with expect_event(page, "relayout"):
         page.get_by_test_id("fold-auto").click()
     # opened, it is a frame holding its forty layers, each a box that opens on its own
-    _open(page, stack[0]["id"])
-    page.locator(f"[data-testid=graph] svg g.unit[data-part={stack[0]['id']}]").wait_for()
-    unit = page.locator(f"[data-testid=graph] svg g.unit[data-part={stack[0]['id']}]")
+    _open(page, stack["id"])
+    page.locator(f"[data-testid=graph] svg g.unit[data-part={stack['id']}]").wait_for()
+    unit = page.locator(f"[data-testid=graph] svg g.unit[data-part={stack['id']}]")
     assert unit.locator("g.node.part.box").count() == 40
     _no_empty_frames(page, "the opened stack")
+    SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"repeat-open-{name}.png"))
-    _walk_and_pan(page, [stack[0]["id"]])
+    _walk_and_pan(page, [stack["id"]])
     page.evaluate(LAST_FRAME)  # the whole run recorded: every layer shown
     layer = unit.locator("g.node.part.box").nth(2).get_attribute("id")
     _open(page, layer)
-    inner = page.locator(f"[data-testid=graph] svg g.unit[data-part={stack[0]['id']}] g.node[id^=n]")
+    inner = page.locator(f"[data-testid=graph] svg g.unit[data-part={stack['id']}] g.node[id^=n]")
     assert inner.count() > 0
-    _walk_and_pan(page, [stack[0]["id"], layer])
+    _walk_and_pan(page, [stack["id"], layer])
     # the gradient printed is the one of the run
     assert re.search(r"-?\d+\.\d+", page.get_by_test_id("console").inner_text())
 
 
-# Which frames exist and what they hold does not depend on the language, and each program walks the
-# same steps on every screen: each loop runs on a laptop and a phone, in one language each, so that
-# every screen, every language and every program is still seen. The long loop in chunks runs at its
-# full length once (a phone), and at two chunks on the laptop; the deep stack of layers is walked
-# the same way on every screen by the test above.
-PAIRS = [(CHUNKED, SCREENS[0]), (LONG, SCREENS[3]), (NESTED, SCREENS[1]), (NESTED, SCREENS[2])]
+# Which frames exist and what they hold does not depend on the language or the screen: each loop
+# runs once, the three between them on a laptop and a phone and in both languages. The long loop in
+# chunks runs at its full length once (a phone), and at two chunks on the laptop; the deep stack of
+# layers is walked the same way by the test above.
+PAIRS = [(CHUNKED, SCREENS[0]), (LONG, SCREENS[3]), (NESTED, SCREENS[1])]
 LABEL = {LONG: "long-loop", CHUNKED: "chunked-loop", NESTED: "loop-in-loop"}
 
 
