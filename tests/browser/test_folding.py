@@ -120,7 +120,13 @@ GHOSTS = """async () => {
 }"""
 
 
-@pytest.fixture(params=SCREENS, ids=[config_id(c) for c in SCREENS])
+# What a folded loop shows and how it opens does not depend on the screen, nor, but for its words, on
+# the language: a laptop in English and a phone in Chinese see every property in both languages and on
+# both kinds of screen (a phone draws top to bottom).
+HALF = [SCREENS[0], SCREENS[3]]
+
+
+@pytest.fixture(params=HALF, ids=[config_id(c) for c in HALF])
 def screen(request, screens):
     yield from screens.use_page(request.param)
 
@@ -231,8 +237,6 @@ PAST_DEADLINE = {"error": {"type": "TimeoutError", "line": None, "col": None,
                                        "zh": "程序超过了截止时间，已被停止 (limit: timeout_s)"}}}
 
 
-@pytest.mark.parametrize("screen", [SCREENS[1], SCREENS[2]], indirect=True,
-                         ids=[config_id(SCREENS[1]), config_id(SCREENS[2])])
 def test_a_box_that_cannot_be_opened_says_why_in_the_pages_language(screen):
     page, name, lang = screen
     run_source(page, RNN)
