@@ -84,7 +84,7 @@ def _find(w: Walks, s: Subject, sym: str) -> dict | None:
     bp = w.last_pass(ids)
     if bp is None:
         return search.unreached(w, ids, s.name)
-    gone = search.reset(trace, ids, bp)
+    gone = search.reset(w, ids, bp)
     if gone is not None:
         return gone
     if sym == "none":

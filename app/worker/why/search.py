@@ -60,10 +60,10 @@ def created(trace, node: int | None) -> dict:
     return finding("cut", "requires_grad", None, [node] if node is not None else [], [])
 
 
-def reset(trace, ids: set[int], bp) -> dict | None:
+def reset(w, ids: set[int], bp) -> dict | None:
     """A ``zero_grad`` (or a change of ``.grad`` in place) after pass ``bp`` wrote the gradient."""
-    after = False
-    for kind, i in trace.events:
+    trace, after = w.trace, False
+    for kind, i in w.grad_events():
         if kind == "backward" and i == bp.index:
             after = True
         elif after and kind == "backward" and any(s.node in ids for s in trace.passes[i].steps):

@@ -20,6 +20,7 @@ class Walks:
         self._leaves: dict[int, list[int]] | None = None
         self._written: dict[int, int] | None = None
         self._final: dict[int, tuple[int, object]] | None = None
+        self._grad_events: list[tuple[str, int]] | None = None
         self._ancestry: dict[int, set[int]] = {}
         self._sent: dict[int, dict] = {}
         self._upstream: dict[int, dict] = {}
@@ -36,6 +37,13 @@ class Walks:
             for e in self.trace.edges:
                 self._users.setdefault(e.source, []).append(e.id)
         return self._users
+
+    def grad_events(self) -> list[tuple[str, int]]:
+        """The trace's events that write or reset a ``.grad`` (backward, zero_grad, update), in order."""
+        if self._grad_events is None:
+            kinds = ("backward", "zero_grad", "update")
+            self._grad_events = [(k, i) for k, i in self.trace.events if k in kinds]
+        return self._grad_events
 
     def ancestry(self, root: int) -> set[int]:
         """``root`` and every node its value was computed from (shared: do not change it)."""
@@ -134,6 +142,7 @@ def mean_abs(arr) -> float:
 
 
 def zero_share(arr) -> float:
-    """The share of elements that are exactly 0."""
+    """The share of elements that are exactly 0 (the zeros counted, then one division: the same
+    number as the mean of ``a == 0``, without making that array)."""
     a = np.asarray(arr)
-    return float((a == 0).mean()) if a.size else 0.0
+    return (a.size - np.count_nonzero(a)) / a.size if a.size else 0.0
