@@ -193,6 +193,12 @@ CONFIGS = [(1280, 720, "en"), (1280, 720, "zh"), (1920, 1080, "en"), (1920, 1080
 HALF_A = [(1280, 720, "en"), (1920, 1080, "zh"), (390, 844, "en")]
 HALF_B = [(1280, 720, "zh"), (1920, 1080, "en"), (390, 844, "zh")]
 
+# A laptop and a phone, crossed with the two languages: a property that holds alike on every screen
+# and in either language (the words it checks are read in the page's language) runs on one pair,
+# so it is still seen on a laptop and a phone, in English and Chinese, by two pages.
+PAIR_A = [(1280, 720, "en"), (390, 844, "zh")]
+PAIR_B = [(1280, 720, "zh"), (390, 844, "en")]
+
 
 def config_id(config) -> str:
     width, height, lang = config

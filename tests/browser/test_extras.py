@@ -12,12 +12,12 @@ import pytest
 
 from app.worker.execute import run_and_serialize
 
-from .support import run_source
+from .support import PAIR_A, run_source
 from .test_lenses import page_num
 
 pytestmark = pytest.mark.browser
 
-SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+SCREENS = PAIR_A  # a laptop in English, a phone in Chinese
 SHOTS = Path("/tmp/gv/shots/lazy")
 RESPONSE = "() => import('/static/js/state.js').then(({ state }) => state.response)"
 PROGRAM = """w = torch.tensor([0.5, -1.5], requires_grad=True)

@@ -1,5 +1,5 @@
-"""The course views on the page: each opened by its example, in both languages, on a projector, a
-large monitor and a phone: forward vs reverse mode, the nodes a create_graph backward made, two
+"""The course views on the page: each opened by its example, on a laptop and a phone, in English and
+Chinese (support.PAIR_A and PAIR_B): forward vs reverse mode, the nodes a create_graph backward made, two
 forwards compared, gradient heat on the edges and per parameter, the saved-memory chart."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .support import HALF_A, HALF_B, SHOTS, blur, pick_example, step_label
+from .support import PAIR_A, PAIR_B, SHOTS, blur, pick_example, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -52,6 +52,7 @@ def _pressed(page, testid: str) -> bool:
     return page.get_by_test_id(testid).get_attribute("aria-pressed") == "true"
 
 
+@pytest.mark.screens(PAIR_A)
 def test_forward_mode_beside_reverse_mode(shown):
     page = shown.page
     pick_view(page, "forward-reverse")
@@ -95,7 +96,7 @@ def test_forward_mode_beside_reverse_mode(shown):
     assert re.search(r"Backward pass|反向传播", page.locator("#explain").inner_text())
 
 
-@pytest.mark.screens(HALF_A)
+@pytest.mark.screens(PAIR_B)
 def test_the_nodes_a_create_graph_backward_made(shown):
     page = shown.page
     pick_view(page, "second-derivative")
@@ -124,7 +125,7 @@ def test_the_nodes_a_create_graph_backward_made(shown):
     _shot(shown, "orders")
 
 
-@pytest.mark.screens(HALF_B)
+@pytest.mark.screens(PAIR_A)
 def test_two_forwards_same_leaves_new_nodes_structure_differs(shown):
     page = shown.page
     pick_view(page, "new-graph")
@@ -164,7 +165,7 @@ def _bars(page) -> list[tuple[float, float]]:
     return [(norms[n], w) for n, w in bars]
 
 
-@pytest.mark.screens(HALF_A)
+@pytest.mark.screens(PAIR_B)
 def test_gradient_heat_shows_vanishing_and_its_cure(shown):
     page = shown.page
     pick_example(page, "deep-sigmoid")
@@ -205,7 +206,7 @@ def test_gradient_heat_shows_vanishing_and_its_cure(shown):
     assert graph.locator("g.edge[data-heat]").count() > 10
 
 
-@pytest.mark.screens(HALF_B)
+@pytest.mark.screens(PAIR_A)
 def test_saved_memory_chart(shown):
     page = shown.page
     pick_view(page, "memory-losses")
@@ -224,7 +225,7 @@ def test_saved_memory_chart(shown):
     _shot(shown, "memory-backward")
 
 
-@pytest.mark.screens(HALF_A)
+@pytest.mark.screens(PAIR_B)
 def test_a_view_without_data_says_which_example_has_it(shown):
     page = shown.page
     pick_view(page, "forward-reverse")

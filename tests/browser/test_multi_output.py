@@ -9,12 +9,12 @@ import re
 
 import pytest
 
-from .support import run_source
+from .support import PAIR_A, run_source
 from .test_explain import BACKWARD, en_zh, shoot, step_until
 
 pytestmark = pytest.mark.browser
 
-SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+SCREENS = PAIR_A  # a laptop in English, a phone in Chinese
 UNPACKED = """p = torch.tensor([2.0, -1.0, 3.0], requires_grad=True)
 a, b, c = p
 loss = a * c + 2 * c

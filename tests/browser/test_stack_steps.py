@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from .support import SHOTS, config_id, expect_event, run_source
+from .support import PAIR_A, SHOTS, config_id, expect_event, run_source
 from .test_fold_reading import DEEP, LONG
 from .test_folding import AT_REST, GOTO
 
-SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+SCREENS = PAIR_A  # a laptop in English, a phone in Chinese
 
 # A backward step hidden in a closed part, in repetition `i` (from 1) of the loop around it.
 HIDDEN_STEP_IN = """async (i) => {

@@ -13,9 +13,9 @@ import pytest
 from app.worker.why import diagnose_all, engine_subjects
 from engine.runner import run_program
 
-from .support import run_source
+from .support import PAIR_A, run_source
 
-SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
+SCREENS = PAIR_A  # a laptop in English, a phone in Chinese
 PROGRAMS = Path(__file__).parents[1] / "why" / "programs"
 DEAD = (PROGRAMS / "dead_relu_bad_init.py").read_text()
 SHOTS = Path(os.environ.get("GV_SHOTS", "/tmp/gv/shots/why"))
