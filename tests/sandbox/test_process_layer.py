@@ -50,6 +50,13 @@ def send_raw(data: bytes) -> str:
     return f"DATA = {data!r}\n" + SEND_RAW
 
 
+def taken(pool, places: int) -> None:
+    """Wait until ``places`` of the pool's places are taken (a call in another thread has its own)."""
+    deadline = time.monotonic() + 30
+    while pool.stats()["running"] < places and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 @pytest.fixture(params=["bare", "os"])
 def pool(request, bare_pool, os_pool):
     """Each process-layer property holds with and without the OS layer."""
@@ -114,32 +121,37 @@ def test_a_crashed_child_is_reported_and_the_next_call_is_served(pool):
     assert raw(pool, "result = 'alive'") == "alive"
 
 
-def test_a_dead_template_is_replaced_before_the_next_call():
-    pool = make_pool("language-only", slots=1)
-    try:
-        assert raw(pool, "result = 1") == 1
-        pool._template.proc.kill()
-        pool._template.proc.wait(10)
-        assert raw(pool, "result = 2") == 2  # not handed to the dead one
-        assert pool.restarts == 1
-    finally:
-        pool.close()
+@pytest.fixture(scope="module")
+def one_place():
+    """A pool of one place and no reserved one (a pool takes seconds to start: one for the module)."""
+    p = make_pool("language-only", slots=1, reserved=0)
+    yield p
+    p.close()
 
 
-def test_overload_is_reported_as_busy_not_as_a_timeout():
-    pool = make_pool("language-only", slots=1, reserved=0)
-    pool.settings.queue_wait_s = 0.3
+def test_a_dead_template_is_replaced_before_the_next_call(one_place):
+    pool = one_place
+    assert raw(pool, "result = 1") == 1
+    restarts = pool.restarts
+    pool._template.proc.kill()
+    pool._template.proc.wait(10)
+    assert raw(pool, "result = 2") == 2  # not handed to the dead one
+    assert pool.restarts == restarts + 1
+
+
+def test_overload_is_reported_as_busy_not_as_a_timeout(one_place, monkeypatch):
+    pool = one_place
+    monkeypatch.setattr(pool.settings, "queue_wait_s", 0.3)
+    t = threading.Thread(target=lambda: pytest.raises(RunTimeout, pool.call, "slow_numpy", 6000,
+                                                      timeout=3.0))
+    t.start()
     try:
-        t = threading.Thread(target=lambda: pytest.raises(RunTimeout, pool.call, "slow_numpy", 6000,
-                                                          timeout=3.0))
-        t.start()
-        time.sleep(0.5)
+        taken(pool, 1)
         with pytest.raises(PoolBusy) as info:
             pool.call("raw", "result = 1", timeout=5)
         assert info.value.retry_after_s >= 1
-        t.join(30)
     finally:
-        pool.close()
+        t.join(30)
 
 
 def test_concurrent_callers_each_get_their_own_child(pool):
@@ -165,9 +177,10 @@ def test_a_slow_call_does_not_hold_up_the_other_place(pool):
         except RunTimeout:
             done["slow"] = "timeout"
 
+    running = pool.stats()["running"]
     t = threading.Thread(target=slow)
     t.start()
-    time.sleep(0.2)
+    taken(pool, running + 1)
     done["fast"] = pool.call("run_summary", "print('fast')", timeout=30).value["stdout"]
     t.join(60)
     assert done == {"fast": "fast\n", "slow": "timeout"}
