@@ -14,16 +14,14 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
 
-# A loop of 60 iterations: more than the page draws open at first, so it is one folded box.
-LOOP = """torch.manual_seed(0)
-W = torch.randn(4, 4, requires_grad=True)
-U = torch.randn(4, 4, requires_grad=True)
-xs = torch.randn(60, 4)
-h = torch.zeros(4)
-for t in range(60):
-    h = torch.tanh(W @ h + U @ xs[t])
-loss = h.sum()
-loss.backward()
+# A loop of 400 iterations: more than the page draws open at first, so it is one folded box; opened,
+# it shows boxes of its iterations, a small drawing on every page of the class (a loop that opens
+# onto all its nodes at once makes each page draw hundreds of them, at every open).
+LOOP = """w = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.5, requires_grad=True)
+for i in range(400):
+    h = torch.tanh(h * w)
+h.backward()
 """
 
 # The first backward step inside a closed part (its node is not drawn: the answer names it by id).
