@@ -15,10 +15,11 @@ import io
 import sys
 import warnings
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus_harness import _engine_import, _reset, programs  # noqa: E402
+from corpus_harness import Outcome, _engine_import, _reset, _run, programs  # noqa: E402
 
 
 def structure(roots) -> tuple:
@@ -63,8 +64,9 @@ class Passes:
 _TENSOR_BACKWARD = ("torch/_tensor.py", "engine/tensor.py")
 
 
-def _watch(autograd, passes: Passes) -> dict:
-    """Wrap ``autograd.backward`` and ``autograd.grad`` so each call notes its graph first."""
+@contextlib.contextmanager
+def watching(autograd, passes: Passes):
+    """Within the block, ``autograd.backward`` and ``autograd.grad`` note each call's graph first."""
     backward, grad = autograd.backward, autograd.grad
 
     def watched_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *a, **k):
@@ -76,26 +78,40 @@ def _watch(autograd, passes: Passes) -> dict:
         return grad(outputs, inputs, *a, **k)
 
     autograd.backward, autograd.grad = watched_backward, watched_grad
-    return {"backward": backward, "grad": grad}
+    try:
+        yield passes
+    finally:
+        autograd.backward, autograd.grad = backward, grad
 
 
 def graphs_of(path: Path, torch, importer) -> Passes:
     """Run the program at ``path`` with ``torch`` (the real one or the engine) and catch its passes."""
     passes = Passes(str(path))
-    saved = _watch(torch.autograd, passes)
     scope = {"__name__": "__main__", "__builtins__": dict(vars(builtins), __import__=importer)}
     _reset(torch)
     torch.manual_seed(0)
     try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        with watching(torch.autograd, passes), warnings.catch_warnings(), \
+                contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             exec(compile(path.read_text(), str(path), "exec"), scope)  # noqa: S102 - the test's own programs
     except Exception:  # noqa: BLE001, S110 - a program may end with an error on purpose
         pass
     finally:
-        torch.autograd.backward, torch.autograd.grad = saved["backward"], saved["grad"]
         _reset(torch)
     return passes
+
+
+@cache
+def torch_side(path: Path) -> tuple[Outcome, Passes]:
+    """What real PyTorch prints for the program and the graphs of its backward passes, from one run
+    kept for the session: the oracle of every test of the corpus (the watch reads the graphs only)."""
+    import torch
+
+    passes = Passes(str(path))
+    with watching(torch.autograd, passes):
+        outcome = _run(path.read_text(), path, builtins.__import__, torch)
+    return outcome, passes
 
 
 def compare() -> dict:

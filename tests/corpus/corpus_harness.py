@@ -20,7 +20,6 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -93,12 +92,12 @@ def _run(source: str, path: Path, importer, torch) -> Outcome:
     return Outcome(out.getvalue(), error).masked()
 
 
-@cache
 def reference(path: Path) -> Outcome:
-    """What real PyTorch prints for the program."""
-    import torch
+    """What real PyTorch prints for the program (run once per session, with its graphs read:
+    corpus_graphs.torch_side)."""
+    from corpus_graphs import torch_side
 
-    return _run(path.read_text(), path, builtins.__import__, torch)
+    return torch_side(path)[0]
 
 
 def direct(path: Path) -> Outcome:

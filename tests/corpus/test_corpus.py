@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from corpus_graphs import graphs_of
+from corpus_graphs import graphs_of, torch_side
 from corpus_harness import _engine_import, direct, from_answer, programs, reference
 
 PROGRAMS = programs()
@@ -28,13 +28,9 @@ def test_direct(path):
 def test_graphs(path):
     """Every backward pass the program calls walks torch's graph exactly: the same nodes, each
     input leading to the same node and output number (``python tests/corpus/corpus_graphs.py``)."""
-    import builtins
-
-    import torch
-
     import engine
 
-    ours, theirs = graphs_of(path, engine, _engine_import), graphs_of(path, torch, builtins.__import__)
+    ours, theirs = graphs_of(path, engine, _engine_import), torch_side(path)[1]
     assert ours.graphs == theirs.graphs
 
 
