@@ -89,7 +89,7 @@ def test_the_first_box_ahead_is_answered_by_a_run_of_its_own(fresh_app):
     # a click on the first chunk of an opened loop waits for one run and one answer, not for the
     # answers of every chunk the drawing shows
     app, c = fresh_app(pool_workers=1, open_ahead_after_s=0.0)
-    source = SHARED.replace("range(300)", "range(1500)")
+    source = SHARED.replace("range(300)", "range(1000)")
     app.state.settings.open_ahead = 0  # nothing ahead of the run: the loop is opened here
     run = c.post("/api/run", json={"source": source}).json()
     (loop,) = run["parts"]
@@ -107,7 +107,7 @@ def test_the_first_box_ahead_is_answered_by_a_run_of_its_own(fresh_app):
     app.state.settings.open_ahead = 4
     opened = post_open(c, run, source, [loop["id"]], [])  # the chunks ahead once it is sent
     chunks = [p["id"] for p in opened["parts"] if p["kind"] == "chunk"]
-    assert len(chunks) == 8 and calls == [chunks[:1], chunks[1:4]]  # 1,500 iterations by 200
+    assert len(chunks) == 5 and calls == [chunks[:1], chunks[1:4]]  # 1,000 iterations by 200
     pool.call = real
 
     def key_of(chunk):
