@@ -165,13 +165,32 @@ def _shots(teacher, students):
     _says(teacher, "class-result-0", SHARE["zh"])
 
 
-def test_a_student_offline_or_reloading_comes_back_to_the_current_step(browser, server):
+@pytest.fixture(scope="module")
+def lesson(browser, server):
+    """A teacher's page with a class going on (the neuron example, classroom mode) and the class's
+    link, for the tests of a student who loses the connection: each takes the teacher back to the
+    first step and moves on from there."""
     teacher = open_page(browser, server, 1280, 720, "en")
     pick_example(teacher, "neuron")
     teacher.get_by_test_id("present").click()
     teacher.get_by_test_id("class-start").click()
     link = urlparse(teacher.get_by_test_id("class-link").input_value())
+    yield teacher, link
+    teacher.context.close()
+
+
+def _from_the_start(teacher) -> None:
+    """The teacher at the first step of the neuron example."""
+    if teacher.get_by_test_id("examples").input_value() != "neuron":
+        pick_example(teacher, "neuron")
+    _press(teacher, "Home")
+
+
+def test_a_student_offline_or_reloading_comes_back_to_the_current_step(lesson, browser, server):
+    teacher, link = lesson
+    _from_the_start(teacher)
     net = NetCut(urlparse(server).port)  # the student reaches the server through a network we can cut
+    student = None
     try:
         student = open_page(browser, f"http://127.0.0.1:{net.port}", 390, 844, "en",
                             path=f"{link.path}?{link.query}")
@@ -195,7 +214,8 @@ def test_a_student_offline_or_reloading_comes_back_to_the_current_step(browser, 
         assert step_label(student) == step_label(teacher)
     finally:
         net.close()
-        teacher.context.close()
+        if student is not None:
+            student.context.close()
 
 
 def _published(server: str, cid: str, frame: int) -> None:
@@ -212,15 +232,13 @@ def _published(server: str, cid: str, frame: int) -> None:
     raise AssertionError(f"the class is at frame {seen}, the teacher at {frame}")
 
 
-def test_a_student_whose_connection_goes_quiet_connects_again(browser, server):
+def test_a_student_whose_connection_goes_quiet_connects_again(lesson, browser, server):
     """A stream that carries nothing, not even the server's pings, is a dead connection the browser
     does not notice by itself: the page connects again after a silence and is back at the step."""
-    teacher = open_page(browser, server, 1280, 720, "en")
-    pick_example(teacher, "neuron")
-    teacher.get_by_test_id("present").click()
-    teacher.get_by_test_id("class-start").click()
-    link = urlparse(teacher.get_by_test_id("class-link").input_value())
+    teacher, link = lesson
+    _from_the_start(teacher)
     net = NetCut(urlparse(server).port)
+    student = None
     try:
         # the student's clock is the test's to move on: no minute of waiting for the silence
         student = open_page(browser, f"http://127.0.0.1:{net.port}", 1280, 720, "zh",
@@ -237,4 +255,5 @@ def test_a_student_whose_connection_goes_quiet_connects_again(browser, server):
         assert student.get_by_test_id("class-follow").get_attribute("data-state") == "class_following"
     finally:
         net.close()
-        teacher.context.close()
+        if student is not None:
+            student.context.close()
