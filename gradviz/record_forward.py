@@ -113,10 +113,15 @@ class ForwardCapture:
                 fn = out.grad_fn
                 if fn is None or id(fn) in self.fns:
                     continue
-                self.record_op(func, args, snap, kwargs, out, value, fn, where, module)
+                pieces = [(o, v) for o, v in zip(outs, values) if o.grad_fn is fn]
+                self.record_op(func, args, snap, kwargs, out, value, fn, where, module,
+                               pieces if len(pieces) > 1 else None)
                 break
 
-    def record_op(self, func, args, snap, kwargs, out, value, fn, where, module) -> None:
+    def record_op(self, func, args, snap, kwargs, out, value, fn, where, module, pieces=None) -> None:
+        """Write the op ``func`` ran as an op node: its inputs from ``fn.next_functions`` (each the
+        output it names of its node), its arguments as params. ``pieces``: the ``(tensor, value)`` of
+        each output of an op with several (unbind, split), drawn as the engine draws them."""
         nexts = fn.next_functions
         schema = getattr(func, "_schema", None)
         names = [a.name for a in schema.arguments] if schema is not None else []
@@ -134,9 +139,9 @@ class ForwardCapture:
                 params[name] = a
         op = op_entry(fn, kwargs, len(nexts))
         inputs = []
-        for i, (nxt, _) in enumerate(nexts):
+        for i, (nxt, nr) in enumerate(nexts):
             given, value_in = candidates[i] if i < len(candidates) else (None, None)
-            inputs.append(self.input_view(nxt, given, value_in, value.dtype))
+            inputs.append(self.input_view(nxt, given, value_in, value.dtype, nr))
         for given, _ in candidates[len(nexts):]:
             if not isinstance(given, self.torch.Tensor):
                 params.setdefault("other", given)
@@ -146,7 +151,34 @@ class ForwardCapture:
             inputs += [TensorView(t, None, arr[0]) for _, t, arr in data_args[-op.aux:]]
         params.update({k: v for k, v in kwargs.items() if not isinstance(v, self.torch.Tensor)})
         params = {k: param_value(k, v) for k, v in params.items() if _plain(v)}
+        if pieces is not None and getattr(op, "multi", False):  # (an op the engine cuts the same way)
+            self.record_pieces(fn, op, inputs, snap[0][0], params.get("dim", 0), pieces, where, module)
+            return
         self.record_node(fn, out, value, op, inputs, params, None, where, module)
+
+    def record_pieces(self, fn, op, inputs, whole, dim, pieces, where, module) -> None:
+        """An op of several outputs (unbind, split): one node whose value is the ``whole`` it was
+        cut along ``dim`` and whose params are the engine's (``dim``, the pieces' ``sizes``, None
+        for unbind), and a view of each output with its own output number."""
+        dim = int(dim) % max(whole.ndim, 1)
+        sizes = None if pieces[0][1].ndim < whole.ndim else [v.shape[dim] for _, v in pieces]
+        fn_view = FnView(fn, multi=True)
+        self.fns[id(fn)] = fn_view
+        views = []
+        for nr, (t, v) in enumerate(pieces):
+            view = self.view_of(t, fn_view, v)
+            view._nr = t.output_nr if hasattr(t, "output_nr") else nr
+            views.append(view)
+        self.outputs[id(fn)] = views[0]
+        self.pieces[id(fn)] = views
+        self.rec.location = where
+        again = self.enter_module(module)
+        try:
+            self.rec.op_node(fn_view, op, inputs, TensorView(pieces[0][0], fn_view, whole),
+                             {"dim": dim, "sizes": sizes}, None)
+        finally:
+            if again:
+                self.rec.pop_module()
 
     def record_node(self, fn, out, value, op, inputs, params, extras, where, module) -> None:
         """Write grad_fn ``fn`` (made ``out``, whose value was ``value``) as an op node of the
@@ -163,8 +195,8 @@ class ForwardCapture:
             if again:
                 self.rec.pop_module()
 
-    def input_view(self, nxt, given, value, dtype):
-        """What fed one input of an op: the leaf of an AccumulateGrad, the output of another
+    def input_view(self, nxt, given, value, dtype, nr: int = 0):
+        """What fed one input of an op: the leaf of an AccumulateGrad, output ``nr`` of another
         grad_fn, or (no gradient needed there) the tensor or number the op was given."""
         if nxt is not None and type(nxt).__name__ == "AccumulateGrad":
             return self.view_of(nxt.variable)
@@ -174,8 +206,8 @@ class ForwardCapture:
                 if not isinstance(given, self.torch.Tensor):
                     return Constant(float("nan"), dtype)
                 return _with_value(self.view_of(given), value)
-            out = self.outputs.get(id(nxt))
-            return TensorView(out.tensor, fv, value[0] if value is not None else out.snapshot)
+            out = self.pieces[id(nxt)][nr] if fv.multi else self.outputs.get(id(nxt))
+            return TensorView(out.tensor, fv, value[0] if value is not None else out.snapshot, out._nr)
         if isinstance(given, self.torch.Tensor):
             return _with_value(self.view_of(given), value)
         if given is None:
@@ -268,3 +300,4 @@ def _with_value(view: TensorView, value) -> TensorView:
 def _plain(v) -> bool:
     return v is None or isinstance(v, (bool, int, float, str, np.ndarray)) or (
         isinstance(v, (list, tuple)) and all(_plain(x) for x in v))
+

@@ -124,6 +124,7 @@ class _Session(ForwardCapture, CallWatch, BlockReading):
         self.tensors: dict[int, TensorView] = {}  # id(tensor) -> view (the view holds the tensor)
         self.fns: dict[int, FnView] = {}  # id(Node) -> view (the view holds the Node)
         self.outputs: dict[int, TensorView] = {}  # id(Node) -> the view of the tensor it made
+        self.pieces: dict[int, list] = {}  # id(Node) of unbind or split -> the view of each output
         self.pending: list[tuple] = []  # dispatched ops whose grad_fn is not attached yet
         self.paused = 0
         self.asked = None  # the program called .detach() or read .data (the detach it dispatches is that)

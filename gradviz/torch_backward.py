@@ -53,6 +53,10 @@ class Walk:
 
     def _pre(self, fn):
         def pre(grad_outputs):
+            fv = self.s.fns.get(id(fn))
+            if fv is not None and fv.multi:
+                self.upstream[id(fn)] = self._joined(fv, grad_outputs)
+                return None
             g = grad_outputs[0] if grad_outputs else None
             self.upstream[id(fn)] = None if g is None else to_numpy(g)
             if type(fn).__name__ == "AccumulateGrad":
@@ -60,6 +64,24 @@ class Walk:
                 self.grad_at_start[id(fn)] = None if v is None else to_numpy(v)
             return None
         return pre
+
+    def _joined(self, fv, grad_outputs) -> np.ndarray:
+        """The gradient of the whole a node of several outputs cut (one gradient per output, None
+        for an output none reached), as the engine's walk joins it: zeros where none came, the
+        pieces put back along the node's dim (stacked for unbind, concatenated for split)."""
+        node = self.s.rec.trace.nodes[fv._trace[1]]
+        dim, sizes = node.params["dim"], node.params["sizes"]
+        whole = node.value
+        out = np.zeros(whole.shape, dtype=whole.dtype)
+        start = 0
+        for nr, g in enumerate(grad_outputs):
+            width = 1 if sizes is None else sizes[nr]
+            if g is not None:
+                part = to_numpy(g)
+                key = (slice(None),) * dim + (start if sizes is None else slice(start, start + width),)
+                out[key] = part
+            start += width
+        return out
 
     def _post(self, fn):
         def post(grad_inputs, grad_outputs):

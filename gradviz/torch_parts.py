@@ -46,12 +46,13 @@ class TensorView:
     engine's in-place ops do)."""
 
     __slots__ = ("tensor", "_name", "_tag", "_tag_version", "fn_view", "snapshot", "snap_version",
-                 "_is_param", "dtype", "requires_grad", "__weakref__")
+                 "_is_param", "dtype", "requires_grad", "_nr", "__weakref__")
 
-    def __init__(self, tensor, fn_view=None, snapshot: np.ndarray | None = None):
+    def __init__(self, tensor, fn_view=None, snapshot: np.ndarray | None = None, nr: int = 0):
         import torch
 
         self.tensor = tensor
+        self._nr = nr  # which output of its grad_fn it is (an output of unbind or split: its number)
         self._name = None
         self._tag = None
         self._tag_version = None
@@ -105,14 +106,16 @@ class Constant:
 
 
 class FnView:
-    """A real autograd Node (a grad_fn), tagged by the recorder like the engine's."""
+    """A real autograd Node (a grad_fn), tagged by the recorder like the engine's. ``multi``: a
+    node of several outputs (unbind, split), whose consumers read one output each, as the
+    ``(node, output number)`` pairs of their ``next_functions`` say."""
 
-    __slots__ = ("fn", "_trace")
-    multi = False  # drawn as one output per node, whatever torch's node has
+    __slots__ = ("fn", "_trace", "multi")
 
-    def __init__(self, fn):
+    def __init__(self, fn, multi: bool = False):
         self.fn = fn
         self._trace = None
+        self.multi = multi
 
 
 def op_entry(fn, kwargs: dict, n_inputs: int):

@@ -63,9 +63,10 @@ def _close(a, b) -> bool:
 
 
 def describe(trace) -> dict:
-    """What must agree: nodes (kind, grad_fn or leaf name), edges, and each pass's steps."""
+    """What must agree: nodes (kind, grad_fn or leaf name), edges (with the output of its source each
+    reads), and each pass's steps."""
     nodes = [(n.kind, n.grad_fn if n.kind == "op" else n.name) for n in trace.nodes]
-    edges = [(e.source, e.target, e.index, e.needs_grad) for e in trace.edges]
+    edges = [(e.source, e.target, e.index, e.needs_grad, e.output) for e in trace.edges]
     steps = [[(s.node, s.kind) for s in bp.steps] for bp in trace.passes]
     return {"nodes": nodes, "edges": edges, "steps": steps}
 

@@ -185,4 +185,14 @@ gh, gw = torch.autograd.grad(y, (h, w), retain_graph=True)
 gx, = torch.autograd.grad(y, x)
 print(gh, gw, gx)
 """,
+    "unpack-split-chunk": """
+p = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]], requires_grad=True)
+a, b, c = p
+q, r = p.split([1, 2])
+u, v = p.chunk(2, dim=1)
+rows = p.unbind(1)
+loss = (a * 2 + c * b).sum() + (r ** 2).sum() + q.sum() + (u * v).sum() + rows[1].sum()
+loss.backward()
+print(p.grad)
+""",
 }

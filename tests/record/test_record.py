@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -209,3 +210,28 @@ def test_a_function_with_two_outputs_is_one_node_and_so_is_a_modules_backward_ho
     step = next(s for s in rec.trace.passes[0].steps if s.node == halves)
     assert abs(step.sent[0].grad - x.grad.numpy()).max() < 1e-6
     gradviz.html(rec)
+
+
+def test_an_output_of_unbind_or_split_is_drawn_as_the_output_torch_names():
+    """Each consumer of an output of unbind or split reads the output number torch's
+    ``next_functions`` pair gives, and each output keeps its own name and value."""
+    p = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]], requires_grad=True)
+    with gradviz.record() as rec:
+        a, b, c = p
+        q, r = p.split([1, 2])
+        loss = (c * b).sum() + (r * 3).sum()
+        loss.backward()
+    facts = {"c * b": [nr for _, nr in (c * b).grad_fn.next_functions],
+             "r * 3": [nr for _, nr in (r * 3).grad_fn.next_functions]}
+    trace = rec.trace
+    nodes = {n.id: n for n in trace.nodes}
+    mul = [n for n in trace.nodes if n.kind == "op" and n.grad_fn == "MulBackward0"]
+    read = [[trace.edges[e].output for e in n.inputs] for n in mul]
+    assert read == [facts["c * b"], facts["r * 3"]] == [[2, 1], [1, 0]]
+    unbind = next(n for n in trace.nodes if n.kind == "op" and n.grad_fn == "UnbindBackward0")
+    split = next(n for n in trace.nodes if n.kind == "op" and n.grad_fn == "SplitWithSizesBackward0")
+    assert unbind.pieces == ["a", "b", "c"] and split.pieces == ["q", "r"]
+    assert split.params == {"dim": 0, "sizes": [1, 2]}
+    assert nodes[mul[0].id].value.tolist() == (c * b).tolist()
+    step = next(s for s in trace.passes[0].steps if s.node == unbind.id)
+    assert np.allclose(step.upstream, [[0.0, 0.0], [0.5, 4.0], [3.0, -1.0]])  # ∂loss/∂p through a, b, c
