@@ -224,7 +224,8 @@ def _inplace_on_view(op: OpDef, target: Tensor, base: Tensor, others: tuple, par
             result._data.astype(target._data.dtype))
     apply_inplace(OPS["copy_slices"], base, (result,), {"key": key, "accumulate": False}, skip=target)
     if result._grad_fn is not None and base._grad_fn is not None:  # CopySlices holds the op's node
-        base._grad_fn.extras = {"fn": result._grad_fn}
+        base._grad_fn.wrap(result._grad_fn)
+        _trace.wrapped(base._grad_fn, result._grad_fn)
     fresh = apply(OPS["as_strided"], (base,), {"key": key, "in_shape": tuple(base._data.shape)})
     _trace.forget(target)
     level = _tangents.ACTIVE

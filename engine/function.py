@@ -205,21 +205,26 @@ def node_class(op) -> type:
 
 class CopySlices(Node):
     """The grad_fn of an in-place op through a view (``x[:, 0].mul_(2)``): the base written at the
-    view's place. As in PyTorch it holds the op's own node (``extras["fn"]``, set by
-    ``dispatch._inplace_on_view``) and lists that node's inputs but the view in its
-    ``next_functions``: ``(base's grad_fn, fn's other inputs...)``; ``x[0] = v`` lists v's. The
-    walk still runs the op's node as a step of its own (its gradient for the view reaches the
-    base through the view's grad_fn), which sums to the same gradients."""
+    view's place. As in PyTorch it holds the op's own node (``extras["fn"]``) and, once
+    ``wrap`` gave it that node, its inputs are torch's ``next_functions``: the base's grad_fn, then
+    the op's other inputs (the view is the written part). The walk runs it as one step, as torch
+    does: the gradient outside the written part goes to the base as it came; at the written part the
+    op's own rules run on it (``engine/autograd/copy_slices.py``). ``x[0] = v`` wraps no op: its
+    inputs are the base and v."""
 
     __slots__ = ()
 
-    @property
-    def next_functions(self) -> tuple:
-        fn = self.extras.get("fn") if self.extras else None
-        if fn is None:
-            return Node.next_functions.fget(self)
-        base = self._next[0]
-        return (_NO_GRAD if base is None else (base, 0),) + fn.next_functions[1:]
+    def wrap(self, fn: Node) -> None:
+        """Hold ``fn`` (the op run on the view) and take its inputs but the view as this node's."""
+        self.extras = {"fn": fn}
+        self._next = self._next[:1] + fn._next[1:]
+        self._meta = self._meta[:2] + fn._meta[2:]
+        if fn._nr is not None:
+            self._nr = (0,) + tuple(fn._nr[1:])
+
+    def wrapped(self) -> Node | None:
+        """The op's own node this CopySlices holds (None for ``x[key] = v``)."""
+        return self.extras.get("fn") if self.extras else None
 
 
 CopySlices.__module__ = "builtins"

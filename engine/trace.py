@@ -395,6 +395,18 @@ def forget(obj) -> None:
     obj._trace = None
 
 
+def wrapped(cs, fn) -> None:
+    """CopySlices ``cs`` took in op ``fn`` (an in-place op on a view): its backward steps send along
+    the base's edge and ``fn``'s other inputs' edges (``OpNode.walked``)."""
+    rec = ACTIVE
+    if rec is None:
+        return
+    cs_id, fn_id = rec._mine(cs), rec._mine(fn)
+    if cs_id is not None and fn_id is not None:
+        nodes = rec.trace.nodes
+        nodes[cs_id].walked = nodes[cs_id].inputs[:1] + nodes[fn_id].inputs[1:]
+
+
 def share_node(copy, original) -> None:
     """``copy`` stands for ``original`` as it is now (the snapshot an in-place op reads)."""
     copy._trace = original._trace

@@ -38,7 +38,8 @@ class PassRecorder:
         for src, i, g in received:
             tag = src._trace  # rec._mine(src), inline: every gradient of every pass comes here
             if tag is not None and tag[0] is rec:
-                edge = nodes[tag[1]].inputs[i]
+                node = nodes[tag[1]]
+                edge = (node.walked or node.inputs)[i]
                 sent = in_flight.pop(edge, None)
                 if sent is None:
                     sent = copy_now(g)
@@ -64,7 +65,8 @@ class PassRecorder:
         step = self._step(nid, "op", upstream, received)
         in_flight = self._in_flight
         flows = []
-        for e, g in zip(self.rec.trace.nodes[nid].inputs, sent):
+        node = self.rec.trace.nodes[nid]
+        for e, g in zip(node.walked or node.inputs, sent):
             if g is not None:
                 g = in_flight[e] = copy_now(g)
             flows.append(Flow(e, g))

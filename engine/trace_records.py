@@ -77,6 +77,10 @@ class OpNode:
     # An op with several outputs (unbind, split): the name the program bound each output to (None:
     # unnamed); ``name`` joins them as the program wrote them (``a, b, c``). None: one output
     pieces: list[str | None] | None = None
+    # The edges its backward step sends along, one per input of its grad_fn as the walk runs it: a
+    # CopySlices that wraps an op (``v.mul_(10)`` on a view) sends to the base's edge, then along the
+    # op's other inputs' edges, as torch's next_functions list them. None: ``inputs``
+    walked: list[int] | None = None
 
 
 @dataclass(slots=True)

@@ -66,3 +66,5 @@ class StepExplain(BaseModel):
     root: str = Field(description="the name of what the pass differentiates, as the page names its output "
                       "(the program's variable, or the letter the page gave an unnamed one: u, v, ...)")
     inputs: list[InputWork | None] = Field(description="per input edge; null where nothing was sent")
+    says: Said | None = Field(default=None, description="said before the rules: a CopySlices that wraps an "
+                                                        "in-place op says where that op's rules ran")

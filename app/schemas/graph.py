@@ -40,6 +40,9 @@ class GraphNode(BaseModel):
     saved: list[SavedOut] = Field(default_factory=list)
     params: dict[str, Any] = Field(default_factory=dict)
     inputs: list[int] = Field(default_factory=list, description="edge ids into this op, in argument order")
+    walked: list[int] | None = Field(default=None, description="the edges its backward steps send along, one "
+                                     "per input of its grad_fn as torch runs it (a CopySlices wrapping an "
+                                     "in-place op: the base's, then the op's other inputs'); null: inputs")
     line: int | None = None
     col: int | None = None
     module: str | None = Field(default=None, description="nn.Module path the op ran in, e.g. 'fc1'")

@@ -129,6 +129,8 @@ def _node(n: LeafNode | OpNode, is_output: bool, is_saved: bool, view: int | Non
         saved=[{"name": s.name, "shape": list(s.shape), "value": values.value(s.value), "node": s.node}
                for s in n.saved],
     )
+    if n.walked:  # (a CopySlices that wraps an op: the edges its steps send along)
+        common["walked"] = list(n.walked)
     return common
 
 

@@ -26,9 +26,10 @@ from .. import trace as _trace
 from ..dtypes import from_numpy_dtype
 from ..errors import not_supported
 from ..factory import tensor as make
-from ..function import AccumulateGrad, Node
+from ..function import AccumulateGrad, CopySlices, Node
 from ..hooks import name_of, of_leaf
 from ..tensor import Tensor
+from . import copy_slices
 from .worlds import ArrayWorld, TensorWorld
 
 # ``torch.autograd`` for programs: the walk's own classes below are the engine's, not theirs.
@@ -270,7 +271,10 @@ def _execute(task: GraphTask) -> None:
             if accumulate:
                 _accumulate(task, fn.variable, g, arrived)
             continue
-        sent = _evaluate(fn, g, world, needed)
+        if type(fn) is CopySlices:  # one step, as torch runs it: the wrapped op's rules at the written part
+            sent = copy_slices.evaluate(fn, g, world, needed, _evaluate)
+        else:
+            sent = _evaluate(fn, g, world, needed)
         step = rec.op_step(fn, g, arrived, sent) if rec is not None else None
         if parts is not None:  # each output that retains its grad keeps its own gradient
             for nr, t in fn.retained.items():

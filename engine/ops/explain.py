@@ -194,6 +194,7 @@ new_word("place", W.place)
 new_word("pick", W.pick)
 new_word("part", W.part)
 new_word("unless_written", W.unless_written)
+new_word("write_at", W.write_at)  # a CopySlices: the wrapped op's gradient put back at the written part
 new_word("at_index", W.at_index)
 new_word("per_class", W.per_class)
 

@@ -107,3 +107,10 @@ def between(x, lo, hi) -> np.ndarray:
     if hi is not None:
         ok &= f64(x) <= hi
     return ok
+
+
+def write_at(g, x, key) -> np.ndarray:
+    """``g`` with ``x`` written at the encoded index ``key`` (a CopySlices' gradient for its base)."""
+    out = f64(g).copy()
+    out[decode_key(tuple(key))] = f64(x)
+    return out

@@ -88,8 +88,11 @@ def check_step(step: dict, node: dict) -> list[str]:
     problems = []
     sent = {f["edge"]: f["grad"] for f in step["sent"]}
     assert step.get("explain"), f"{node['name']}: no explanation"
+    edges = node.get("walked") or node["inputs"]  # a CopySlices that wraps an op sends along its inputs'
+    if node.get("walked"):
+        problems += text_problems(step["explain"]["says"], node["name"])
     for i, work in enumerate(step["explain"]["inputs"]):
-        grad = sent.get(node["inputs"][i])
+        grad = sent.get(edges[i])
         if grad is None:
             assert work is None
             continue

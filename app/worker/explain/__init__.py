@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.ops.table import OPS
 from engine.trace import Trace
 
+from . import copy_slices
 from .model import _dry_rules, node_model, step_model
 from .names import Names, Syms, is_constant
 
@@ -39,6 +40,11 @@ def annotate(trace: Trace, answer: dict, node_view: dict[int, int], held=frozens
             step = bp.steps[s_out["index"]]
             node = trace.nodes[step.node]
             if step.kind != "op" or not explained(node):
+                continue
+            if node.walked:  # a CopySlices that wraps an op: its steps run that op's rules
+                model = copy_slices.step_model(trace, node, step, syms, root_name, worked=budget > 0)
+                budget -= sum(1 for w in model["inputs"] if w is not None)
+                s_out["explain"] = model
                 continue
             model = step_model(trace, node, step, syms, root_name, worked=budget > 0)
             budget -= sum(1 for w in model["inputs"] if w is not None)
