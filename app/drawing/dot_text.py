@@ -55,6 +55,10 @@ def node_attrs(n: dict) -> dict:
 # page's language (a layout is cached per structure, for every reader): the page writes it in its own
 # (static/js/graph_svg.js).
 SCALAR = page_words("en")["dn_scalar"]
+# An edge out of a node of several outputs (UnbindBackward0, SplitBackward0) says which output it
+# carries, as torch's next_functions pairs do: "output 1 · [2]" (the catalogue's de_output, in
+# English here, written in the page's language by static/js/graph_svg.js).
+OUTPUT_WORD = page_words("en")["de_output"]
 
 
 def shape_text(shape: list[int]) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .dot_text import (
     COLORS,
     GRAPH_ATTRS,
+    OUTPUT_WORD,
     SCALAR,
     DotWriter,
     LeftText,
@@ -127,6 +128,8 @@ def _edge_label(s: Segment) -> str:
     text = shape_text(s.shape) if s.shape or count == 1 else ""
     if count > 1:
         text = f"×{count}" if text in ("", SCALAR) else f"{text} ×{count}"
+    if s.output is not None:  # ("scalar" says nothing the value does not: clean_svg drops it on its own)
+        text = f"{OUTPUT_WORD} {s.output}" + (f" · {text}" if text and text != SCALAR else "")
     return text
 
 

@@ -35,6 +35,7 @@ class Segment:
     shape: list[int]
     needs_grad: bool
     direct: bool = False  # an edge between two nodes of this unit, drawn as it is
+    output: int | None = None  # the output of a source of several its edges carry (None: one output)
 
     def element_id(self, counter: list[int], segments: dict) -> str:
         """``e<id>`` for the piece of one edge that ends at its own target, else a new ``s<k>``
@@ -118,6 +119,9 @@ def plan_units(nodes: dict, edges: dict, parts: dict, lv) -> list[Unit]:
     for u in ordered:
         _ghosts(u, nodes, crossings.get(id(u), []))
         u.height = 1 + max((f.height for f in u.frames), default=-1)
+        for s in u.segments:  # the output its edges carry, when they all carry the same one
+            outputs = {edges[e].get("output") for e in s.edges}
+            s.output = outputs.pop() if len(outputs) == 1 else None
     return sorted(units.values(), key=lambda u: u.height)
 
 

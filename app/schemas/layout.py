@@ -51,6 +51,8 @@ class LayoutEdgeIn(BaseModel):
     target: Id
     shape: Shape
     needs_grad: bool
+    output: Id | None = Field(default=None, description="which output of its source it carries, for a "
+                                                        "source of several outputs (null: one output)")
 
 
 class LayoutPartIn(BaseModel):
@@ -166,10 +168,13 @@ def layout_input(response: dict) -> dict:
     the worker, and what the page sends back to draw again. Only the nodes a view draws: the answer
     also holds the data of named nodes inside closed parts."""
     drawn = {nid for v in response["views"] for nid in v["nodes"]}
+    several = {n["id"] for n in response["graph"]["nodes"] if n.get("outputs", 1) > 1}
     return {
         "nodes": [{"id": n["id"], **{k: n[k] for k in NODE_FIELDS if n.get(k) is not None}}
                   for n in response["graph"]["nodes"] if n["id"] in drawn],
-        "edges": [{"id": e["id"], **{k: e[k] for k in EDGE_FIELDS}} for e in response["graph"]["edges"]],
+        "edges": [{"id": e["id"], **{k: e[k] for k in EDGE_FIELDS},
+                   **({"output": e["output"]} if e["source"] in several else {})}
+                  for e in response["graph"]["edges"]],
         "parts": [{"id": p["id"], "first": p["span"][0],
                    **{k: p[k] for k in PART_FIELDS if p.get(k) is not None}}
                   for p in response.get("parts", ())],

@@ -85,10 +85,13 @@ export function inBuckets(group) {
 // the language): the legend under it, in 9-point text (no other text has that size), its entries in
 // the order of the catalogue's dl_* keys (app/drawing/dot_text.py draws it from them), and a 0-d
 // tensor's shape in its node, "scalar" or "u: scalar" (the catalogue's dn_scalar, which
-// dot_text.py writes too). The page writes them in its language, an exported drawing included.
+// dot_text.py writes too), and on an edge out of a node of several outputs the output it carries,
+// "output 1 · [2]" (de_output). The page writes them in its language, an exported drawing included.
 const LEGEND_KEYS = Object.keys(STRINGS.en).filter((k) => k.startsWith("dl_"));
 const SHAPE_KEY = "dn_scalar";
 const SHAPE_WORD = STRINGS.en[SHAPE_KEY];
+const OUTPUT_KEY = "de_output";
+const OUTPUT_WORD = `${STRINGS.en[OUTPUT_KEY]} `;
 
 /** The elements of `svg` that hold a word of the drawing, marked with their keys (so that
  * i18n.js apply() rewrites those in the document when the language changes); found once. */
@@ -110,6 +113,14 @@ function drawingWords(svg) {
     const word = document.createElementNS(SVGNS, "tspan");
     word.setAttribute("data-i18n", SHAPE_KEY);
     tx.replaceChildren(text.slice(0, -SHAPE_WORD.length), word);
+    words.push(word);
+  }
+  for (const tx of svg.querySelectorAll("g.edge > text")) {
+    const text = tx.textContent;
+    if (!text.startsWith(OUTPUT_WORD) || !/^\d/.test(text.slice(OUTPUT_WORD.length))) continue;
+    const word = document.createElementNS(SVGNS, "tspan"); // "output" in a tspan, " 1 · [2]" as it is
+    word.setAttribute("data-i18n", OUTPUT_KEY);
+    tx.replaceChildren(word, text.slice(OUTPUT_WORD.length - 1));
     words.push(word);
   }
   svg.gvWords = words;

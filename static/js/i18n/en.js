@@ -257,6 +257,8 @@ export const EN = {
   lim_unknown: "a server limit ({name})",
   limit_note: "(limit: {what})",
   dn_scalar: "scalar",
+  de_output: "output",
+  ex_output_of: "output {k} of {label}",
   ex_kept_create: "create_graph=True, and PyTorch's retain_graph defaults to create_graph: the saved tensors are kept, so backward can run through this graph again.",
   ex_hook_arrived: "Gradient arriving here, before the hook: {d} =",
   ex_hook_arrived_plain: "Gradient arriving here, before the hook:",

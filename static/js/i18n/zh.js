@@ -255,6 +255,8 @@ export const ZH = {
   lim_unknown: "服务器限制（{name}）",
   limit_note: "（限制：{what}）",
   dn_scalar: "标量",
+  de_output: "输出",
+  ex_output_of: "{label} 的输出 {k}",
   ex_kept_create: "create_graph=True，而 PyTorch 中 retain_graph 默认等于 create_graph：保存的张量被保留，可以再次经过这张图 backward。",
   ex_hook_arrived: "钩子之前到达这里的梯度：{d} =",
   ex_hook_arrived_plain: "钩子之前到达这里的梯度：",

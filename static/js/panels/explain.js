@@ -201,10 +201,12 @@ export class ExplainPanel {
     const out = [];
     const sent = new Map(step.sent.map((fl) => [fl.edge, fl.grad]));
     const works = step.explain ? step.explain.inputs : [];
-    node.inputs.forEach((eid, i) => {
+    // A CopySlices that wraps an in-place op sends along the base's edge and the op's other inputs'.
+    if (step.explain && step.explain.says) out.push(h("p", { "data-testid": "ex-says" }, pick(step.explain.says)));
+    (node.walked || node.inputs).forEach((eid, i) => {
       const e = tl.edges.get(eid);
       const src = e ? tl.nodes.get(e.source) : null;
-      const srcName = src ? tensorName(src) : "?";
+      const srcName = src ? edgeTensor(src, e).name : "?"; // an output of unbind or split: its own name
       const grad = sent.get(eid);
       if (isConstant(src)) return; // a number of the formula: it has no gradient to speak of
       if (!grad) {
@@ -213,13 +215,15 @@ export class ExplainPanel {
       }
       const isHidden = Boolean(hidden && hidden.edges.has(eid));
       const work = works[i];
-      const rule = (node.explain && pick(node.explain.rules[i])) || (node.formulas && node.formulas[i]) || "";
+      const rule = node.walked ? "" : (node.explain && pick(node.explain.rules[i])) || (node.formulas && node.formulas[i]) || "";
       const box = work
         ? workBlock(work, step.upstream, { index: i, srcName, hidden: isHidden })
         : h("div", { class: "rule" }, h("p", {}, t("ex_rule", { i: i + 1, src: srcName }), " ",
           rule ? h("code", { class: "formula" }, rule) : t("ex_rule_none", { name: nodeLabel(node) })));
       if (!isHidden) {
-        const to = src && src.kind === "op" ? `${srcName} (${src.label || src.name})` : srcName;
+        const to = !src || src.kind !== "op" ? srcName : src.outputs > 1
+          ? `${edgeTensor(src, e).name} (${t("ex_output_of", { k: e.output || 0, label: src.label || src.name })})`
+          : `${srcName} (${src.label || src.name})`;
         box.append(h("p", { class: "sent" }, t("ex_send_short", { src: to })), valueBox(valueText(grad), heatMap(grad)));
       }
       out.push(box);
