@@ -119,8 +119,8 @@ def plan_units(nodes: dict, edges: dict, parts: dict, lv) -> list[Unit]:
     for u in ordered:
         _ghosts(u, nodes, crossings.get(id(u), []))
         u.height = 1 + max((f.height for f in u.frames), default=-1)
-        for s in u.segments:  # the output its edges carry, when they all carry the same one
-            outputs = {edges[e].get("output") for e in s.edges}
+        for s in u.segments:  # the output its edges carry, when they all carry the same one (a link over
+            outputs = {edges[e].get("output") if e in edges else None for e in s.edges}  # a box: not drawn)
             s.output = outputs.pop() if len(outputs) == 1 else None
     return sorted(units.values(), key=lambda u: u.height)
 
