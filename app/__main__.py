@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import sys
 
 import uvicorn
@@ -41,7 +40,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
         sys.exit(f"gradviz: {problem}")
     # What the app imports lives as long as the server: frozen, the cyclic collector's full passes
     # (one every few hundred requests) skip it, ~50 ms each over ~90,000 objects on a busy machine.
-    importlib.import_module(f"{APP}.main")
+    from . import main as served  # noqa: F401  (imported here: a bad setting above exits first)
     gc.collect()
     gc.freeze()
     # X-Forwarded-For is read by app/server/clients.py, from GRADVIZ_TRUSTED_PROXIES only (uvicorn's own
