@@ -333,3 +333,24 @@ def in_viewport(page, locator) -> bool:
         return False
     return (box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1 and box["x"] >= -1
             and box["x"] + box["width"] <= size["width"] + 1)
+
+
+# A button pressed n times in a row, one press per drawn frame (the page draws each step before the
+# next press), in the page: no round trip to the test per press.
+_PRESSES = """async ([testid, n]) => {
+  const button = document.querySelector(`[data-testid=${testid}]`);
+  for (let i = 0; i < n; i++) {
+    if (button.disabled) return i;
+    button.click();
+    await new Promise((done) => requestAnimationFrame(() => done()));
+  }
+  return n;
+}"""
+
+
+def press_times(page, testid: str, n: int) -> int:
+    """Press the visible button ``testid`` (of a page or a frame) ``n`` times, one press per drawn
+    frame; how many presses it took before it was disabled."""
+    button = page.locator(f"[data-testid={testid}]")
+    assert button.is_visible(), f"{testid} is not on screen"
+    return page.evaluate(_PRESSES, [testid, n])

@@ -13,7 +13,7 @@ import pytest
 from gradviz.notebook import iframe
 from gradviz.output import html as page_html
 
-from .support import pick_example, wait_ready
+from .support import pick_example, press_times, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -135,8 +135,10 @@ def test_the_page_plays_a_run_without_a_violation(browser, server):
         pick_example(page, "mlp")
         for _ in range(6):
             page.get_by_test_id("step-next").click()
-        page.get_by_test_id("play").click()
-        page.wait_for_timeout(600)
+        shown = page.get_by_test_id("step-label").inner_text()
+        page.get_by_test_id("play").click()  # played until it has moved on a step
+        page.wait_for_function("(was) => document.querySelector('[data-testid=step-label]').innerText"
+                               " !== was", arg=shown)
         page.get_by_test_id("play").click()
         page.get_by_test_id("lang").click()
         page.get_by_test_id("step-prev").click()
@@ -154,11 +156,11 @@ NEURON = "x = torch.tensor([2.0], requires_grad=True)\nw = torch.tensor([3.0], r
 
 
 def steps_through(page_or_frame) -> int:
-    """Step to the end of the run shown; how many steps it has."""
+    """Step to the end of the run shown (a page, or the frame of the notebook's player); how many
+    steps it has."""
     label = page_or_frame.get_by_test_id("step-label")
     at, total = (int(n) for n in label.inner_text().split("/"))
-    for _ in range(total - at):
-        page_or_frame.get_by_test_id("step-next").click()
+    press_times(page_or_frame, "step-next", total - at)
     assert label.inner_text().replace(" ", "") == f"{total}/{total}"
     return total
 
@@ -198,8 +200,8 @@ def test_the_notebook_player_plays_under_its_own_policy(browser, tmp_path):
         frame = page.frame_locator("iframe[data-gradviz=player]")
         frame.locator("[data-testid=graph] svg").wait_for(timeout=30_000)
         assert frame.locator('meta[http-equiv="Content-Security-Policy"]').count() == 1
-        assert steps_through(frame) > 3
         inner = next(f for f in page.frames if f != page.main_frame)
+        assert steps_through(inner) > 3
         assert inner.evaluate("window.__csp") == []
     finally:
         ctx.close()

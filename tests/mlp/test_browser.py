@@ -46,6 +46,17 @@ def frame_info(page):
     return {"kind": "op" if text.startswith("Forward:") else "other", "pass": None}
 
 
+# Press "next step" until the explanation is a backward step (at most n presses, one per drawn frame).
+STEP_UNTIL_BACKWARD = """async (n) => {
+  const next = document.querySelector('[data-testid=step-next]');
+  const said = () => document.querySelector('#explain').innerText;
+  for (let i = 0; i < n && !/Backward pass \\d+, step \\d+ of/.test(said()); i++) {
+    next.click();
+    await new Promise((done) => requestAnimationFrame(() => done()));
+  }
+}"""
+
+
 def module_boxes(page) -> int:
     return page.locator("[data-testid=graph] svg g.node.part.box").count()
 
@@ -75,10 +86,7 @@ def test_build_train_inspect_and_fold(browser, server, errors):
     info = frame_info(page)
     assert info["kind"] == "op"
     assert page.get_by_test_id("iteration-label").inner_text().startswith("59 / 60")
-    for _ in range(200):
-        if frame_info(page)["kind"] == "step":
-            break
-        page.get_by_test_id("step-next").click()
+    page.evaluate(STEP_UNTIL_BACKWARD, 200)
     info = frame_info(page)
     assert info["kind"] == "step" and info["pass"] == 58
     first = page.get_by_test_id("step-label").inner_text()
