@@ -65,12 +65,56 @@ def summary(values: list[float]) -> tuple[float, float] | tuple[None, None]:
     return round(min(values), 1), round(statistics.median(values), 1)
 
 
+# Each example chosen in the menu in turn, as a user would (the page runs it); once the page is at rest,
+# what it shows (MEASURE). At rest: the run shown, an example's course view moved to the step it is
+# about (when its data came after the run: ../../static/js/lenses/panel.js), the overview shown or
+# hidden for that view, the graph's box at its size and the view no longer gliding. All in the page,
+# no round trip per example: ``[[example id, its course view or null], ...]`` → ``[[id, measures]]``.
+EVERY_EXAMPLE = """async (examples) => {
+  const measure = MEASURE_FN;
+  const { once, state } = await import('/static/js/state.js');
+  const { pending } = await import('/static/js/extras.js');
+  const chooser = document.querySelector('[data-testid=examples]');
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const busy = () => {
+    const svg = document.querySelector('[data-testid=graph] svg.gv:not(.live)');
+    return document.querySelector('main.layout').ariaBusy !== 'false' || (svg && svg.style.transition);
+  };
+  const rows = [];
+  for (const [id, lens] of examples) {
+    const ended = new Promise((done) => once('run-end', done));
+    if (chooser.value === id) document.querySelector('[data-testid=run]').click();
+    else {
+      chooser.value = id;
+      chooser.dispatchEvent(new Event('input', { bubbles: true }));
+      chooser.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    const late = new Promise((done) => setTimeout(() => done('late'), 60000));
+    if (await Promise.race([ended, late]) === 'late') throw new Error(`${id}: no run-end in 60 s`);
+    const asked = performance.now() + 30000;
+    while (lens && pending(state.response, lens) && !state.response.extras_failed) {
+      if (performance.now() > asked) throw new Error(`${id}: its ${lens} view's data did not come in 30 s`);
+      await frame();
+    }
+    // the frames after the run: the overview is shown or hidden at the next one, the graph's box
+    // takes its size (the panels beside it filled) at the one after
+    await frame();
+    await frame();
+    const until = performance.now() + 10000;
+    while (busy() && performance.now() < until) await frame();
+    if (busy()) throw new Error(`${id}: still busy or gliding 10 s after its run`);
+    rows.push([id, measure()]);
+  }
+  return rows;
+}""".replace("MEASURE_FN", MEASURE)
+
+
 def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False, True),
           lang="en") -> list[dict]:
     """One row per example, screen and mode: the default view's label sizes and nodes shown."""
     import httpx
 
-    from .support import expect_run, open_page, settle, wait_ready
+    from .support import open_page
 
     examples = httpx.get(f"{server}/api/examples", timeout=30).json()
     rows = []
@@ -80,20 +124,11 @@ def table(browser, server, screens=((1280, 720), (1920, 1080)), classroom=(False
             button = page.get_by_test_id("present")
             if (button.get_attribute("aria-pressed") == "true") != present:
                 button.click()
-            for ex in examples:
-                chooser = page.get_by_test_id("examples")
-                with expect_run(page):
-                    if chooser.input_value() == ex["id"]:
-                        page.evaluate("() => document.querySelector('[data-testid=run]').click()")
-                    else:
-                        chooser.select_option(ex["id"])
-                wait_ready(page)
-                settle(page)
-                m = label_sizes(page) or {"labels": [], "values": [], "nodes": 0, "inside": 0,
-                                          "minimap": False}
+            for example, m in page.evaluate(EVERY_EXAMPLE, [[ex["id"], ex.get("lens")] for ex in examples]):
+                m = m or {"labels": [], "values": [], "nodes": 0, "inside": 0, "minimap": False}
                 lo, med = summary(m["labels"])
                 vlo, _ = summary(m["values"])
-                rows.append({"example": ex["id"], "screen": f"{width}x{height}", "classroom": present,
+                rows.append({"example": example, "screen": f"{width}x{height}", "classroom": present,
                              "min": lo, "median": med, "values_min": vlo, "nodes": m["nodes"],
                              "inside": m["inside"], "minimap": m["minimap"]})
         page.context.close()
