@@ -256,6 +256,7 @@ def contrast_failures(page):
     return found, [f for f in found if f["ratio"] < f["need"]]
 
 
+@pytest.mark.screens(HALF_A)  # the palette is the same on every screen: each size, both languages
 def test_text_contrast_is_wcag_aa(shown, record_property):
     page = shown.page
     present(page, False)
