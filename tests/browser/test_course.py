@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .support import HALF_A, SHOTS, blur, pass_steps, pick_example, run_source, step_label
+from .support import PAIR_A, SHOTS, blur, pass_steps, pick_example, run_source, step_label
 
 pytestmark = pytest.mark.browser
 
@@ -25,9 +25,9 @@ def _go_to_step(page, pattern: str) -> None:
     raise AssertionError(f"no step of pass 1 explains {pattern!r}: {page.locator('#explain').inner_text()}")
 
 
-# What these tests read is said in the page's language and does not depend on the screen: three screens
-# between them cover a laptop, a large monitor and a phone, and both languages (HALF_A).
-@pytest.mark.screens(HALF_A)
+# What these tests read is said in the page's language and does not depend on the screen: a laptop in
+# English and a phone in Chinese (PAIR_A) see both languages and both kinds of screen.
+@pytest.mark.screens(PAIR_A)
 def test_a_hook_is_a_step_of_the_backward_pass(shown):
     page = shown.page
     pick_example(page, "hook")
@@ -49,7 +49,7 @@ def test_a_hook_is_a_step_of_the_backward_pass(shown):
     page.screenshot(path=str(SHOTS / f"hook-step-{shown.width}-{shown.lang}.png"), full_page=shown.phone)
 
 
-@pytest.mark.screens(HALF_A)
+@pytest.mark.screens(PAIR_A)
 def test_a_program_s_function_is_a_node_like_the_built_in_ones(shown):
     page = shown.page
     pick_example(page, "custom-function")
@@ -62,7 +62,7 @@ def test_a_program_s_function_is_a_node_like_the_built_in_ones(shown):
     page.screenshot(path=str(shot), full_page=shown.phone)
 
 
-@pytest.mark.screens(HALF_A)
+@pytest.mark.screens(PAIR_A)
 def test_what_gradviz_does_not_support_says_so_in_the_reader_s_language(shown):
     page = shown.page
     run_source(page, "x = torch.ones(4)\ny = torch.fft.fft(x)\n")

@@ -9,13 +9,13 @@ import re
 
 import pytest
 
-from .support import SHOTS, blur, pick_example, run_source, step_label
+from .support import PAIR_A, SHOTS, blur, pick_example, run_source, step_label
 
 pytestmark = pytest.mark.browser
 
 # What a student reads does not depend on the screen but through the room the panel has: a laptop in
 # English and a phone in Chinese see both languages and both sizes.
-SCREENS = [(1280, 720, "en"), (390, 844, "zh")]
+SCREENS = PAIR_A
 MATMUL = """A = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 B = torch.tensor([[0.5, -1.0], [2.0, 1.0]], requires_grad=True)
 C = A @ B
