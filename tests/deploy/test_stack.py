@@ -132,17 +132,27 @@ def test_a_part_opened_through_either_replica_is_the_same_and_shared(stack):
     assert len(shown) == 502 and all(s["node"] in shown for s in first.json()["backward"][0]["steps"])
 
 
+def _until(done, bound_s: float = 90.0) -> None:
+    """Wait (polling) until ``done()`` holds, at most ``bound_s`` seconds."""
+    deadline = time.monotonic() + bound_s
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def test_killing_a_replica_under_load_fails_only_its_requests_in_flight(stack):
+    """Six clients keep nginx busy; once the load is flowing one replica is killed, and the clients go
+    on until as many requests again have started after the kill."""
     front = stack["front"]
     victim = stack["replicas"][0][0]
     results: list[tuple[float, float, object]] = []
     lock = threading.Lock()
-    stop = time.monotonic() + 8.0
+    finished = threading.Event()
+    killed_at = float("inf")
 
     def client() -> None:
         with httpx.Client(timeout=30) as c:
             c.get(f"{front}/")  # the page sets the session cookie, as a browser's first visit does
-            while time.monotonic() < stop:
+            while not finished.is_set():
                 t0 = time.monotonic()
                 try:
                     outcome = c.post(f"{front}/api/run", json=SMALL).status_code
@@ -154,11 +164,15 @@ def test_killing_a_replica_under_load_fails_only_its_requests_in_flight(stack):
     threads = [threading.Thread(target=client) for _ in range(6)]
     for t in threads:
         t.start()
-    time.sleep(3.0)
-    killed_at = time.monotonic()
-    victim.send_signal(signal.SIGKILL)
-    for t in threads:
-        t.join(60)
+    try:
+        _until(lambda: len(results) >= 18)  # the load goes through both replicas
+        killed_at = time.monotonic()
+        victim.send_signal(signal.SIGKILL)
+        _until(lambda: sum(r[0] > killed_at for r in results) >= 18)
+    finally:
+        finished.set()
+        for t in threads:
+            t.join(60)
     failed = [r for r in results if r[2] != 200]
     in_flight = [r for r in failed if r[0] <= killed_at <= r[1]]
     assert len(results) > 30, "the load did not get through"
