@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from .support import SHOTS, run_source
+from .support import PAIR_A, SHOTS, run_source
 
 pytestmark = pytest.mark.browser
 
-SCREENS = [(1280, 720, "en"), (1280, 720, "zh"), (390, 844, "en"), (390, 844, "zh")]
 
-
-@pytest.mark.screens(SCREENS)
+@pytest.mark.screens(PAIR_A)  # the note's words in each language, on a laptop and a phone
 def test_the_console_says_the_output_was_cut(shown):
     page = shown.page
     most = page.evaluate("() => fetch('/api/limits').then((r) => r.json())")["run"]["max_output_chars"]
