@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from playwright.sync_api import expect
 
 from .support import SHOTS
 
@@ -46,10 +47,10 @@ def test_the_step_bar_is_inside_the_frame(browser, output_html, tmp_path, width)
         page.goto(host.as_uri())
         frame = page.frame_locator("iframe")
         frame.locator("[data-testid=graph] svg").wait_for(timeout=30_000)
-        page.wait_for_timeout(300)
         outer = page.locator("iframe").bounding_box()
         bars = [frame.get_by_test_id(t) for t in ("step-next", "step-prev", "play", "step-label")]
         for part in [*bars, frame.locator(".p-timeline")]:  # the whole bar, the pass chooser too
+            expect(part).to_be_in_viewport()  # inside the frame, once the player has laid itself out
             b = part.bounding_box()
             inside = b and b["y"] >= outer["y"] and b["y"] + b["height"] <= outer["y"] + outer["height"] + 0.5
             assert inside, (width, b, outer)
