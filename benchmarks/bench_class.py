@@ -112,7 +112,10 @@ async def class_run(front: str, followers: int, steps: int, interval_s: float = 
                     sent[r.json()["seq"]] = t0
                     break
             await asyncio.sleep(interval_s)
-        await asyncio.sleep(RETRY_S + 2.0)
+        # until every follower has the last step, or one reconnect and two seconds have passed
+        deadline = time.perf_counter() + RETRY_S + 2.0
+        while sent and time.perf_counter() < deadline and any(f.delay(max(sent), 0) is None for f in fs):
+            await asyncio.sleep(0.02)
         stop.set()
         for t in tasks:
             t.cancel()

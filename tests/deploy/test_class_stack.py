@@ -92,7 +92,7 @@ def test_a_replica_killed_under_load_leaves_no_follower_behind(stack):
             victim.send_signal(signal.SIGKILL)
 
     with ThreadPoolExecutor(1) as pool:  # a loop of its own (a browser test's may be running)
-        res = pool.submit(asyncio.run, class_run(stack["front"], 40, 30, 0.1, during=kill)).result()
+        res = pool.submit(asyncio.run, class_run(stack["front"], 40, 20, 0.1, during=kill)).result()
     assert res["behind_at_end"] == 0 and res["missed"] == 0
     assert res["reconnected"] > 0, "some followers were on the killed replica"
     worst = max(res["worst"])
