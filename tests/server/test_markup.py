@@ -90,6 +90,12 @@ def lying():
         yield c, app, LyingPool(app)
 
 
+def unasked(name: str) -> str:
+    """SHARED as a program no earlier test asked for: no answer of it is kept, while its graph (and
+    so its drawings, laid out once for the module) is SHARED's."""
+    return SHARED + f"# {name}\n"
+
+
 def refused(r) -> None:
     assert r.status_code == 400, r.text
     assert r.json()["error"]["type"] == "SandboxError"
@@ -99,17 +105,17 @@ def refused(r) -> None:
 @pytest.mark.parametrize("lie", LIES)
 def test_a_run_whose_worker_writes_markup_is_refused_and_never_kept(lying, lie, caplog):
     client, app, pool = lying
-    layout.CACHE.clear()
+    source = unasked(lie)
     pool.lie = LIES[lie]
     try:
-        refused(client.post("/api/run", json={"source": SHARED}))
+        refused(client.post("/api/run", json={"source": source}))
     finally:
         pool.lie = None
-    assert layout.CACHE.get(run_key(app.state.settings, SHARED, None, "auto", "auto")) is None
+    assert layout.CACHE.get(run_key(app.state.settings, source, None, "auto", "auto")) is None
     assert "a worker's answer was refused" in caplog.text
     # the same request again is worked out afresh (nothing was kept), and the honest answer is drawn
     calls = pool.calls
-    honest = client.post("/api/run", json={"source": SHARED})
+    honest = client.post("/api/run", json={"source": source})
     assert honest.status_code == 200 and pool.calls == calls + 1
     assert honest.json()["views"][0]["svg"].startswith("<svg")
 
@@ -118,16 +124,16 @@ def test_a_run_whose_worker_writes_markup_is_refused_and_never_kept(lying, lie, 
                                  "a-top-level-svg", "a-view-of-its-own"])
 def test_an_opened_part_whose_worker_writes_markup_is_refused_and_never_kept(lying, lie):
     client, app, pool = lying
-    run = client.post("/api/run", json={"source": SHARED}).json()
+    source = unasked(lie)
+    run = client.post("/api/run", json={"source": source}).json()
     (loop,) = run["parts"]
-    body = {"source": SHARED, "view": 0, "open": [loop["id"]], "fingerprint": run["fingerprint"]}
-    layout.CACHE.clear()
+    body = {"source": source, "view": 0, "open": [loop["id"]], "fingerprint": run["fingerprint"]}
     pool.lie = LIES[lie]
     try:
         refused(client.post("/api/open", json=body))
     finally:
         pool.lie = None
-    key = open_key(app.state.settings, SHARED, None, 0, [loop["id"]], "auto", None)
+    key = open_key(app.state.settings, source, None, 0, [loop["id"]], "auto", None)
     assert layout.CACHE.get(key) is None
     assert client.post("/api/open", json=body).status_code == 200
 
@@ -136,18 +142,18 @@ def test_an_opened_part_whose_worker_writes_markup_is_refused_and_never_kept(lyi
                                  "a-top-level-svg"])
 def test_answers_worked_out_ahead_with_markup_are_not_kept(lying, lie):
     client, app, pool = lying
-    run = client.post("/api/run", json={"source": SHARED}).json()
+    source = unasked(lie + " ahead")
+    run = client.post("/api/run", json={"source": source}).json()
     (loop,) = run["parts"]
     states = [(0, [loop["id"]], [])]
-    key = open_key(app.state.settings, SHARED, None, 0, [loop["id"]], "auto", [])
-    layout.CACHE.clear()
+    key = open_key(app.state.settings, source, None, 0, [loop["id"]], "auto", [])
     pool.lie = LIES[lie]
     try:
-        assert open_ahead(app, "testclient", SHARED, None, "auto", run["fingerprint"], states) == 0
+        assert open_ahead(app, "testclient", source, None, "auto", run["fingerprint"], states) == 0
     finally:
         pool.lie = None
     assert layout.CACHE.get(key) is None
-    assert open_ahead(app, "testclient", SHARED, None, "auto", run["fingerprint"], states) == 1
+    assert open_ahead(app, "testclient", source, None, "auto", run["fingerprint"], states) == 1
     assert layout.CACHE.get(key) is not None
 
 
