@@ -24,6 +24,7 @@ from .cascade import torch_mean, torch_sum
 from .cascade_kernels import nll_sum
 from .elementwise import abs
 from .explain import X0, X1, Ex, G, extra, scaled, vjp
+from .losses_common import IGNORE_INDEX, MEAN, NO_SMOOTHING, common_cross_entropy, nll_mean_rows
 from .losses_smoothing import check_smoothing, smoothed_nll, smoothed_targets
 from .reduce import mean, sum
 from .shape import expand, reshape
@@ -51,6 +52,9 @@ def mean_scaled(g, s, n_shape):
 
 # ---- nll_loss -----------------------------------------------------------------------------------
 def _nll(a, target, weight, reduction, ignore_index):
+    if (weight is None and reduction == "mean" and type(target) is list and a.ndim == 2 and target
+            and a.dtype.char in "fd" and ignore_index not in target):
+        return nll_mean_rows(a, target)  # cross_entropy's every call in training
     t = np.asarray(target, dtype=np.int64)
     # The common case (no class weights, no ignored target) needs no weight array: every weight
     # is 1, so the sums below are those of the general case without the multiplications by 1.
@@ -109,8 +113,10 @@ def _nll(a, target, weight, reduction, ignore_index):
 
 
 def _nll_vjp(g, s):
-    xp = s.xp
     coef = s.x["coef"]
+    if type(g) is np.ndarray and s.p["reduction"] == "mean" and g.dtype == coef.dtype:
+        return (g / s.x["denom"]) * coef  # the general rule below, without its casts (none is needed)
+    xp = s.xp
     if s.p["reduction"] == "none" and coef.ndim > 1:
         gd = xp.data(g)
         g = xp.reshape(g, gd.shape[:1] + (1,) + gd.shape[1:])
@@ -304,9 +310,14 @@ def _nll_apply(op: str, input: Tensor, target, weight, reduction: str, ignore_in
 
 @public("F")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+                  ignore_index: int = IGNORE_INDEX, reduce=None, reduction: str = MEAN,
+                  label_smoothing: float = NO_SMOOTHING) -> Tensor:
     """log_softmax over the class dim, then nll_loss (class indices) or −Σ p·log q (probabilities)."""
+    if (weight is None and size_average is None and reduce is None and reduction is MEAN
+            and ignore_index is IGNORE_INDEX and label_smoothing is NO_SMOOTHING):
+        loss = common_cross_entropy(input, target)
+        if loss is not None:
+            return loss
     input, target, weight = loss_inputs("cross_entropy", input, target, weight)
     ignore_index = A.integer(ignore_index, "cross_entropy", "ignore_index")
     label_smoothing = A.real(label_smoothing, "cross_entropy", "label_smoothing")
