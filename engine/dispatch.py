@@ -18,6 +18,7 @@ from .ops.table import OPS, OpDef
 from .tensor import Tensor
 
 _FLOAT_NP = (np.float16, np.float32, np.float64)
+_make = Tensor._make  # bound once: reading a classmethod off the class costs steps on every op
 
 
 def promote_types(tensors) -> np.dtype:
@@ -91,13 +92,13 @@ def apply(op: OpDef, tensors: tuple, params: dict | None = None) -> Tensor:
                     view_history.current(t)
     if op.view:
         first = tensors[0]
-        out = Tensor._make(res, needs, first._vc)
+        out = _make(res, needs, first._vc)
         out._base = first._base if first._base is not None else first
         out._gv = first._vc[0]
         if needs:
             view_history.note(out)
     else:
-        out = Tensor._make(res, needs)
+        out = _make(res, needs)
     if needs:
         node = (op.node_class or node_class(op))(op, tensors, out, params, extras)
         out._grad_fn = node

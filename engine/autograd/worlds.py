@@ -16,6 +16,7 @@ from ..ops.table import NP, OPS, Saved, sum_to_shape
 from ..ops.tensor_xp import TX
 from ..tensor import Tensor
 
+_make = Tensor._make  # bound once: every leaf's .grad of every pass is made here
 _NO_PARAMS: dict = {}  # shared, never written: what a rule sees as ``s.p`` for an op without params
 
 
@@ -65,12 +66,12 @@ class ArrayWorld:
         """``.grad`` after adding ``g``: before + g, or the first time ``g`` itself when nothing
         else can see it (PyTorch's AccumulateGrad steals it too), else a copy."""
         if before is not None:
-            return Tensor._make(np.asarray(before._data + g))  # 0-d arrays add up to NumPy scalars
+            return _make(np.asarray(before._data + g))  # 0-d arrays add up to NumPy scalars
         # References to g while the walk adds it: _execute's, _accumulate's, this call's and
         # getrefcount's argument. One more means a buffer, a capture or a record still holds it.
         if type(g) is np.ndarray and getrefcount(g) == 4 and _own_memory(g):
-            return Tensor._make(g)
-        return Tensor._make(np.array(g, copy=True))
+            return _make(g)
+        return _make(np.array(g, copy=True))
 
 
 def _own_memory(g: np.ndarray) -> bool:
