@@ -89,5 +89,5 @@ def _refused(reply, fingerprint: str) -> Response:
     first = (value.get("prepared") or [None])[0]
     got = first.get("fingerprint") if isinstance(first, dict) else None
     if isinstance(got, str) and got != fingerprint:
-        return _other_run(got[:64])
+        return _other_run(got[:64], first.get("timed_out") is True)
     return worker_error_response(WorkerProtocolError(UNFIT))

@@ -32,15 +32,16 @@ ERRORS = {400: {"model": ErrorResponse, "description": "the program cannot run, 
                 "description": "every worker is busy, or the rerun ran out of time: retry after Retry-After"}}
 
 
-def _other_run(got) -> Response:
-    """The answer when running again recorded another graph. A rerun that stopped on its wall-time
-    limit recorded less than the first run only because the machine was busy: the page may ask again."""
-    if getattr(got, "timed_out", False):
+def _other_run(fingerprint: str, timed_out: bool = False) -> Response:
+    """The answer when running again recorded another graph (``fingerprint``). A rerun that stopped on
+    its wall-time limit (``timed_out``) recorded less than the first run only because the machine was
+    busy: the page may ask again."""
+    if timed_out:
         resp = error_response(503, "ServerBusy", own_message("rerun_out_of_time"))
         resp.headers["Retry-After"] = str(RETRY_AFTER_S)
         return resp
     return error_response(409, "RunChanged", f"running the program again recorded another graph (fingerprint "
-                                             f"{got.fingerprint}): run it again to open its parts")
+                                             f"{fingerprint}): run it again to open its parts")
 
 
 @router.post("/open", response_model=OpenResponse, responses=ERRORS)
@@ -52,7 +53,7 @@ def open_parts(body: OpenRequest, request: Request) -> Response:
 
     def same_run(got) -> Response | None:
         if body.fingerprint and body.fingerprint != got.fingerprint:
-            return _other_run(got)
+            return _other_run(got.fingerprint, getattr(got, "timed_out", False))
         return None
 
     answer = answer_once(request, key, "open", (body.source, variables, body.view, body.open, body.had),
