@@ -14,7 +14,7 @@ from engine.ops.table import OPS
 from engine.trace import OpNode, Trace
 
 from .algebra import Term, Walk
-from .model import _edge_sym, _matches, _sum_back, context
+from .model import _edge_sym, _matches, _sum_back, context, per_sent_edge
 from .text import Text, key_text, wrap
 
 
@@ -34,18 +34,10 @@ def step_model(trace: Trace, node: OpNode, step, syms: dict, root: str, worked: 
     key = list(node.params["key"])
     at = f"[{key_text(node.params, 'index')}]"
     base = _edge_sym(trace, trace.edges[node.inputs[0]], syms)
-    sent = {f.edge: f.grad for f in step.sent}
-    inputs = []
-    for i, eid in enumerate(node.walked):
-        grad = sent.get(eid)
-        if grad is None:
-            inputs.append(None)
-            continue
-        try:
-            inputs.append(_work(trace, node, fn, step, syms, root, i, key, at, grad if worked else None))
-        except Exception:  # noqa: BLE001 - an explanation must never cost the answer; tests keep this rare
-            name = base if i == 0 else _edge_sym(trace, trace.edges[eid], syms)
-            inputs.append({"edge": eid, "name": name, "rule": None, "broadcast": None, "ok": False})
+    inputs = per_sent_edge(
+        step, node.walked,
+        lambda i, eid, grad: _work(trace, node, fn, step, syms, root, i, key, at, grad if worked else None),
+        lambda i, eid: base if i == 0 else _edge_sym(trace, trace.edges[eid], syms))
     says = Text(f"CopySlices: the in-place {fn.grad_fn} wrote {base}{at}. Outside that part, G goes on to "
                 f"{base} as it came; at it, {fn.grad_fn}'s rules run on G{at}.",
                 f"CopySlices：原地的 {fn.grad_fn} 写入了 {base}{at}。这部分以外，G 原样传给 {base}；"

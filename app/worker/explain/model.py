@@ -194,21 +194,32 @@ def _put_names(rule, stand_ins: dict):
 # ---- one backward step ----------------------------------------------------------------------------
 def step_model(trace: Trace, node: OpNode, step, syms: dict, root: str, worked: bool) -> dict:
     """Per input: the rule, the saved values, the worked steps and whether they give what was sent."""
+    big = node.value.size > MAX_WORKED_ELEMENTS or any(s.value.size > MAX_WORKED_ELEMENTS for s in node.saved)
+
+    def work(i, eid, grad):
+        return _input(trace, node, syms, step.upstream, i, root, grad if worked and not big else None)[0]
+
+    inputs = per_sent_edge(step, node.inputs, work, lambda i, eid: _edge_sym(trace, trace.edges[eid], syms))
+    return {"root": root, "inputs": inputs}
+
+
+def per_sent_edge(step, edges: list, work, name_of) -> list:
+    """Per edge of ``edges``: None where ``step`` sent nothing along it, else ``work(i, edge id,
+    gradient sent)``; an explanation that fails says only the input's name (``name_of(i, edge id)``)
+    and that it is not ok: an explanation must never cost the answer."""
     sent = {f.edge: f.grad for f in step.sent}
     inputs = []
-    big = node.value.size > MAX_WORKED_ELEMENTS or any(s.value.size > MAX_WORKED_ELEMENTS for s in node.saved)
-    for i, eid in enumerate(node.inputs):
+    for i, eid in enumerate(edges):
         grad = sent.get(eid)
         if grad is None:
             inputs.append(None)
             continue
         try:
-            work, _ = _input(trace, node, syms, step.upstream, i, root, grad if worked and not big else None)
-        except Exception:  # noqa: BLE001 - an explanation must never cost the answer; tests keep this rare
-            name = _edge_sym(trace, trace.edges[eid], syms)
-            work = {"edge": eid, "name": name, "rule": None, "broadcast": None, "ok": False}
-        inputs.append(work)
-    return {"root": root, "inputs": inputs}
+            inputs.append(work(i, eid, grad))
+        except Exception:  # noqa: BLE001 - tests keep this rare
+            name = name_of(i, eid)
+            inputs.append({"edge": eid, "name": name, "rule": None, "broadcast": None, "ok": False})
+    return inputs
 
 
 def _input(trace: Trace, node: OpNode, syms: dict, g, i: int, root: str, sent=None) -> tuple[dict, Term]:
