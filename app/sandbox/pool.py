@@ -238,7 +238,9 @@ class SandboxPool:
                     nice = self._template.nice_at(self.admission.waiting())
                     if if_idle:
                         nice = max(nice, WORKER_NICE)
-                    spare = self._take_spare(keep_for, max(nice, YIELD_NICE if heavy else 0))
+                    lowest = max(nice, YIELD_NICE if heavy else 0)  # where this call may leave its worker
+                    spare = self._take_spare(keep_for, lowest)
+                    spare.nice = max(spare.nice, lowest)
                     reply = self._call(spare, job, args, kwargs, t0 + timeout, heavy, nice)
                     self._after(spare, keep_for, reply)
                     return reply
@@ -268,7 +270,6 @@ class SandboxPool:
                     self._kill(spare)
                     raise WorkerProtocolError(own_message("worker_no_greeting"))
             started = time.monotonic()
-            spare.nice = max(spare.nice, nice, YIELD_NICE if heavy else 0)
             try:
                 channel.send(spare.sock, {"job": job, "args": list(args), "kwargs": kwargs,
                                           "deadline_s": max(0.05, deadline - started), "yield": heavy,
