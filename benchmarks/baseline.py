@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -36,6 +37,22 @@ def checkout(rev: str) -> Path:
         archive = subprocess.run(["git", "archive", sha], cwd=ROOT, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
     return where
+
+
+@contextmanager
+def side_by_side(revs: list[str]):
+    """Today's server and one per commit of ``revs``, each from its own checkout, every containment
+    layer on: ``{"today" or the commit: (process, base URL)}``, all stopped on leaving."""
+    servers = {}
+    try:
+        servers["today"] = start_server(env={"GRADVIZ_SANDBOX": "full"})
+        for rev in revs:
+            servers[rev] = start_server(root=checkout(rev), python=sys.executable,
+                                        env={"GRADVIZ_SANDBOX": "full"})
+        yield servers
+    finally:
+        for proc, _ in servers.values():
+            stop_server(proc)
 
 
 def _latencies(bases: dict[str, str], body: dict, repeat: int) -> dict[str, list[float]]:
@@ -91,21 +108,13 @@ def compare(revs: list[str], repeat: int = 41, clients: int = 16, seconds: float
     """Print and return the three same-run ratios of today's server to the first of ``revs``'s (the
     others, e.g. the commit before a change, are measured in the same rounds and printed too)."""
     rev = revs[0]
-    servers = {}
-    try:
-        servers["today"] = start_server(env={"GRADVIZ_SANDBOX": "full"})
-        for r in revs:
-            servers[r] = start_server(root=checkout(r), python=sys.executable,
-                                      env={"GRADVIZ_SANDBOX": "full"})
+    with side_by_side(revs) as servers:
         bases = {k: base for k, (_, base) in servers.items()}
         health = httpx.get(f"{bases['today']}/api/health").json()
         small = _latencies(bases, SMALL, repeat)
         mlp = _latencies(bases, MLP50, max(5, repeat // 2))
         ports = {k: int(b.rsplit(":", 1)[1]) for k, b in bases.items()}
         rates = asyncio.run(_throughput(ports, clients, seconds, rounds))
-    finally:
-        for proc, _ in servers.values():
-            stop_server(proc)
     med = statistics.median
     rows = [("small expression, median ms", {k: med(v) * 1e3 for k, v in small.items()}, "<= 1.5x"),
             ("50-step MLP, median ms", {k: med(v) * 1e3 for k, v in mlp.items()}, "<= 1.2x")]

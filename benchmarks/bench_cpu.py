@@ -26,9 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.baseline import SMALL, checkout  # noqa: E402
+from benchmarks.baseline import SMALL, side_by_side  # noqa: E402
 from benchmarks.bench_load import drive  # noqa: E402
-from benchmarks.local_server import start_server, stop_server  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -101,12 +100,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     args = ap.parse_args()
     revs = args.baseline or ["3283045"]
-    servers = {}
-    try:
-        servers["today"] = start_server(env={"GRADVIZ_SANDBOX": "full"})
-        for rev in revs:
-            servers[rev] = start_server(root=checkout(rev), python=sys.executable,
-                                        env={"GRADVIZ_SANDBOX": "full"})
+    with side_by_side(revs) as servers:
         ports = {k: int(b.rsplit(":", 1)[1]) for k, (_, b) in servers.items()}
         for k, (proc, _) in servers.items():  # start-up, first forks, layout cache of the shape
             _round(proc, ports[k], args.clients, 1.0)
@@ -115,9 +109,6 @@ def main() -> None:
             for k, (proc, _) in servers.items():
                 n, used = _round(proc, ports[k], args.clients, args.seconds)
                 per[k].append({role: s * 1e3 / max(1, n) for role, s in used.items()} | {"n": n})
-    finally:
-        for proc, _ in servers.values():
-            stop_server(proc)
     load = os.getloadavg()[0]
     print(f"CPU ms per small request (medians of {args.rounds} rounds of {args.seconds:g} s, "
           f"{args.clients} clients; load average {load:.1f})")
