@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from test_explanations import check_step
+from torch_graph import torch_nodes
 
 import engine
 from app.worker.serialize import serialize_trace
@@ -81,14 +82,9 @@ def _torch_walk(program):
     x, w = _leaves(torch)
     z = program(torch, x, w)
     loss = (z * torch.arange(6.0, dtype=torch.float64).reshape(3, 2)).sum()
-    order, seen, stack = [], set(), [loss.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
+    order = []
+    for fn in torch_nodes(loss.grad_fn):
         fn.register_prehook(lambda g, fn=fn: order.append(fn.name().rsplit("::", 1)[-1]))
-        stack.extend(n for n, _ in fn.next_functions)
     loss.backward()
     return order
 

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 import torch
+from torch_graph import torch_nodes
 
 import gradviz
 from app.examples import EXAMPLES
@@ -128,13 +129,7 @@ def test_a_real_model_beyond_the_engine_is_recorded_whole():
         loss.backward()
     names = {n.grad_fn for n in rec.trace.nodes if n.kind == "op"}
     assert {"ConvolutionBackward0", "NativeBatchNormBackward0", "EmbeddingBackward0"} <= names
-    graph, stack = set(), [loss.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is not None and fn not in graph:
-            graph.add(fn)
-            stack.extend(n for n, _ in fn.next_functions)
-    ops = [fn for fn in graph if type(fn).__name__ != "AccumulateGrad"]
+    ops = [fn for fn in torch_nodes(loss.grad_fn) if type(fn).__name__ != "AccumulateGrad"]
     steps = rec.trace.passes[0].steps
     assert sum(1 for s in steps if s.kind == "op") == len(ops)
     params = dict(net.named_parameters())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import torch
+from torch_graph import torch_nodes
 
 PROGRAM = """p = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]], requires_grad=True)
 a, b, c = p
@@ -23,15 +24,8 @@ def _torch_outputs() -> list[list[int]]:
     namespace = {"torch": torch}
     exec(PROGRAM, namespace)  # noqa: S102 - our own test program, run by real torch
     loss = namespace["loss"]
-    muls, seen, stack = [], set(), [loss.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if fn.name() == "MulBackward0" and type(fn.next_functions[0][0]).__name__ != "AccumulateGrad":
-            muls.append((fn._sequence_nr(), [nr for _, nr in fn.next_functions]))
-        stack.extend(n for n, _ in fn.next_functions)
+    muls = [(fn._sequence_nr(), [nr for _, nr in fn.next_functions]) for fn in torch_nodes(loss.grad_fn)
+            if fn.name() == "MulBackward0" and type(fn.next_functions[0][0]).__name__ != "AccumulateGrad"]
     return [nrs for _, nrs in sorted(muls)]
 
 
